@@ -1,0 +1,3 @@
+"""Botyard: a self-hostable chatbot management service."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,78 @@
+"""Accounts and keys: issue, list, revoke, authenticate."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.accounts import keys
+from botyard.accounts.repository import AccountRepository, ApiKeyRepository
+from botyard.db.base import utcnow
+from botyard.errors import AppError, ErrorCode, unauthorized
+from botyard.models import Account, ApiKey
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    account: Account
+    key: str
+    record: ApiKey
+
+
+def normalise_email(email: str) -> str:
+    email = email.strip().lower()
+    if "@" not in email or email.startswith("@") or email.endswith("@") or len(email) > 320:
+        raise AppError(422, ErrorCode.VALIDATION_ERROR, f"Not an email address: {email!r}")
+    return email
+
+
+async def get_or_create_account(db: AsyncSession, email: str) -> Account:
+    repo = AccountRepository(db)
+    email = normalise_email(email)
+    account = await repo.by_email(email)
+    return account or await repo.add(Account(email=email))
+
+
+async def issue_key(db: AsyncSession, email: str) -> IssuedKey:
+    """Create the account if needed and a new key for it; the plain key exists only in the returned object."""
+    account = await get_or_create_account(db, email)
+    key = keys.generate_key()
+    record = await ApiKeyRepository(db).add(
+        ApiKey(account_uuid=account.uuid, prefix=keys.display_prefix(key), key_hash=keys.hash_key(key))
+    )
+    return IssuedKey(account=account, key=key, record=record)
+
+
+async def list_keys(db: AsyncSession, email: str) -> Sequence[ApiKey]:
+    account = await AccountRepository(db).by_email(normalise_email(email))
+    if account is None:
+        raise AppError(404, ErrorCode.NOT_FOUND, f"No account for {email}")
+    return await ApiKeyRepository(db).of_account(account.uuid)
+
+
+async def revoke_key(db: AsyncSession, prefix: str) -> ApiKey:
+    record = await ApiKeyRepository(db).by_prefix(prefix)
+    if record is None:
+        raise AppError(404, ErrorCode.NOT_FOUND, f"No key with prefix {prefix}")
+    if record.revoked_at is None:
+        record.revoked_at = utcnow()
+        await db.flush()
+    return record
+
+
+async def authenticate(db: AsyncSession, authorization: str | None) -> str:
+    """The account uuid an `Authorization: Bearer <key>` header stands for, or 401."""
+    if not authorization:
+        raise unauthorized("Missing API key: send 'Authorization: Bearer <key>'")
+    scheme, _, key = authorization.strip().partition(" ")
+    key = key.strip()
+    if scheme.lower() != "bearer" or not keys.is_well_formed(key):
+        raise unauthorized("Malformed API key")
+    key_hash = keys.hash_key(key)
+    record = await ApiKeyRepository(db).by_hash(key_hash)
+    if record is None or not secrets.compare_digest(record.key_hash, key_hash) or record.revoked_at is not None:
+        raise unauthorized("Invalid or revoked API key")
+    return record.account_uuid

@@ -1,0 +1,1 @@
+"""Agents of a chatbot and their tool functions."""

@@ -1,0 +1,1 @@
+"""Chatbots: create, update, list, fetch, delete."""

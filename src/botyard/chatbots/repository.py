@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import delete, select
+
+from botyard.db.repository import Repository
+from botyard.models import Chatbot
+
+
+class ChatbotRepository(Repository[Chatbot]):
+    model = Chatbot
+
+    async def owned(self, account_uuid: str, chatbot_uuid: str) -> Chatbot | None:
+        return await self.one_or_none(
+            select(Chatbot).where(Chatbot.uuid == chatbot_uuid, Chatbot.account_uuid == account_uuid)
+        )
+
+    async def of_account(self, account_uuid: str) -> Sequence[Chatbot]:
+        return await self.all(
+            select(Chatbot).where(Chatbot.account_uuid == account_uuid).order_by(Chatbot.created_at, Chatbot.uuid)
+        )
+
+    async def remove(self, chatbot: Chatbot) -> None:
+        # Everything the chatbot owns goes with it through ON DELETE CASCADE, in this one statement.
+        await self.session.execute(delete(Chatbot).where(Chatbot.uuid == chatbot.uuid))

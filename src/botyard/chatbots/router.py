@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from botyard.chatbots import service
+from botyard.chatbots.schemas import Chatbot, ChatbotCreate, ChatbotUpdate
+from botyard.deps import CurrentAccount, DbSession
+from botyard.schemas import Success
+
+router = APIRouter(tags=["chatbots"])
+
+
+@router.post("/chatbot/create", response_model=Chatbot)
+async def create_chatbot(body: ChatbotCreate, db: DbSession, account: CurrentAccount) -> Chatbot:
+    """Create a chatbot with its default "General Q&A" agent."""
+    return service.to_wire(await service.create(db, account, body))
+
+
+@router.post("/chatbot/{uuid}/update", response_model=Chatbot)
+async def update_chatbot(
+    uuid: str, db: DbSession, account: CurrentAccount, body: ChatbotUpdate | None = None
+) -> Chatbot:
+    """Update a chatbot's name and settings; fields left out keep their value."""
+    return service.to_wire(await service.update(db, account, uuid, body or ChatbotUpdate()))
+
+
+@router.get("/chatbots", response_model=list[Chatbot])
+async def list_chatbots(db: DbSession, account: CurrentAccount) -> list[Chatbot]:
+    """List the chatbots of the account, oldest first."""
+    return [service.to_wire(chatbot) for chatbot in await service.list_owned(db, account)]
+
+
+@router.get("/chatbot/{uuid}", response_model=Chatbot)
+async def get_chatbot(uuid: str, db: DbSession, account: CurrentAccount) -> Chatbot:
+    """Fetch one chatbot."""
+    return service.to_wire(await service.get_owned(db, account, uuid))
+
+
+@router.delete("/chatbot/{uuid}/delete", response_model=Success)
+async def delete_chatbot(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete a chatbot with everything it owns: agents, sources, tags, sessions and messages."""
+    await service.delete(db, account, uuid)
+    return Success()

@@ -1,0 +1,68 @@
+"""Chatbot rules: defaults, the default agent, ownership."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.agents.defaults import default_agent
+from botyard.agents.repository import AgentRepository
+from botyard.chatbots.repository import ChatbotRepository
+from botyard.chatbots.schemas import Chatbot as ChatbotOut
+from botyard.chatbots.schemas import ChatbotCreate, ChatbotSettings, ChatbotUpdate
+from botyard.db.base import iso
+from botyard.errors import not_found
+from botyard.models import Chatbot
+
+
+def _columns(settings: ChatbotSettings) -> dict[str, Any]:
+    values = settings.given()
+    if "rate_limit" in values:
+        values["rate_limit_messages"], values["rate_limit_seconds"] = values.pop("rate_limit")
+    return values
+
+
+async def get_owned(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Chatbot:
+    """The account's chatbot, or the 404 a missing chatbot gets (another account's chatbot answers the same)."""
+    chatbot = await ChatbotRepository(db).owned(account_uuid, chatbot_uuid)
+    if chatbot is None:
+        raise not_found("Chatbot")
+    return chatbot
+
+
+async def create(db: AsyncSession, account_uuid: str, body: ChatbotCreate) -> Chatbot:
+    """Create a chatbot and, in the same transaction, its enabled "General Q&A" agent."""
+    chatbot = await ChatbotRepository(db).add(Chatbot(account_uuid=account_uuid, **_columns(body)))
+    await AgentRepository(db).add(default_agent(chatbot.uuid))
+    return chatbot
+
+
+async def update(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: ChatbotUpdate) -> Chatbot:
+    chatbot = await get_owned(db, account_uuid, chatbot_uuid)
+    return await ChatbotRepository(db).update(chatbot, _columns(body))
+
+
+async def list_owned(db: AsyncSession, account_uuid: str) -> Sequence[Chatbot]:
+    return await ChatbotRepository(db).of_account(account_uuid)
+
+
+async def delete(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> None:
+    chatbot = await get_owned(db, account_uuid, chatbot_uuid)
+    await ChatbotRepository(db).remove(chatbot)
+
+
+def to_wire(chatbot: Chatbot) -> ChatbotOut:
+    return {
+        "uuid": chatbot.uuid,
+        "name": chatbot.name,
+        "created_at": iso(chatbot.created_at),
+        "modified_at": iso(chatbot.modified_at),
+        "meta": {
+            "rate_limit": [chatbot.rate_limit_messages, chatbot.rate_limit_seconds],
+            "rate_limit_message": chatbot.rate_limit_message,
+            "show_citations": chatbot.show_citations,
+            "visibility": chatbot.visibility,
+        },
+    }

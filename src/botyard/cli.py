@@ -1,0 +1,115 @@
+"""Command line: `botyard serve | migrate | account create | key create/list/revoke`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import click
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.accounts import service as accounts
+from botyard.config import Settings
+from botyard.db.base import iso
+from botyard.db.migrate import upgrade
+from botyard.db.session import Database
+from botyard.errors import AppError
+
+T = TypeVar("T")
+
+
+def _in_transaction(settings: Settings, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    async def run() -> T:
+        database = Database.from_settings(settings)
+        try:
+            async with database.transaction() as session:
+                return await work(session)
+        finally:
+            await database.dispose()
+
+    try:
+        return asyncio.run(run())
+    except AppError as error:
+        raise click.ClickException(error.message) from error
+
+
+@click.group()
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Botyard: a self-hostable chatbot management service."""
+    ctx.obj = Settings()
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.pass_obj
+def serve(settings: Settings, host: str, port: int) -> None:
+    """Apply migrations, then serve the API."""
+    import uvicorn
+
+    from botyard.main import create_app
+
+    upgrade(settings)
+    uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False)
+
+
+@main.command()
+@click.pass_obj
+def migrate(settings: Settings) -> None:
+    """Apply the database migrations."""
+    upgrade(settings)
+    click.echo("database is up to date", err=True)
+
+
+@main.group()
+def account() -> None:
+    """Manage accounts."""
+
+
+@account.command("create")
+@click.option("--email", required=True)
+@click.pass_obj
+def account_create(settings: Settings, email: str) -> None:
+    """Create an account (no-op if it exists); prints its uuid."""
+    upgrade(settings)
+    created = _in_transaction(settings, lambda db: accounts.get_or_create_account(db, email))
+    click.echo(created.uuid)
+
+
+@main.group()
+def key() -> None:
+    """Manage API keys."""
+
+
+@key.command("create")
+@click.option("--email", required=True, help="The account's email; the account is created if it does not exist.")
+@click.pass_obj
+def key_create(settings: Settings, email: str) -> None:
+    """Create an API key and print it, alone on one line. It is shown only this once."""
+    upgrade(settings)
+    issued = _in_transaction(settings, lambda db: accounts.issue_key(db, email))
+    click.echo(issued.key)
+
+
+@key.command("list")
+@click.option("--email", required=True)
+@click.pass_obj
+def key_list(settings: Settings, email: str) -> None:
+    """List an account's keys: prefix, creation time, state."""
+    upgrade(settings)
+    records = _in_transaction(settings, lambda db: accounts.list_keys(db, email))
+    for record in records:
+        state = f"revoked {iso(record.revoked_at)}" if record.revoked_at else "active"
+        click.echo(f"{record.prefix}\t{iso(record.created_at)}\t{state}")
+
+
+@key.command("revoke")
+@click.argument("key_prefix")
+@click.pass_obj
+def key_revoke(settings: Settings, key_prefix: str) -> None:
+    """Revoke the key whose prefix (as `key list` shows it) is KEY_PREFIX."""
+    upgrade(settings)
+    record = _in_transaction(settings, lambda db: accounts.revoke_key(db, key_prefix))
+    click.echo(f"revoked {record.prefix}", err=True)

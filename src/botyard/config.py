@@ -1,0 +1,51 @@
+"""The one settings object. Nothing else in the package reads environment variables."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Service configuration, read from `BOTYARD_*` environment variables (or given directly in tests)."""
+
+    model_config = SettingsConfigDict(env_prefix="BOTYARD_", extra="ignore")
+
+    # Storage
+    data_dir: Path = Field(default=Path("data"), description="Where the embedded SQLite file and other state live.")
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL; postgresql://... selects PostgreSQL. Default: SQLite in data_dir.",
+    )
+    database_echo: bool = False
+
+    # HTTP
+    max_body_kb: int = Field(default=1024, ge=1, description="Cap on JSON request bodies.")
+    max_upload_mb: int = Field(default=50, ge=1, description="Cap on uploaded files.")
+    cors_origins: list[str] = Field(default_factory=list, description="Origins allowed to call the API from a browser.")
+
+    @cached_property
+    def resolved_database_url(self) -> str:
+        """The async SQLAlchemy URL: the configured one with its async driver, or the embedded SQLite file."""
+        if self.database_url is None:
+            return f"sqlite+aiosqlite:///{(self.data_dir / 'botyard.sqlite3').resolve()}"
+        return to_async_url(self.database_url)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.resolved_database_url.startswith("sqlite")
+
+
+def to_async_url(url: str) -> str:
+    """Give a plain database URL the async driver the service uses (asyncpg, aiosqlite)."""
+    for plain, driver in (
+        ("postgresql://", "postgresql+asyncpg://"),
+        ("postgres://", "postgresql+asyncpg://"),
+        ("sqlite://", "sqlite+aiosqlite://"),
+    ):
+        if url.startswith(plain):
+            return driver + url[len(plain) :]
+    return url

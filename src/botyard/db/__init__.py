@@ -1,0 +1,1 @@
+"""Database engine, declarative base and the transaction helpers."""

@@ -1,0 +1,123 @@
+"""The one error type and the one error body.
+
+Every failure a client sees is `{"error": "<human message>", "code": "<stable code>"}`, plus `details` for
+validation errors. Business code raises `AppError`; HTTP-level failures (unknown path, wrong method, invalid
+request) are translated here, so no handler anywhere builds an error body of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from enum import StrEnum
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+
+class ErrorCode(StrEnum):
+    """Stable machine-readable error codes; the human message may change, these never do."""
+
+    UNAUTHORIZED = "unauthorized"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    VALIDATION_ERROR = "validation_error"
+    INVALID_JSON = "invalid_json"
+    PAYLOAD_TOO_LARGE = "payload_too_large"
+    CONFLICT = "conflict"
+    AGENT_TYPE_LIMIT = "agent_type_limit"
+    FILE_TYPE_NOT_ALLOWED = "file_type_not_allowed"
+    UNKNOWN_UUIDS = "unknown_uuids"
+    INTERNAL_ERROR = "internal_error"
+
+
+class AppError(Exception):
+    """A failure with a status, a stable code and a message meant for the client."""
+
+    def __init__(self, status: int, code: ErrorCode, message: str, details: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"error": self.message, "code": self.code.value}
+        if self.details is not None:
+            body["details"] = self.details
+        return body
+
+
+def not_found(what: str) -> AppError:
+    """The one answer for a missing object and for another account's object (they must be indistinguishable)."""
+    return AppError(404, ErrorCode.NOT_FOUND, f"{what} not found")
+
+
+def validation_error(message: str, details: list[dict[str, Any]] | None = None) -> AppError:
+    return AppError(422, ErrorCode.VALIDATION_ERROR, message, details)
+
+
+def unauthorized(message: str = "Invalid or missing API key") -> AppError:
+    return AppError(401, ErrorCode.UNAUTHORIZED, message)
+
+
+def error_response(error: AppError) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
+    return JSONResponse(error.body(), status_code=error.status, headers=headers)
+
+
+def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
+    details = []
+    for err in exc.errors():
+        loc = [str(part) for part in err.get("loc", ()) if part != "body"]
+        details.append({"field": ".".join(loc), "message": str(err.get("msg", "")), "type": str(err.get("type"))})
+    return details
+
+
+async def _app_error_handler(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, AppError)
+    return error_response(exc)
+
+
+async def _validation_handler(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    if any(err.get("type") == "json_invalid" for err in exc.errors()):
+        return error_response(AppError(400, ErrorCode.INVALID_JSON, "Request body is not valid JSON"))
+    details = _validation_details(exc)
+    first = details[0] if details else {"field": "", "message": "invalid request"}
+    where = f" ({first['field']})" if first["field"] else ""
+    return error_response(validation_error(f"Invalid request{where}: {first['message']}", details))
+
+
+_HTTP_CODES = {
+    401: ErrorCode.UNAUTHORIZED,
+    404: ErrorCode.NOT_FOUND,
+    405: ErrorCode.METHOD_NOT_ALLOWED,
+    413: ErrorCode.PAYLOAD_TOO_LARGE,
+}
+
+
+async def _http_handler(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    code = _HTTP_CODES.get(exc.status_code, ErrorCode.VALIDATION_ERROR)
+    message = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, str(exc.detail))
+    response = error_response(AppError(exc.status_code, code, message))
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+async def _unexpected_handler(_: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error", exc_info=exc)
+    return error_response(AppError(500, ErrorCode.INTERNAL_ERROR, "Internal server error"))
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(AppError, _app_error_handler)
+    app.add_exception_handler(RequestValidationError, _validation_handler)
+    app.add_exception_handler(StarletteHTTPException, _http_handler)
+    app.add_exception_handler(Exception, _unexpected_handler)

@@ -1,0 +1,1 @@
+"""Language model providers and the model catalogue."""

@@ -1,0 +1,77 @@
+"""The application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
+from sqlalchemy import text
+
+from botyard import __version__
+from botyard.agents.router import router as agents_router
+from botyard.chat.router import router as chat_router
+from botyard.chatbots.router import router as chatbots_router
+from botyard.config import Settings
+from botyard.db.session import Database
+from botyard.errors import install_error_handlers
+from botyard.middleware import RequestBodyGuard
+from botyard.sources.router import router as sources_router
+
+DESCRIPTION = """Self-hostable chatbot management service, compatible with the hosted chatbot API.
+
+Every `/api/v1` request carries `Authorization: Bearer <key>` (create one with `botyard key create --email ...`).
+Errors answer `{"error": "<message>", "code": "<stable code>"}`."""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        database = Database.from_settings(settings)
+        app.state.database = database
+        try:
+            yield
+        finally:
+            await database.dispose()
+
+    app = FastAPI(title="Botyard", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    app.state.settings = settings
+    install_error_handlers(app)
+
+    api = APIRouter(prefix="/api/v1")
+    for router in (chatbots_router, agents_router, sources_router, chat_router):
+        api.include_router(router)
+    app.include_router(api)
+    app.include_router(_health_router())
+
+    app.add_middleware(RequestBodyGuard, settings=settings)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
+    return app
+
+
+def _health_router() -> APIRouter:
+    router = APIRouter(tags=["operations"])
+
+    @router.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        """Liveness: the process answers."""
+        return {"status": "ok"}
+
+    @router.get("/readyz")
+    async def readyz(request: Request) -> dict[str, str]:
+        """Readiness: the database answers."""
+        database: Database = request.app.state.database
+        async with database.transaction(write=False) as session:
+            await session.execute(text("SELECT 1"))
+        return {"status": "ok"}
+
+    return router

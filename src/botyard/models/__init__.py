@@ -1,0 +1,25 @@
+"""Every table of the service, one module each. Importing this package registers them all on `Base.metadata`."""
+
+from botyard.models.account import Account, ApiKey
+from botyard.models.agent import Agent, AgentDataSource
+from botyard.models.chat_session import ChatSession
+from botyard.models.chatbot import Chatbot
+from botyard.models.data_source import DataSource, SourceFile
+from botyard.models.message import Message
+from botyard.models.source_tag import SourceTag, SourceTagMember
+from botyard.models.tool_function import ToolFunction
+
+__all__ = [
+    "Account",
+    "Agent",
+    "AgentDataSource",
+    "ApiKey",
+    "ChatSession",
+    "Chatbot",
+    "DataSource",
+    "Message",
+    "SourceFile",
+    "SourceTag",
+    "SourceTagMember",
+    "ToolFunction",
+]

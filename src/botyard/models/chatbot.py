@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from botyard.db.base import Base, Timestamps, UuidPk
+
+
+class Chatbot(UuidPk, Timestamps, Base):
+    __tablename__ = "chatbot"
+
+    account_uuid: Mapped[str] = mapped_column(ForeignKey("account.uuid", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(Text)
+    rate_limit_messages: Mapped[int] = mapped_column(default=20)
+    rate_limit_seconds: Mapped[int] = mapped_column(default=240)
+    rate_limit_message: Mapped[str] = mapped_column(Text, default="Too many messages")
+    show_citations: Mapped[bool] = mapped_column(default=False)
+    visibility: Mapped[str] = mapped_column(String(16), default="private")

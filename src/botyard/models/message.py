@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from botyard.db.base import Base, Timestamps, UuidPk
+
+
+class Message(UuidPk, Timestamps, Base):
+    """One exchange: the user's query and the answer. `state` is `streaming` until the answer is finalised."""
+
+    __tablename__ = "message"
+
+    session_uuid: Mapped[str] = mapped_column(ForeignKey("chat_session.uuid", ondelete="CASCADE"), index=True)
+    query: Mapped[str] = mapped_column(Text)
+    response: Mapped[str] = mapped_column(Text, default="")
+    finish_reason: Mapped[str] = mapped_column(String(16), default="stop")
+    cite_data: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    state: Mapped[str] = mapped_column(String(16), default="complete")

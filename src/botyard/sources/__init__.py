@@ -1,0 +1,1 @@
+"""Data sources (knowledge) and source tags."""

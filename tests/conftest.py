@@ -1,0 +1,135 @@
+"""Fixtures: the app on a real database (SQLite always; PostgreSQL when BOTYARD_TEST_POSTGRES_URL is set).
+
+Each backend gets one migrated database for the whole run (PostgreSQL: a fresh database created for the run and
+dropped after it), one app served through Starlette's TestClient, and empty tables before every test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import asyncpg
+import pytest
+from sqlalchemy import delete
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.testclient import TestClient
+
+from botyard.accounts.service import issue_key
+from botyard.config import Settings
+from botyard.db.base import Base
+from botyard.db.migrate import upgrade
+from botyard.db.session import Database
+from botyard.main import create_app
+from tests.api import Api
+
+T = TypeVar("T")
+POSTGRES_ENV = "BOTYARD_TEST_POSTGRES_URL"
+
+
+def _postgres_params() -> list[Any]:
+    reason = f"{POSTGRES_ENV} is not set: PostgreSQL tests need a server (CI sets it)"
+    marks = [] if os.environ.get(POSTGRES_ENV) else [pytest.mark.skip(reason=reason)]
+    return ["sqlite", pytest.param("postgres", marks=marks)]
+
+
+async def _admin(url: str, sql: str) -> None:
+    parsed = make_url(url).set(drivername="postgresql")
+    connection = await asyncpg.connect(parsed.render_as_string(hide_password=False))
+    try:
+        await connection.execute(sql)
+    finally:
+        await connection.close()
+
+
+@pytest.fixture(scope="session", params=_postgres_params())
+def settings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    data_dir = tmp_path_factory.mktemp("botyard-data")
+    if request.param == "sqlite":
+        settings = Settings(data_dir=data_dir)
+        upgrade(settings)
+        yield settings
+        return
+    server = os.environ[POSTGRES_ENV]
+    name = f"botyard_test_{secrets.token_hex(6)}"
+    # Failing here (server unreachable while the variable is set) fails the tests: they must not skip silently.
+    asyncio.run(_admin(server, f'CREATE DATABASE "{name}"'))
+    try:
+        settings = Settings(data_dir=data_dir, database_url=make_url(server).set(database=name).render_as_string(False))
+        upgrade(settings)
+        yield settings
+    finally:
+        asyncio.run(_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def app_client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        yield client
+
+
+class Db:
+    """Runs work against the app's own database, on the app's event loop."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+
+    @property
+    def database(self) -> Database:
+        database: Database = self.client.app.state.database  # type: ignore[attr-defined]
+        return database
+
+    def run(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        async def go() -> T:
+            async with self.database.transaction() as session:
+                return await work(session)
+
+        assert self.client.portal is not None
+        return self.client.portal.call(go)
+
+    def wipe(self) -> None:
+        async def go(session: AsyncSession) -> None:
+            for table in reversed(Base.metadata.sorted_tables):
+                await session.execute(delete(table))
+
+        self.run(go)
+
+
+@pytest.fixture
+def db(app_client: TestClient) -> Db:
+    return Db(app_client)
+
+
+@pytest.fixture
+def client(app_client: TestClient, db: Db) -> TestClient:
+    db.wipe()
+    return app_client
+
+
+@pytest.fixture
+def make_api(client: TestClient, db: Db) -> Callable[[str], Api]:
+    def make(email: str) -> Api:
+        issued = db.run(lambda session: issue_key(session, email))
+        return Api(client, issued.key)
+
+    return make
+
+
+@pytest.fixture
+def alice(make_api: Callable[[str], Api]) -> Api:
+    return make_api("alice@example.com")
+
+
+@pytest.fixture
+def bob(make_api: Callable[[str], Api]) -> Api:
+    return make_api("bob@example.com")
+
+
+@pytest.fixture
+def sample_dir() -> Path:
+    return Path(__file__).parent / "samples"
