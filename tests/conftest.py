@@ -68,9 +68,39 @@ def settings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.fixture(scope="session")
-def app_client(settings: Settings) -> Iterator[TestClient]:
+def issued_keys() -> list[str]:
+    """Every API key the suite issued on this backend; none may ever be found in plain text in the database."""
+    return []
+
+
+@pytest.fixture(scope="session")
+def app_client(settings: Settings, issued_keys: list[str]) -> Iterator[TestClient]:
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         yield client
+    # After the whole suite on this backend: no issued key is stored in plain text anywhere in the database.
+    assert issued_keys, "the suite issued no key"
+    leaked = [key for key in issued_keys if key in database_dump(settings)]
+    assert not leaked, f"{len(leaked)} API keys found in plain text in the database"
+
+
+def database_dump(settings: Settings) -> str:
+    """Everything stored: the SQLite files' bytes, or every PostgreSQL row rendered as text."""
+    if settings.is_sqlite:
+        files = sorted(settings.data_dir.glob("botyard.sqlite3*"))
+        assert files
+        return "".join(path.read_bytes().decode("latin-1") for path in files)
+    return asyncio.run(_postgres_dump(settings.resolved_database_url))
+
+
+async def _postgres_dump(url: str) -> str:
+    connection = await asyncpg.connect(make_url(url).set(drivername="postgresql").render_as_string(False))
+    try:
+        rows = []
+        for table in Base.metadata.sorted_tables:
+            rows += [str(row[0]) for row in await connection.fetch(f'SELECT t::text FROM "{table.name}" t')]
+        return "\n".join(rows)
+    finally:
+        await connection.close()
 
 
 class Db:
@@ -112,9 +142,10 @@ def client(app_client: TestClient, db: Db) -> TestClient:
 
 
 @pytest.fixture
-def make_api(client: TestClient, db: Db) -> Callable[[str], Api]:
+def make_api(client: TestClient, db: Db, issued_keys: list[str]) -> Callable[[str], Api]:
     def make(email: str) -> Api:
         issued = db.run(lambda session: issue_key(session, email))
+        issued_keys.append(issued.key)
         return Api(client, issued.key)
 
     return make

@@ -1,0 +1,3 @@
+from botyard.cli import main
+
+main()

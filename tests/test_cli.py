@@ -1,0 +1,141 @@
+"""The command line, run as a real process against the suite's database."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2 as httpx
+from starlette.testclient import TestClient
+
+from botyard.accounts import keys
+from botyard.config import Settings
+from tests.conftest import database_dump
+
+
+def _env(settings: Settings) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BOTYARD_")}
+    env["BOTYARD_DATA_DIR"] = str(settings.data_dir)
+    if settings.database_url:
+        env["BOTYARD_DATABASE_URL"] = settings.database_url
+    return env
+
+
+def botyard(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "botyard", *args], env=_env(settings), capture_output=True, text=True, timeout=60
+    )
+
+
+def test_key_create_prints_only_the_key_and_it_works(
+    client: TestClient, settings: Settings, issued_keys: list[str]
+) -> None:
+    result = botyard(settings, "key", "create", "--email", "Carol@Example.com")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1
+    key = lines[0]
+    issued_keys.append(key)
+    assert keys.is_well_formed(key)
+    response = client.get("/api/v1/chatbots", headers={"Authorization": f"Bearer {key}"})
+    assert response.status_code == 200
+    assert response.json() == []
+
+
+def test_key_list_and_revoke(client: TestClient, settings: Settings, issued_keys: list[str]) -> None:
+    first = botyard(settings, "key", "create", "--email", "dave@example.com").stdout.strip()
+    second = botyard(settings, "key", "create", "--email", "dave@example.com").stdout.strip()
+    issued_keys.extend([first, second])
+    listing = botyard(settings, "key", "list", "--email", "dave@example.com")
+    assert listing.returncode == 0, listing.stderr
+    rows = [line.split("\t") for line in listing.stdout.splitlines()]
+    assert [row[0] for row in rows] == [keys.display_prefix(first), keys.display_prefix(second)]
+    assert all(row[2] == "active" for row in rows)
+    assert first not in listing.stdout
+
+    revoked = botyard(settings, "key", "revoke", keys.display_prefix(first))
+    assert revoked.returncode == 0, revoked.stderr
+    states = [
+        line.split("\t")[2]
+        for line in botyard(settings, "key", "list", "--email", "dave@example.com").stdout.splitlines()
+    ]
+    assert states[0].startswith("revoked ")
+    assert states[1] == "active"
+    assert client.get("/api/v1/chatbots", headers={"Authorization": f"Bearer {first}"}).status_code == 401
+    assert client.get("/api/v1/chatbots", headers={"Authorization": f"Bearer {second}"}).status_code == 200
+
+
+def test_cli_errors_are_clear(client: TestClient, settings: Settings) -> None:
+    unknown = botyard(settings, "key", "revoke", "by_nothing1")
+    assert unknown.returncode != 0
+    assert "No key with prefix" in unknown.stderr
+    bad_email = botyard(settings, "key", "create", "--email", "not-an-email")
+    assert bad_email.returncode != 0
+    assert "Not an email address" in bad_email.stderr
+    assert bad_email.stdout == ""
+
+
+def test_migrate_is_idempotent(client: TestClient, settings: Settings) -> None:
+    for _ in range(2):
+        result = botyard(settings, "migrate")
+        assert result.returncode == 0, result.stderr
+
+
+def test_database_dump_sees_stored_text(client: TestClient, settings: Settings) -> None:
+    """The plain-key check at the end of the suite reads the whole database; prove that it would see a key."""
+    marker = "by_" + "Z" * 38
+    result = botyard(settings, "account", "create", "--email", f"{marker}@example.com")
+    assert result.returncode == 0, result.stderr
+    assert marker.lower() in database_dump(settings)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def test_serve_migrates_a_fresh_data_dir_and_answers(tmp_path: Path) -> None:
+    port = _free_port()
+    settings = Settings(data_dir=tmp_path / "fresh")
+    env = _env(settings)
+    create = subprocess.run(
+        [sys.executable, "-m", "botyard", "key", "create", "--email", "erin@example.com"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    key = create.stdout.strip()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "botyard", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.1)
+        created = httpx.post(
+            f"{base}/api/v1/chatbot/create", headers={"Authorization": f"Bearer {key}"}, json={"name": "served"}
+        )
+        assert created.status_code == 200
+        assert created.json()["name"] == "served"
+        assert (tmp_path / "fresh" / "botyard.sqlite3").exists()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
