@@ -10,6 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from sqlalchemy import text
 
 from botyard import __version__
+from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
 from botyard.chat.router import router as chat_router
 from botyard.chatbots.router import router as chatbots_router
@@ -42,7 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
 
     api = APIRouter(prefix="/api/v1")
-    for router in (chatbots_router, agents_router, sources_router, chat_router):
+    for router in (accounts_router, chatbots_router, agents_router, sources_router, chat_router):
         api.include_router(router)
     app.include_router(api)
     app.include_router(_health_router())

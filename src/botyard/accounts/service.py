@@ -39,11 +39,20 @@ async def get_or_create_account(db: AsyncSession, email: str) -> Account:
 async def issue_key(db: AsyncSession, email: str) -> IssuedKey:
     """Create the account if needed and a new key for it; the plain key exists only in the returned object."""
     account = await get_or_create_account(db, email)
+    key, record = await add_key(db, account.uuid)
+    return IssuedKey(account=account, key=key, record=record)
+
+
+async def add_key(db: AsyncSession, account_uuid: str) -> tuple[str, ApiKey]:
     key = keys.generate_key()
     record = await ApiKeyRepository(db).add(
-        ApiKey(account_uuid=account.uuid, prefix=keys.display_prefix(key), key_hash=keys.hash_key(key))
+        ApiKey(account_uuid=account_uuid, prefix=keys.display_prefix(key), key_hash=keys.hash_key(key))
     )
-    return IssuedKey(account=account, key=key, record=record)
+    return key, record
+
+
+async def keys_of(db: AsyncSession, account_uuid: str) -> Sequence[ApiKey]:
+    return await ApiKeyRepository(db).of_account(account_uuid)
 
 
 async def list_keys(db: AsyncSession, email: str) -> Sequence[ApiKey]:
@@ -53,9 +62,10 @@ async def list_keys(db: AsyncSession, email: str) -> Sequence[ApiKey]:
     return await ApiKeyRepository(db).of_account(account.uuid)
 
 
-async def revoke_key(db: AsyncSession, prefix: str) -> ApiKey:
+async def revoke_key(db: AsyncSession, prefix: str, *, account_uuid: str | None = None) -> ApiKey:
+    """Revoke a key by prefix; with `account_uuid`, only one of that account's keys (others answer 404)."""
     record = await ApiKeyRepository(db).by_prefix(prefix)
-    if record is None:
+    if record is None or (account_uuid is not None and record.account_uuid != account_uuid):
         raise AppError(404, ErrorCode.NOT_FOUND, f"No key with prefix {prefix}")
     if record.revoked_at is None:
         record.revoked_at = utcnow()

@@ -1,0 +1,40 @@
+"""The account's own API keys (extension: the hosted API leaves key management out)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from botyard.accounts import service
+from botyard.accounts.schemas import ApiKeyCreated, ApiKeyInfo
+from botyard.db.base import iso
+from botyard.deps import CurrentAccount, DbSession
+from botyard.models import ApiKey
+
+router = APIRouter(tags=["account"])
+
+
+def _info(record: ApiKey) -> ApiKeyInfo:
+    return {
+        "prefix": record.prefix,
+        "created_at": iso(record.created_at),
+        "revoked_at": iso(record.revoked_at) if record.revoked_at else None,
+    }
+
+
+@router.get("/account/keys", response_model=list[ApiKeyInfo])
+async def list_keys(db: DbSession, account: CurrentAccount) -> list[ApiKeyInfo]:
+    """List the account's API keys by prefix (the keys themselves are never shown again)."""
+    return [_info(record) for record in await service.keys_of(db, account)]
+
+
+@router.post("/account/key/create", response_model=ApiKeyCreated)
+async def create_key(db: DbSession, account: CurrentAccount) -> ApiKeyCreated:
+    """Create another API key for the account; the response is the only time the key is shown."""
+    key, record = await service.add_key(db, account)
+    return {**_info(record), "key": key}
+
+
+@router.post("/account/key/{prefix}/revoke", response_model=ApiKeyInfo)
+async def revoke_key(prefix: str, db: DbSession, account: CurrentAccount) -> ApiKeyInfo:
+    """Revoke one of the account's keys by its prefix (a key may revoke itself)."""
+    return _info(await service.revoke_key(db, prefix, account_uuid=account))
