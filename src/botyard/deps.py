@@ -29,7 +29,9 @@ def _settings(request: Request) -> Settings:
     return settings
 
 
-DbSession = Annotated[AsyncSession, Depends(_db_session)]
+# scope="function": commit before the response is sent, so a client that reads right after sees its write, and a
+# failed commit becomes an error response instead of a lost write behind a 200.
+DbSession = Annotated[AsyncSession, Depends(_db_session, scope="function")]
 AppSettings = Annotated[Settings, Depends(_settings)]
 
 
