@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.models import Account
+from tests.conftest import Db
+
+
+def test_concurrent_read_then_write_transactions_all_succeed(db: Db) -> None:
+    """On SQLite, deferred transactions that read and then write fail at once with "database is locked" when they
+    overlap; write transactions take the lock up front and wait for each other instead."""
+
+    async def read_then_write(index: int) -> None:
+        async with db.database.transaction() as session:
+            await session.scalar(select(func.count()).select_from(Account))
+            await asyncio.sleep(0.01)
+            session.add(Account(email=f"user{index}@example.com"))
+
+    async def run_all() -> None:
+        await asyncio.gather(*(read_then_write(index) for index in range(12)))
+
+    assert db.client.portal is not None
+    db.client.portal.call(run_all)
+
+    async def count(session: AsyncSession) -> int:
+        return int(await session.scalar(select(func.count()).select_from(Account)) or 0)
+
+    assert db.run(count) == 12
+
+
+def test_a_failed_transaction_writes_nothing(db: Db) -> None:
+    async def fail(session: AsyncSession) -> None:
+        session.add(Account(email="half@example.com"))
+        await session.flush()
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        db.run(fail)
+
+    async def emails(session: AsyncSession) -> list[str]:
+        return list(await session.scalars(select(Account.email)))
+
+    assert "half@example.com" not in db.run(emails)
