@@ -5,6 +5,7 @@ from botyard.models.agent import Agent, AgentDataSource
 from botyard.models.chat_session import ChatSession
 from botyard.models.chatbot import Chatbot
 from botyard.models.data_source import DataSource, SourceFile
+from botyard.models.job import Job
 from botyard.models.message import Message
 from botyard.models.source_tag import SourceTag, SourceTagMember
 from botyard.models.tool_function import ToolFunction
@@ -17,6 +18,7 @@ __all__ = [
     "ChatSession",
     "Chatbot",
     "DataSource",
+    "Job",
     "Message",
     "SourceFile",
     "SourceTag",

@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 367bb7e1f135
+Revision ID: 3d845df6ca86
 Revises:
-Create Date: 2026-11-22 07:41:05.620762
+Create Date: 2026-11-22 07:53:01.345370
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from alembic import op
 
 import botyard.db.base
 
-revision: str = "367bb7e1f135"
+revision: str = "3d845df6ca86"
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
@@ -40,10 +40,7 @@ def upgrade() -> None:
         sa.Column("revoked_at", botyard.db.base.UTCDateTime(), nullable=True),
         sa.Column("uuid", sa.String(length=32), nullable=False),
         sa.ForeignKeyConstraint(
-            ["account_uuid"],
-            ["account.uuid"],
-            name=op.f("fk_api_key_account_uuid_account"),
-            ondelete="CASCADE",
+            ["account_uuid"], ["account.uuid"], name=op.f("fk_api_key_account_uuid_account"), ondelete="CASCADE"
         ),
         sa.PrimaryKeyConstraint("uuid", name=op.f("pk_api_key")),
         sa.UniqueConstraint("key_hash", name=op.f("uq_api_key_key_hash")),
@@ -65,10 +62,7 @@ def upgrade() -> None:
         sa.Column("created_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.Column("modified_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["account_uuid"],
-            ["account.uuid"],
-            name=op.f("fk_chatbot_account_uuid_account"),
-            ondelete="CASCADE",
+            ["account_uuid"], ["account.uuid"], name=op.f("fk_chatbot_account_uuid_account"), ondelete="CASCADE"
         ),
         sa.PrimaryKeyConstraint("uuid", name=op.f("pk_chatbot")),
     )
@@ -108,10 +102,7 @@ def upgrade() -> None:
         sa.Column("created_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.Column("modified_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["chatbot_uuid"],
-            ["chatbot.uuid"],
-            name=op.f("fk_chat_session_chatbot_uuid_chatbot"),
-            ondelete="CASCADE",
+            ["chatbot_uuid"], ["chatbot.uuid"], name=op.f("fk_chat_session_chatbot_uuid_chatbot"), ondelete="CASCADE"
         ),
         sa.PrimaryKeyConstraint("uuid", name=op.f("pk_chat_session")),
     )
@@ -134,10 +125,7 @@ def upgrade() -> None:
         sa.Column("created_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.Column("modified_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["chatbot_uuid"],
-            ["chatbot.uuid"],
-            name=op.f("fk_data_source_chatbot_uuid_chatbot"),
-            ondelete="CASCADE",
+            ["chatbot_uuid"], ["chatbot.uuid"], name=op.f("fk_data_source_chatbot_uuid_chatbot"), ondelete="CASCADE"
         ),
         sa.PrimaryKeyConstraint("uuid", name=op.f("pk_data_source")),
         sa.UniqueConstraint("chatbot_uuid", "dedupe_key", name=op.f("uq_data_source_chatbot_uuid_dedupe_key")),
@@ -155,10 +143,7 @@ def upgrade() -> None:
         sa.Column("created_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.Column("modified_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["chatbot_uuid"],
-            ["chatbot.uuid"],
-            name=op.f("fk_source_tag_chatbot_uuid_chatbot"),
-            ondelete="CASCADE",
+            ["chatbot_uuid"], ["chatbot.uuid"], name=op.f("fk_source_tag_chatbot_uuid_chatbot"), ondelete="CASCADE"
         ),
         sa.PrimaryKeyConstraint("uuid", name=op.f("pk_source_tag")),
     )
@@ -172,10 +157,7 @@ def upgrade() -> None:
         sa.Column("data_source_uuid", sa.String(length=32), nullable=False),
         sa.Column("position", sa.Integer(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["agent_uuid"],
-            ["agent.uuid"],
-            name=op.f("fk_agent_data_source_agent_uuid_agent"),
-            ondelete="CASCADE",
+            ["agent_uuid"], ["agent.uuid"], name=op.f("fk_agent_data_source_agent_uuid_agent"), ondelete="CASCADE"
         ),
         sa.ForeignKeyConstraint(
             ["data_source_uuid"],
@@ -187,6 +169,39 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("agent_data_source", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_agent_data_source_data_source_uuid"), ["data_source_uuid"], unique=False)
+
+    op.create_table(
+        "job",
+        sa.Column("kind", sa.String(length=64), nullable=False),
+        sa.Column("payload", sa.JSON(), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
+        sa.Column("attempts", sa.Integer(), nullable=False),
+        sa.Column("max_attempts", sa.Integer(), nullable=False),
+        sa.Column("run_after", botyard.db.base.UTCDateTime(), nullable=False),
+        sa.Column("lease_owner", sa.String(length=64), nullable=True),
+        sa.Column("lease_until", botyard.db.base.UTCDateTime(), nullable=True),
+        sa.Column("last_error", sa.Text(), nullable=True),
+        sa.Column("chatbot_uuid", sa.String(length=32), nullable=True),
+        sa.Column("data_source_uuid", sa.String(length=32), nullable=True),
+        sa.Column("uuid", sa.String(length=32), nullable=False),
+        sa.Column("created_at", botyard.db.base.UTCDateTime(), nullable=False),
+        sa.Column("modified_at", botyard.db.base.UTCDateTime(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["chatbot_uuid"], ["chatbot.uuid"], name=op.f("fk_job_chatbot_uuid_chatbot"), ondelete="CASCADE"
+        ),
+        sa.ForeignKeyConstraint(
+            ["data_source_uuid"],
+            ["data_source.uuid"],
+            name=op.f("fk_job_data_source_uuid_data_source"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("uuid", name=op.f("pk_job")),
+    )
+    with op.batch_alter_table("job", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_job_chatbot_uuid"), ["chatbot_uuid"], unique=False)
+        batch_op.create_index(batch_op.f("ix_job_created_at"), ["created_at"], unique=False)
+        batch_op.create_index(batch_op.f("ix_job_data_source_uuid"), ["data_source_uuid"], unique=False)
+        batch_op.create_index("ix_job_status_run_after", ["status", "run_after"], unique=False)
 
     op.create_table(
         "message",
@@ -238,10 +253,7 @@ def upgrade() -> None:
             ondelete="CASCADE",
         ),
         sa.ForeignKeyConstraint(
-            ["tag_uuid"],
-            ["source_tag.uuid"],
-            name=op.f("fk_source_tag_member_tag_uuid_source_tag"),
-            ondelete="CASCADE",
+            ["tag_uuid"], ["source_tag.uuid"], name=op.f("fk_source_tag_member_tag_uuid_source_tag"), ondelete="CASCADE"
         ),
         sa.PrimaryKeyConstraint("tag_uuid", "data_source_uuid", name=op.f("pk_source_tag_member")),
     )
@@ -291,6 +303,13 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_message_created_at"))
 
     op.drop_table("message")
+    with op.batch_alter_table("job", schema=None) as batch_op:
+        batch_op.drop_index("ix_job_status_run_after")
+        batch_op.drop_index(batch_op.f("ix_job_data_source_uuid"))
+        batch_op.drop_index(batch_op.f("ix_job_created_at"))
+        batch_op.drop_index(batch_op.f("ix_job_chatbot_uuid"))
+
+    op.drop_table("job")
     with op.batch_alter_table("agent_data_source", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_agent_data_source_data_source_uuid"))
 

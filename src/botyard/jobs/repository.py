@@ -1,0 +1,90 @@
+"""Queue operations. Each runs inside the caller's transaction; the fenced ones check the lease first."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.engine import CursorResult
+
+from botyard.db.base import utcnow
+from botyard.db.repository import Repository
+from botyard.models import Job
+
+
+class JobRepository(Repository[Job]):
+    model = Job
+
+    async def claim(self, owner: str, lease: timedelta, kinds: list[str]) -> Job | None:
+        """Take the oldest due job. On PostgreSQL concurrent workers skip each other's rows (SKIP LOCKED); on SQLite
+        the write transaction already holds the database lock."""
+        now = utcnow()
+        statement = (
+            select(Job)
+            .where(Job.status == "queued", Job.run_after <= now, Job.kind.in_(kinds))
+            .order_by(Job.run_after, Job.created_at)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+        )
+        job = await self.one_or_none(statement)
+        if job is None:
+            return None
+        job.status = "running"
+        job.lease_owner = owner
+        job.lease_until = now + lease
+        job.attempts += 1
+        await self.session.flush()
+        return job
+
+    async def holds_lease(self, job_uuid: str, owner: str) -> bool:
+        statement = (
+            select(Job.uuid)
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
+            .with_for_update()
+        )
+        return (await self.session.execute(statement)).first() is not None
+
+    async def renew(self, job_uuid: str, owner: str, lease: timedelta) -> bool:
+        result = await self.session.execute(
+            update(Job)
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
+            .values(lease_until=utcnow() + lease)
+        )
+        return _changed(result)
+
+    async def finish(self, job_uuid: str, owner: str) -> bool:
+        result = await self.session.execute(
+            update(Job)
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
+            .values(status="done", lease_owner=None, lease_until=None, last_error=None)
+        )
+        return _changed(result)
+
+    async def retry_later(self, job_uuid: str, owner: str, error: str, run_after: datetime) -> bool:
+        result = await self.session.execute(
+            update(Job)
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
+            .values(status="queued", lease_owner=None, lease_until=None, last_error=error, run_after=run_after)
+        )
+        return _changed(result)
+
+    async def fail(self, job_uuid: str, owner: str, error: str) -> bool:
+        result = await self.session.execute(
+            update(Job)
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
+            .values(status="failed", lease_owner=None, lease_until=None, last_error=error)
+        )
+        return _changed(result)
+
+    async def recover_expired(self) -> int:
+        """Put back in the queue every job whose runner stopped renewing its lease (crash, kill -9, lost host)."""
+        result = await self.session.execute(
+            update(Job)
+            .where(Job.status == "running", Job.lease_until < utcnow())
+            .values(status="queued", lease_owner=None, lease_until=None, last_error="lease expired")
+        )
+        return result.rowcount if isinstance(result, CursorResult) else 0
+
+
+def _changed(result: object) -> bool:
+    return isinstance(result, CursorResult) and result.rowcount == 1

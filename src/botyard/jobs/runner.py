@@ -1,0 +1,222 @@
+"""The job runner: claims due jobs with a lease, renews it while the handler works, fences every write with it,
+retries with exponential backoff, gives up after `max_attempts`, and puts expired leases back in the queue."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import socket
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Protocol, TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.db.base import utcnow
+from botyard.db.session import Database
+from botyard.jobs.repository import JobRepository
+from botyard.models import Job
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class LeaseLost(Exception):
+    """This runner no longer holds the job: another runner took it over, or the job was deleted."""
+
+
+class PermanentError(Exception):
+    """A failure that retrying cannot fix; the job gives up at once. The message becomes the reason."""
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """What a handler gets: the job's ids-only payload and a fenced way to write its results."""
+
+    job_uuid: str
+    kind: str
+    payload: dict[str, Any]
+    attempt: int
+    max_attempts: int
+    owner: str
+    database: Database
+
+    async def write(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """Run `work` in a write transaction, only while this runner still holds the job's lease."""
+        async with self.database.transaction() as session:
+            if not await JobRepository(session).holds_lease(self.job_uuid, self.owner):
+                raise LeaseLost(self.job_uuid)
+            return await work(session)
+
+    @property
+    def last_attempt(self) -> bool:
+        return self.attempt >= self.max_attempts
+
+
+class JobHandler(Protocol):
+    """One kind of job. `run` must be idempotent: a job can run again after a crash."""
+
+    kind: str
+    timeout_seconds: float
+
+    async def run(self, ctx: JobContext) -> None: ...
+
+    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+        """Record the final failure (e.g. a source's `error:<reason>` status), in the transaction that fails the job."""
+        ...
+
+
+@dataclass(frozen=True)
+class RunnerConfig:
+    lease_seconds: float = 30.0
+    poll_seconds: float = 0.2
+    concurrency: int = 2
+    backoff_base_seconds: float = 2.0
+    backoff_max_seconds: float = 300.0
+
+
+def runner_id() -> str:
+    return f"{socket.gethostname()[:30]}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class JobRunner:
+    def __init__(
+        self, database: Database, handlers: Sequence[JobHandler], config: RunnerConfig | None = None
+    ) -> None:
+        self.database = database
+        self.handlers = {handler.kind: handler for handler in handlers}
+        self.config = config or RunnerConfig()
+        self.owner = runner_id()
+        self._wake = asyncio.Event()
+        self._loop_task: asyncio.Task[None] | None = None
+        self._running: set[asyncio.Task[None]] = set()
+
+    @property
+    def lease(self) -> timedelta:
+        return timedelta(seconds=self.config.lease_seconds)
+
+    async def start(self) -> None:
+        await self.recover()
+        self._loop_task = asyncio.create_task(self._loop(), name="job-runner")
+
+    async def stop(self) -> None:
+        """Stop claiming and cancel running jobs; their leases expire and another runner picks them up."""
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop_task
+        for task in list(self._running):
+            task.cancel()
+        await asyncio.gather(*self._running, return_exceptions=True)
+
+    def wake(self) -> None:
+        """Look for work now instead of at the next poll (called after a request enqueued a job)."""
+        self._wake.set()
+
+    async def recover(self) -> int:
+        async with self.database.transaction() as session:
+            count = await JobRepository(session).recover_expired()
+        if count:
+            log.warning("recovered %d jobs whose lease expired", count)
+        return count
+
+    async def run_once(self) -> bool:
+        """Claim and run one due job to its end; False when there was none. (Tests and `worker --once`.)"""
+        job = await self._claim()
+        if job is None:
+            return False
+        await self._execute(job)
+        return True
+
+    async def _claim(self) -> Job | None:
+        if not self.handlers:
+            return None
+        async with self.database.transaction() as session:
+            return await JobRepository(session).claim(self.owner, self.lease, list(self.handlers))
+
+    async def _loop(self) -> None:
+        last_recovery = asyncio.get_running_loop().time()
+        while True:
+            now = asyncio.get_running_loop().time()
+            if now - last_recovery > self.config.lease_seconds / 2:
+                await self._guarded(self.recover())
+                last_recovery = now
+            job = None
+            if len(self._running) < self.config.concurrency:
+                job = await self._guarded(self._claim())
+            if job is not None:
+                task = asyncio.create_task(self._execute(job), name=f"job-{job.kind}-{job.uuid}")
+                self._running.add(task)
+                task.add_done_callback(self._running.discard)
+                continue
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.config.poll_seconds)
+
+    async def _guarded(self, work: Awaitable[T]) -> T | None:
+        """A database hiccup must not kill the runner loop; log it and try again at the next turn."""
+        try:
+            return await work
+        except Exception:
+            log.exception("job runner step failed")
+            await asyncio.sleep(self.config.poll_seconds)
+            return None
+
+    async def _execute(self, job: Job) -> None:
+        handler = self.handlers[job.kind]
+        ctx = JobContext(job.uuid, job.kind, job.payload, job.attempts, job.max_attempts, self.owner, self.database)
+        work = asyncio.create_task(asyncio.wait_for(handler.run(ctx), handler.timeout_seconds))
+        heartbeat = asyncio.create_task(self._heartbeat(job.uuid, work))
+        try:
+            await work
+        except LeaseLost:
+            log.info("job %s lost its lease; another runner owns it now", job.uuid)
+            return
+        except asyncio.CancelledError:
+            if heartbeat.done():  # the heartbeat cancelled the work: the lease is gone, nothing to record
+                return
+            raise
+        except TimeoutError:
+            await self._failed(job, handler, f"timeout after {handler.timeout_seconds:.0f}s", permanent=False)
+            return
+        except PermanentError as error:
+            await self._failed(job, handler, str(error) or "failed", permanent=True)
+            return
+        except Exception as error:
+            log.exception("job %s (%s) failed", job.uuid, job.kind)
+            await self._failed(job, handler, f"{type(error).__name__}: {error}"[:500], permanent=False)
+            return
+        finally:
+            heartbeat.cancel()
+        async with self.database.transaction() as session:
+            await JobRepository(session).finish(job.uuid, self.owner)
+
+    async def _heartbeat(self, job_uuid: str, work: asyncio.Task[None]) -> None:
+        while True:
+            await asyncio.sleep(self.config.lease_seconds / 3)
+            try:
+                async with self.database.transaction() as session:
+                    held = await JobRepository(session).renew(job_uuid, self.owner, self.lease)
+            except Exception:
+                log.exception("could not renew the lease of job %s", job_uuid)
+                continue
+            if not held:
+                work.cancel()
+                return
+
+    async def _failed(self, job: Job, handler: JobHandler, reason: str, *, permanent: bool) -> None:
+        async with self.database.transaction() as session:
+            jobs = JobRepository(session)
+            if not permanent and job.attempts < job.max_attempts:
+                delay = min(
+                    self.config.backoff_base_seconds * 2 ** (job.attempts - 1), self.config.backoff_max_seconds
+                )
+                delay *= random.uniform(0.8, 1.2)
+                await jobs.retry_later(job.uuid, self.owner, reason, utcnow() + timedelta(seconds=delay))
+            elif await jobs.fail(job.uuid, self.owner, reason):
+                await handler.give_up(session, job, reason)

@@ -1,0 +1,31 @@
+"""Enqueueing: a job row written in the caller's transaction, so it exists exactly when the work it is for does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.jobs.repository import JobRepository
+from botyard.models import Job
+
+
+async def enqueue(
+    db: AsyncSession,
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    chatbot_uuid: str | None = None,
+    data_source_uuid: str | None = None,
+    max_attempts: int = 5,
+) -> Job:
+    """Queue a job. The payload carries ids only; the handler reads the current state when it runs."""
+    return await JobRepository(db).add(
+        Job(
+            kind=kind,
+            payload=payload,
+            chatbot_uuid=chatbot_uuid,
+            data_source_uuid=data_source_uuid,
+            max_attempts=max_attempts,
+        )
+    )

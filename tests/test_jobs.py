@@ -1,0 +1,216 @@
+"""The job runner on the real databases: leases, fencing, retries, recovery, concurrent runners."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.jobs.runner import JobContext, JobRunner, LeaseLost, PermanentError, RunnerConfig
+from botyard.jobs.service import enqueue
+from botyard.models import Account, Chatbot, DataSource, Job
+from tests.conftest import Db
+
+T = TypeVar("T")
+FAST = RunnerConfig(lease_seconds=5, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.05)
+
+
+@dataclass
+class Recorder:
+    """A handler that fails the first `failures` attempts of each job, then records the job as done."""
+
+    kind: str = "test"
+    timeout_seconds: float = 5.0
+    failures: int = 0
+    error: type[Exception] = RuntimeError
+    delay: float = 0.0
+    runs: list[str] = field(default_factory=list)
+    done: list[str] = field(default_factory=list)
+    gave_up: list[tuple[str, str]] = field(default_factory=list)
+
+    async def run(self, ctx: JobContext) -> None:
+        self.runs.append(ctx.job_uuid)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if ctx.attempt <= self.failures:
+            raise self.error(f"attempt {ctx.attempt} failed")
+
+        async def record(session: AsyncSession) -> None:
+            self.done.append(ctx.job_uuid)
+
+        await ctx.write(record)
+
+    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+        self.gave_up.append((job.uuid, reason))
+
+
+@pytest.fixture(autouse=True)
+def _empty_tables(client: object) -> None:
+    """Requesting the client empties every table before each test."""
+
+
+def call(db: Db, work: Callable[[], Awaitable[T]]) -> T:
+    assert db.client.portal is not None
+    return db.client.portal.call(work)
+
+
+def add_jobs(db: Db, count: int, kind: str = "test", **fields: Any) -> list[str]:
+    async def go(session: AsyncSession) -> list[str]:
+        return [(await enqueue(session, kind, {"n": n}, **fields)).uuid for n in range(count)]
+
+    return db.run(go)
+
+
+def job_states(db: Db) -> dict[str, tuple[str, int, str | None]]:
+    async def go(session: AsyncSession) -> dict[str, tuple[str, int, str | None]]:
+        jobs = (await session.scalars(select(Job))).all()
+        return {job.uuid: (job.status, job.attempts, job.last_error) for job in jobs}
+
+    return db.run(go)
+
+
+async def drain(runner: JobRunner, rounds: int = 100) -> None:
+    """Run due jobs until none is queued any more, waiting out short backoffs."""
+    for _ in range(rounds):
+        while await runner.run_once():
+            pass
+        async with runner.database.transaction(write=False) as session:
+            if not (await session.scalars(select(Job.uuid).where(Job.status == "queued"))).first():
+                return
+        await asyncio.sleep(0.02)
+
+
+def test_a_job_runs_once_and_is_done(db: Db) -> None:
+    handler = Recorder()
+    [job] = add_jobs(db, 1)
+    runner = JobRunner(db.database, [handler], FAST)
+    call(db, lambda: drain(runner, rounds=2))
+    assert handler.done == [job]
+    assert job_states(db)[job] == ("done", 1, None)
+
+
+def test_transient_failures_are_retried_with_backoff(db: Db) -> None:
+    handler = Recorder(failures=2)
+    [job] = add_jobs(db, 1)
+    runner = JobRunner(db.database, [handler], FAST)
+    call(db, runner.run_once)
+    status, attempts, error = job_states(db)[job]
+    assert (status, attempts) == ("queued", 1)
+    assert error == "RuntimeError: attempt 1 failed"
+    call(db, lambda: drain(runner))
+    assert handler.runs == [job, job, job]
+    assert job_states(db)[job] == ("done", 3, None)
+
+
+def test_a_job_gives_up_after_max_attempts(db: Db) -> None:
+    handler = Recorder(failures=99)
+    [job] = add_jobs(db, 1, max_attempts=3)
+    runner = JobRunner(db.database, [handler], FAST)
+    call(db, lambda: drain(runner))
+    assert len(handler.runs) == 3
+    assert job_states(db)[job][:2] == ("failed", 3)
+    assert handler.gave_up == [(job, "RuntimeError: attempt 3 failed")]
+
+
+def test_a_permanent_error_gives_up_at_once(db: Db) -> None:
+    handler = Recorder(failures=1, error=PermanentError)
+    [job] = add_jobs(db, 1)
+    runner = JobRunner(db.database, [handler], FAST)
+    call(db, lambda: drain(runner))
+    assert handler.runs == [job]
+    assert handler.gave_up == [(job, "attempt 1 failed")]
+    assert job_states(db)[job][0] == "failed"
+
+
+def test_a_job_that_overruns_its_timeout_is_retried(db: Db) -> None:
+    handler = Recorder(timeout_seconds=0.05, delay=0.5)
+    [job] = add_jobs(db, 1, max_attempts=1)
+    runner = JobRunner(db.database, [handler], FAST)
+    call(db, runner.run_once)
+    assert handler.done == []
+    assert handler.gave_up == [(job, "timeout after 0s")]
+
+
+def test_an_expired_lease_is_recovered_and_the_old_owner_is_fenced_out(db: Db) -> None:
+    handler = Recorder()
+    [job] = add_jobs(db, 1)
+    crashed = JobRunner(db.database, [handler], RunnerConfig(lease_seconds=0.05))
+    claimed = call(db, crashed._claim)
+    assert claimed is not None
+    assert job_states(db)[job][0] == "running"
+
+    async def after_expiry() -> int:
+        await asyncio.sleep(0.1)
+        return await JobRunner(db.database, [handler], FAST).recover()
+
+    assert call(db, after_expiry) == 1
+    assert job_states(db)[job] == ("queued", 1, "lease expired")
+
+    survivor = JobRunner(db.database, [handler], FAST)
+    call(db, survivor.run_once)
+    assert handler.done == [job]
+
+    # The crashed runner comes back and tries to write: its lease is gone, so nothing it writes lands.
+    stale = JobContext(job, "test", {}, 1, 5, crashed.owner, db.database)
+
+    async def stale_write() -> None:
+        async def write(session: AsyncSession) -> None:
+            raise AssertionError("a fenced write ran without the lease")
+
+        await stale.write(write)
+
+    with pytest.raises(LeaseLost):
+        call(db, stale_write)
+    assert job_states(db)[job] == ("done", 2, None)
+
+
+def test_concurrent_runners_never_run_a_job_twice(db: Db) -> None:
+    handler = Recorder(delay=0.01)
+    jobs = add_jobs(db, 30)
+
+    async def run_many() -> None:
+        runners = [JobRunner(db.database, [handler], FAST) for _ in range(4)]
+        for runner in runners:
+            await runner.start()
+        for _ in range(400):
+            async with db.database.transaction(write=False) as session:
+                statuses = set((await session.scalars(select(Job.status))).all())
+            if statuses == {"done"}:
+                break
+            await asyncio.sleep(0.02)
+        for runner in runners:
+            await runner.stop()
+
+    call(db, run_many)
+    assert sorted(handler.runs) == sorted(jobs)
+    assert sorted(handler.done) == sorted(jobs)
+    assert {state[0] for state in job_states(db).values()} == {"done"}
+
+
+def test_deleting_a_source_cancels_its_pending_jobs(db: Db) -> None:
+    async def setup(session: AsyncSession) -> str:
+        account = Account(email="jobs@example.com")
+        session.add(account)
+        await session.flush()
+        bot = Chatbot(account_uuid=account.uuid, name="b")
+        session.add(bot)
+        await session.flush()
+        source = DataSource(chatbot_uuid=bot.uuid, type="qa")
+        session.add(source)
+        await session.flush()
+        await enqueue(session, "test", {}, data_source_uuid=source.uuid, chatbot_uuid=bot.uuid)
+        return source.uuid
+
+    source_uuid = db.run(setup)
+    assert len(job_states(db)) == 1
+
+    async def remove(session: AsyncSession) -> None:
+        await session.delete(await session.get(DataSource, source_uuid))
+
+    db.run(remove)
+    assert job_states(db) == {}
