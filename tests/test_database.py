@@ -10,7 +10,7 @@ from botyard.models import Account
 from tests.conftest import Db
 
 
-def test_concurrent_read_then_write_transactions_all_succeed(db: Db) -> None:
+def test_concurrent_read_then_write_transactions_all_succeed(client: object, db: Db) -> None:
     """On SQLite, deferred transactions that read and then write fail at once with "database is locked" when they
     overlap; write transactions take the lock up front and wait for each other instead."""
 
@@ -32,7 +32,7 @@ def test_concurrent_read_then_write_transactions_all_succeed(db: Db) -> None:
     assert db.run(count) == 12
 
 
-def test_a_failed_transaction_writes_nothing(db: Db) -> None:
+def test_a_failed_transaction_writes_nothing(client: object, db: Db) -> None:
     async def fail(session: AsyncSession) -> None:
         session.add(Account(email="half@example.com"))
         await session.flush()

@@ -18,6 +18,7 @@ from botyard.config import Settings
 from botyard.db.session import Database
 from botyard.errors import install_error_handlers
 from botyard.middleware import RequestBodyGuard
+from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
 
 DESCRIPTION = """Self-hostable chatbot management service, compatible with the hosted chatbot API.
@@ -46,6 +47,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in (accounts_router, chatbots_router, agents_router, sources_router, chat_router):
         api.include_router(router)
     app.include_router(api)
+    app.include_router(restart_router, prefix="/api")  # the SDK's unversioned path
     app.include_router(_health_router())
 
     app.add_middleware(RequestBodyGuard, settings=settings)

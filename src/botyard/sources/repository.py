@@ -1,11 +1,22 @@
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 
 from botyard.db.repository import Repository
-from botyard.models import DataSource
+from botyard.models import Chatbot, DataSource, SourceFile
+
+T = TypeVar("T")
+# Lists of uuids go to the database in slices: both databases cap the number of bound parameters per statement.
+BATCH = 500
+
+
+def batches(items: Sequence[T], size: int = BATCH) -> Iterator[list[T]]:
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
 
 
 class DataSourceRepository(Repository[DataSource]):
@@ -13,8 +24,66 @@ class DataSourceRepository(Repository[DataSource]):
 
     async def in_chatbot(self, chatbot_uuid: str, uuids: Sequence[str]) -> Sequence[DataSource]:
         """The sources among `uuids` that belong to the chatbot (others are simply absent from the result)."""
-        if not uuids:
-            return []
-        return await self.all(
-            select(DataSource).where(DataSource.chatbot_uuid == chatbot_uuid, DataSource.uuid.in_(list(uuids)))
+        found: list[DataSource] = []
+        for batch in batches(list(uuids)):
+            found += await self.all(
+                select(DataSource).where(DataSource.chatbot_uuid == chatbot_uuid, DataSource.uuid.in_(batch))
+            )
+        return found
+
+    async def owned(self, account_uuid: str, source_uuid: str) -> DataSource | None:
+        return await self.one_or_none(
+            select(DataSource)
+            .join(Chatbot, Chatbot.uuid == DataSource.chatbot_uuid)
+            .where(DataSource.uuid == source_uuid, Chatbot.account_uuid == account_uuid)
         )
+
+    async def owned_among(self, account_uuid: str, uuids: Sequence[str]) -> Sequence[DataSource]:
+        """The sources among `uuids` that belong to one of the account's chatbots."""
+        found: list[DataSource] = []
+        for batch in batches(list(uuids)):
+            found += await self.all(
+                select(DataSource)
+                .join(Chatbot, Chatbot.uuid == DataSource.chatbot_uuid)
+                .where(DataSource.uuid.in_(batch), Chatbot.account_uuid == account_uuid)
+            )
+        return found
+
+    async def of_chatbot(self, chatbot_uuid: str) -> Sequence[DataSource]:
+        return await self.all(
+            select(DataSource)
+            .where(DataSource.chatbot_uuid == chatbot_uuid)
+            .order_by(DataSource.created_at, DataSource.uuid)
+        )
+
+    async def by_dedupe_key(self, chatbot_uuid: str, dedupe_key: str) -> DataSource | None:
+        return await self.one_or_none(
+            select(DataSource).where(DataSource.chatbot_uuid == chatbot_uuid, DataSource.dedupe_key == dedupe_key)
+        )
+
+    async def add_unique(self, source: DataSource, file: SourceFile | None = None) -> bool:
+        """Insert the source (and its file) unless its `dedupe_key` is taken in the chatbot, even by a concurrent
+        transaction; False then, with nothing written (a savepoint keeps the outer transaction usable)."""
+        try:
+            async with self.session.begin_nested():
+                self.session.add(source)
+                await self.session.flush()
+                if file is not None:
+                    file.data_source_uuid = source.uuid
+                    self.session.add(file)
+                    await self.session.flush()
+        except IntegrityError:
+            return False
+        return True
+
+    async def remove(self, uuids: Sequence[str]) -> None:
+        # Tag memberships, agent selections and the stored file go with the source through ON DELETE CASCADE.
+        for batch in batches(list(uuids)):
+            await self.session.execute(delete(DataSource).where(DataSource.uuid.in_(batch)))
+
+
+class SourceFileRepository(Repository[SourceFile]):
+    model = SourceFile
+
+    async def of_source(self, source_uuid: str) -> SourceFile | None:
+        return await self.one_or_none(select(SourceFile).where(SourceFile.data_source_uuid == source_uuid))

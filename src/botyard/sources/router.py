@@ -1,5 +1,108 @@
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, UploadFile
+
+from botyard.deps import AppSettings, CurrentAccount, DbSession
+from botyard.schemas import Success
+from botyard.sources import service
+from botyard.sources.schemas import (
+    DataSource,
+    ItemResult,
+    QaCreate,
+    ReferenceLink,
+    SourceUpdate,
+    SourceUuids,
+    UrlCreate,
+)
+from botyard.sources.tags.router import router as tags_router
 
 router = APIRouter(tags=["data sources"])
+restart_router = APIRouter(tags=["data sources"])
+"""Mounted under `/api` without the version: the hosted service's SDK calls `/api/data-sources/restart`."""
+
+_DUPLICATE: dict[int | str, dict[str, Any]] = {
+    409: {"description": "Already in this chatbot; the body is the existing data source.", "model": DataSource}
+}
+
+
+@router.post("/chatbot/{uuid}/data-source/qa", response_model=DataSource)
+async def create_qa_source(uuid: str, body: QaCreate, db: DbSession, account: CurrentAccount) -> DataSource:
+    """Add a question/answer pair to a chatbot's knowledge."""
+    return service.to_wire(await service.create_qa(db, account, uuid, body))
+
+
+@router.post("/chatbot/{uuid}/data-source/url", response_model=DataSource, responses=_DUPLICATE)
+async def create_url_source(uuid: str, body: UrlCreate, db: DbSession, account: CurrentAccount) -> DataSource:
+    """Add a web page to a chatbot's knowledge; the same URL twice in one chatbot answers 409."""
+    return service.to_wire(await service.create_url(db, account, uuid, body))
+
+
+@router.post("/chatbot/{uuid}/data-source/upload", response_model=DataSource, responses=_DUPLICATE)
+async def upload_source(
+    uuid: str,
+    file: Annotated[UploadFile, File(description="The document, with its file name.")],
+    db: DbSession,
+    account: CurrentAccount,
+    settings: AppSettings,
+    reference_source_link: Annotated[ReferenceLink, Form()] = None,
+) -> DataSource:
+    """Upload a document (pdf, doc(x), pptx, xls(x), csv, md, txt, html, json, tex); the same file twice answers 409."""
+    max_bytes = settings.max_upload_mb * 1024 * 1024
+    source = await service.create_upload(db, account, uuid, file, reference_source_link, max_bytes)
+    return service.to_wire(source)
+
+
+@router.get("/chatbot/{uuid}/data-sources", response_model=list[DataSource])
+async def list_sources(uuid: str, db: DbSession, account: CurrentAccount) -> list[DataSource]:
+    """List a chatbot's data sources, oldest first."""
+    return [service.to_wire(source) for source in await service.list_of_chatbot(db, account, uuid)]
+
+
+@router.get("/data-source/{uuid}", response_model=DataSource)
+async def get_source(uuid: str, db: DbSession, account: CurrentAccount) -> DataSource:
+    """Fetch one data source."""
+    return service.to_wire(await service.get_owned(db, account, uuid))
+
+
+@router.post("/data-source/{uuid}/update", response_model=DataSource)
+async def update_source(uuid: str, body: SourceUpdate, db: DbSession, account: CurrentAccount) -> DataSource:
+    """Rename a data source."""
+    return service.to_wire(await service.update(db, account, uuid, body))
+
+
+@router.post("/data-source/{uuid}/delete", response_model=Success)
+async def delete_source(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete a data source; it leaves every tag and agent that named it."""
+    await service.delete(db, account, uuid)
+    return Success()
+
+
+@router.delete("/data-source/{uuid}/delete", response_model=Success)
+async def delete_source_by_delete(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete a data source (the same as the POST form)."""
+    await service.delete(db, account, uuid)
+    return Success()
+
+
+@router.post("/data-sources/delete", response_model=Success)
+async def delete_sources(body: SourceUuids, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete several data sources: all of them, or none when any uuid is unknown (422 listing those uuids)."""
+    await service.delete_many(db, account, body.uuids)
+    return Success()
+
+
+@router.post("/data-sources/url/re-scrape", response_model=list[ItemResult])
+async def rescrape_sources(body: SourceUuids, db: DbSession, account: CurrentAccount) -> list[ItemResult]:
+    """Fetch URL sources again; one result per requested uuid, in order, either a status or an error."""
+    return await service.rescrape(db, account, body.uuids)
+
+
+@restart_router.post("/data-sources/restart", response_model=list[ItemResult])
+async def restart_sources(body: SourceUuids, db: DbSession, account: CurrentAccount) -> list[ItemResult]:
+    """Process data sources of any type again; one result per requested uuid, in order, a status or an error."""
+    return await service.restart(db, account, body.uuids)
+
+
+router.include_router(tags_router)

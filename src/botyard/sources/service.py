@@ -1,13 +1,47 @@
-"""Data source rules."""
+"""Data source rules: creation of each type, de-duplication, ownership, bulk operations, re-processing."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from collections.abc import Sequence
+from typing import Any, Literal, cast
+from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.errors import not_found
+from botyard.chatbots.service import get_owned as get_owned_chatbot
+from botyard.db.base import iso
+from botyard.errors import AppError, ErrorCode, not_found
+from botyard.models import DataSource, SourceFile
+from botyard.sources import uploads
 from botyard.sources.repository import DataSourceRepository
+from botyard.sources.schemas import DataSource as DataSourceOut
+from botyard.sources.schemas import ItemResult, QaCreate, SourceUpdate, UrlCreate
+
+QA_TITLE_LENGTH = 200
+INVALID_SOURCE = "invalid data source"
+_UUID = re.compile(r"^[0-9a-f]{32}$")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class DuplicateSource(AppError):
+    """A second source for the same URL or the same bytes in one chatbot: 409 whose body is the existing source
+    (what the hosted service answers, and what its clients read)."""
+
+    def __init__(self, existing: DataSource) -> None:
+        super().__init__(409, ErrorCode.CONFLICT, "Data source already exists")
+        self.existing = to_wire(existing)
+
+    def body(self) -> dict[str, Any]:
+        return dict(self.existing)
+
+
+async def schedule_processing(db: AsyncSession, source: DataSource) -> None:
+    """The one place where a source's processing (fetch or parse, chunk, embed) starts: called when a source is
+    created, re-scraped or restarted, with the source already `queued`. The ingestion job runner will enqueue the
+    source's processing job here, in the caller's transaction; until that is wired in, sources stay `queued`."""
 
 
 async def require_in_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequence[str]) -> list[str]:
@@ -18,3 +52,183 @@ async def require_in_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequenc
     if len(found) != len(wanted):
         raise not_found("Data source")
     return wanted
+
+
+def _meta(reference_source_link: str | None, **values: str | None) -> dict[str, str]:
+    meta = {key: value for key, value in values.items() if value is not None}
+    if reference_source_link is not None:
+        meta["reference_source_link"] = reference_source_link
+    return meta
+
+
+def normalise_url(url: str) -> str:
+    """The form two URLs of the same page share: lowercase scheme and host, no default port, no fragment, "/" for
+    an empty path. Path and query are kept as given (servers may treat their case as significant)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    if parts.port is not None and parts.port != _DEFAULT_PORTS.get(scheme):
+        host = f"{host}:{parts.port}"
+    userinfo = parts.netloc.rpartition("@")[0]
+    netloc = f"{userinfo}@{host}" if userinfo else host
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def url_dedupe_key(url: str) -> str:
+    return "url:" + hashlib.sha256(normalise_url(url).encode()).hexdigest()
+
+
+async def _add_deduplicated(
+    db: AsyncSession, source: DataSource, dedupe_key: str, file: SourceFile | None = None
+) -> DataSource:
+    repository = DataSourceRepository(db)
+    existing = await repository.by_dedupe_key(source.chatbot_uuid, dedupe_key)
+    if existing is None:
+        source.dedupe_key = dedupe_key
+        if await repository.add_unique(source, file):
+            await schedule_processing(db, source)
+            return source
+        # A concurrent request added the same source first.
+        existing = await repository.by_dedupe_key(source.chatbot_uuid, dedupe_key)
+        if existing is None:
+            raise AppError(409, ErrorCode.CONFLICT, "The data source could not be added; retry")
+    raise DuplicateSource(existing)
+
+
+async def create_qa(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: QaCreate) -> DataSource:
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    source = DataSource(
+        chatbot_uuid=chatbot.uuid,
+        type="qa",
+        title=body.question.strip()[:QA_TITLE_LENGTH],
+        file_name="",
+        file_size=len((body.question + body.answer).encode()),
+        meta=_meta(body.reference_source_link, question=body.question, answer=body.answer),
+    )
+    await DataSourceRepository(db).add(source)
+    await schedule_processing(db, source)
+    return source
+
+
+async def create_url(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: UrlCreate) -> DataSource:
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    source = DataSource(
+        chatbot_uuid=chatbot.uuid,
+        type="link",
+        title=body.url,
+        file_name=body.url,
+        file_size=0,
+        meta=_meta(body.reference_source_link, url=body.url),
+    )
+    return await _add_deduplicated(db, source, url_dedupe_key(body.url))
+
+
+async def create_upload(
+    db: AsyncSession,
+    account_uuid: str,
+    chatbot_uuid: str,
+    file: uploads.IncomingFile,
+    reference_source_link: str | None,
+    max_bytes: int,
+) -> DataSource:
+    """Store an uploaded file as a source; the chatbot is checked before the file is looked at."""
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    accepted = await uploads.accept(file, max_bytes)
+    source = DataSource(
+        chatbot_uuid=chatbot.uuid,
+        type="upload",
+        title=accepted.name,
+        file_name=accepted.name,
+        file_size=len(accepted.content),
+        meta=_meta(reference_source_link, content_type=accepted.content_type),
+    )
+    stored = SourceFile(sha256=accepted.sha256, content=accepted.content)
+    if accepted.content_type is not None:
+        stored.content_type = accepted.content_type
+    return await _add_deduplicated(db, source, "sha256:" + accepted.sha256, stored)
+
+
+async def get_owned(db: AsyncSession, account_uuid: str, source_uuid: str) -> DataSource:
+    """The account's source, or the 404 a missing source gets (another account's source answers the same)."""
+    source = await DataSourceRepository(db).owned(account_uuid, source_uuid)
+    if source is None:
+        raise not_found("Data source")
+    return source
+
+
+async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sequence[DataSource]:
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    return await DataSourceRepository(db).of_chatbot(chatbot.uuid)
+
+
+async def update(db: AsyncSession, account_uuid: str, source_uuid: str, body: SourceUpdate) -> DataSource:
+    source = await get_owned(db, account_uuid, source_uuid)
+    return await DataSourceRepository(db).update(source, {"title": body.title})
+
+
+async def delete(db: AsyncSession, account_uuid: str, source_uuid: str) -> None:
+    source = await get_owned(db, account_uuid, source_uuid)
+    await DataSourceRepository(db).remove([source.uuid])
+
+
+async def _owned_by_uuid(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> dict[str, DataSource]:
+    wellformed = [uuid for uuid in dict.fromkeys(uuids) if _UUID.match(uuid)]
+    return {source.uuid: source for source in await DataSourceRepository(db).owned_among(account_uuid, wellformed)}
+
+
+async def delete_many(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> None:
+    """All or nothing: when any uuid is not one of the account's sources, nothing is deleted and each bad uuid is
+    reported (a foreign uuid exactly like an unknown one)."""
+    owned = await _owned_by_uuid(db, account_uuid, uuids)
+    bad = [uuid for uuid in dict.fromkeys(uuids) if uuid not in owned]
+    if bad:
+        details = [{"uuid": uuid, "error": INVALID_SOURCE} for uuid in bad]
+        message = f"{len(bad)} of the uuids are not data sources of this account; nothing was deleted"
+        raise AppError(422, ErrorCode.UNKNOWN_UUIDS, message, details)
+    await DataSourceRepository(db).remove(list(owned))
+
+
+async def _restart(
+    db: AsyncSession,
+    account_uuid: str,
+    uuids: Sequence[str],
+    status: str,
+    only_type: Literal["link"] | None,
+) -> list[ItemResult]:
+    owned = await _owned_by_uuid(db, account_uuid, uuids)
+    restartable = {uuid: s for uuid, s in owned.items() if only_type is None or s.type == only_type}
+    repository = DataSourceRepository(db)
+    for source in restartable.values():
+        await repository.update(source, {"status": "queued"})
+        await schedule_processing(db, source)
+    return [
+        {"uuid": uuid, "status": status} if uuid in restartable else {"uuid": uuid, "error": INVALID_SOURCE}
+        for uuid in uuids
+    ]
+
+
+async def rescrape(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> list[ItemResult]:
+    """Fetch the account's URL sources again; one result per requested uuid, in request order."""
+    return await _restart(db, account_uuid, uuids, "restarted scraping", only_type="link")
+
+
+async def restart(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> list[ItemResult]:
+    """Process the account's sources (any type) again; one result per requested uuid, in request order."""
+    return await _restart(db, account_uuid, uuids, "restarted", only_type=None)
+
+
+def to_wire(source: DataSource) -> DataSourceOut:
+    return {
+        "uuid": source.uuid,
+        "title": source.title,
+        "type": cast(Literal["qa", "link", "upload"], source.type),
+        "status": source.status,
+        "file_name": source.file_name,
+        "file_size": source.file_size,
+        "tokens": source.tokens,
+        "meta_json": json.dumps(source.meta or {}),
+        "created_at": iso(source.created_at),
+        "modified_at": iso(source.modified_at),
+    }

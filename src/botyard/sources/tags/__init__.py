@@ -1,0 +1,1 @@
+"""Source tags: named, coloured groups of a chatbot's data sources."""
