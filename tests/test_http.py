@@ -57,3 +57,16 @@ def test_openapi_describes_every_endpoint(client: TestClient) -> None:
     assert client.get("/docs").status_code == 200
     security = document["components"]["securitySchemes"]
     assert any(scheme.get("scheme") == "bearer" for scheme in security.values())
+
+
+def test_nul_characters_are_refused_anywhere_in_a_body(alice: Api) -> None:
+    bot = alice.chatbot()
+    for path, body in (
+        ("/chatbot/create", {"name": "a\u0000b"}),
+        (f"/chatbot/{bot['uuid']}/update", {"rate_limit_message": "x\u0000"}),
+        (f"/chatbot/{bot['uuid']}/agent/create", {"name": "ok", "type": "background", "tags": [{"name": "\u0000"}]}),
+        (f"/chatbot/{bot['uuid']}/data-source/qa", {"question": "q\u0000", "answer": "a"}),
+    ):
+        assert_error(alice.post(path, body), 422, "validation_error")
+    assert [b["name"] for b in alice.ok(alice.get("/chatbots"))] == ["Support bot"]
+    assert alice.ok(alice.get(f"/chatbot/{bot['uuid']}/data-sources")) == []

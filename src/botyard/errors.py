@@ -74,6 +74,8 @@ def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
     details = []
     for err in exc.errors():
         loc = [str(part) for part in err.get("loc", ()) if part != "body"]
+        if err.get("type") == "nul_character":  # raised for the whole body; the field is in its context
+            loc += [str(err.get("ctx", {}).get("field", ""))]
         details.append({"field": ".".join(loc), "message": str(err.get("msg", "")), "type": str(err.get("type"))})
     return details
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
+from pydantic_core import PydanticCustomError
 
 Uuid = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
 """A public identifier: 32 lowercase hex characters."""
@@ -20,9 +21,35 @@ class RequestModel(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_nul(cls, data: Any) -> Any:
+        """NUL characters cannot be stored in PostgreSQL text; refuse them in any string of the body, as a 422."""
+        path = _nul_path(data, ())
+        if path is not None:
+            # The error names the field (via `ctx`), as field validators do; see errors._validation_details.
+            raise PydanticCustomError(
+                "nul_character", "strings must not contain NUL characters", {"field": ".".join(path)}
+            )
+        return data
+
     def given(self) -> dict[str, Any]:
         """The fields the client actually set to a value."""
         return {name: getattr(self, name) for name in self.model_fields_set if getattr(self, name) is not None}
+
+
+def _nul_path(value: Any, path: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Where in a JSON value a string holds a NUL character, or None."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if isinstance(key, str) and "\x00" in key:
+            return (*path, key, "[key]")
+        found = _nul_path(item, (*path, str(key)))
+        if found is not None:
+            return found
+    return None
 
 
 class Success(BaseModel):

@@ -2,4 +2,77 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from botyard.agents import functions, service, wire
+from botyard.agents.function_schemas import ToolFunction, ToolFunctionCreate, ToolFunctionUpdate
+from botyard.agents.schemas import Agent, AgentCreate, AgentListed, AgentUpdate, AgentUpdated, ModelCosts, ModelList
+from botyard.deps import CurrentAccount, DbSession
+from botyard.schemas import Success
+
 router = APIRouter(tags=["agents"])
+
+
+@router.get("/chatbot/{uuid}/agents", response_model=list[AgentListed])
+async def list_agents(uuid: str, db: DbSession, account: CurrentAccount) -> list[AgentListed]:
+    """List a chatbot's agents, oldest first (without their variables)."""
+    return await wire.listed(db, await service.list_of_chatbot(db, account, uuid))
+
+
+@router.post("/chatbot/{uuid}/agent/create", response_model=Agent)
+async def create_agent(uuid: str, body: AgentCreate, db: DbSession, account: CurrentAccount) -> Agent:
+    """Create an agent (always disabled); settings may be flat or nested in `meta`."""
+    return await wire.one(db, await service.create(db, account, uuid, body))
+
+
+# The two fixed paths come before `/agent/{uuid}`, which would otherwise take them.
+@router.get("/agent/models", response_model=ModelList)
+async def list_models(_account: CurrentAccount) -> ModelList:
+    """List the model names an agent may use."""
+    return {"models": service.model_names()}
+
+
+@router.get("/agent/model-costs", response_model=ModelCosts)
+async def list_model_costs(_account: CurrentAccount) -> ModelCosts:
+    """The cost in credits of one answer by each model."""
+    return {"model_costs": service.model_costs()}
+
+
+@router.get("/agent/{uuid}", response_model=Agent)
+async def get_agent(uuid: str, db: DbSession, account: CurrentAccount) -> Agent:
+    """Fetch one agent with its variables (a Botyard extension: the hosted API has no such path)."""
+    return await wire.one(db, await service.get_owned(db, account, uuid))
+
+
+@router.post("/agent/{uuid}/update", response_model=AgentUpdated)
+async def update_agent(
+    uuid: str, db: DbSession, account: CurrentAccount, body: AgentUpdate | None = None
+) -> AgentUpdated:
+    """Update an agent; fields left out keep their value. `enabled` is answered as a boolean here."""
+    return await wire.updated(db, await service.update(db, account, uuid, body or AgentUpdate()))
+
+
+@router.delete("/agent/{uuid}/delete", response_model=Success)
+async def delete_agent(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete an agent with its tool functions."""
+    await service.delete(db, account, uuid)
+    return Success()
+
+
+@router.post("/agent/{uuid}/function/create", response_model=ToolFunction)
+async def create_function(uuid: str, body: ToolFunctionCreate, db: DbSession, account: CurrentAccount) -> ToolFunction:
+    """Give a user-facing or background agent an HTTP call it may make; the model fills only `parameters`."""
+    return wire.function_out(await functions.create(db, account, uuid, body))
+
+
+@router.post("/function/{uuid}/update", response_model=ToolFunction)
+async def update_function(
+    uuid: str, db: DbSession, account: CurrentAccount, body: ToolFunctionUpdate | None = None
+) -> ToolFunction:
+    """Update a tool function; fields left out keep their value."""
+    return wire.function_out(await functions.update(db, account, uuid, body or ToolFunctionUpdate()))
+
+
+@router.post("/function/{uuid}/delete", response_model=Success)
+async def delete_function(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete a tool function."""
+    await functions.delete(db, account, uuid)
+    return Success()

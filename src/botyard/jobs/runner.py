@@ -85,9 +85,7 @@ def runner_id() -> str:
 
 
 class JobRunner:
-    def __init__(
-        self, database: Database, handlers: Sequence[JobHandler], config: RunnerConfig | None = None
-    ) -> None:
+    def __init__(self, database: Database, handlers: Sequence[JobHandler], config: RunnerConfig | None = None) -> None:
         self.database = database
         self.handlers = {handler.kind: handler for handler in handlers}
         self.config = config or RunnerConfig()
@@ -213,9 +211,7 @@ class JobRunner:
         async with self.database.transaction() as session:
             jobs = JobRepository(session)
             if not permanent and job.attempts < job.max_attempts:
-                delay = min(
-                    self.config.backoff_base_seconds * 2 ** (job.attempts - 1), self.config.backoff_max_seconds
-                )
+                delay = min(self.config.backoff_base_seconds * 2 ** (job.attempts - 1), self.config.backoff_max_seconds)
                 delay *= random.uniform(0.8, 1.2)
                 await jobs.retry_later(job.uuid, self.owner, reason, utcnow() + timedelta(seconds=delay))
             elif await jobs.fail(job.uuid, self.owner, reason):
