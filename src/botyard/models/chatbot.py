@@ -16,3 +16,5 @@ class Chatbot(UuidPk, Timestamps, Base):
     rate_limit_message: Mapped[str] = mapped_column(Text, default="Too many messages")
     show_citations: Mapped[bool] = mapped_column(default=False)
     visibility: Mapped[str] = mapped_column(String(16), default="private")
+    # Bumped whenever the chatbot's chunks change; in-process search indexes are caches keyed by it.
+    knowledge_version: Mapped[int] = mapped_column(default=0)

@@ -27,6 +27,8 @@ class DataSource(UuidPk, Timestamps, Base):
     tokens: Mapped[int] = mapped_column(default=0)
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
     dedupe_key: Mapped[str | None] = mapped_column(String(128), default=None)
+    # SHA-256 of the extracted text the current chunks were made from: unchanged content is not chunked again.
+    content_hash: Mapped[str | None] = mapped_column(String(64), default=None)
 
 
 class SourceFile(Base):

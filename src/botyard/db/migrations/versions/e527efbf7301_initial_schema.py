@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 3d845df6ca86
+Revision ID: e527efbf7301
 Revises:
-Create Date: 2026-11-22 07:53:01.345370
+Create Date: 2026-11-22 08:10:57.299655
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from alembic import op
 
 import botyard.db.base
 
-revision: str = "3d845df6ca86"
+revision: str = "e527efbf7301"
 down_revision: str | None = None
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
@@ -36,7 +36,6 @@ def upgrade() -> None:
         sa.Column("prefix", sa.String(length=32), nullable=False),
         sa.Column("key_hash", sa.String(length=64), nullable=False),
         sa.Column("created_at", botyard.db.base.UTCDateTime(), nullable=False),
-        sa.Column("last_used_at", botyard.db.base.UTCDateTime(), nullable=True),
         sa.Column("revoked_at", botyard.db.base.UTCDateTime(), nullable=True),
         sa.Column("uuid", sa.String(length=32), nullable=False),
         sa.ForeignKeyConstraint(
@@ -58,6 +57,7 @@ def upgrade() -> None:
         sa.Column("rate_limit_message", sa.Text(), nullable=False),
         sa.Column("show_citations", sa.Boolean(), nullable=False),
         sa.Column("visibility", sa.String(length=16), nullable=False),
+        sa.Column("knowledge_version", sa.Integer(), nullable=False),
         sa.Column("uuid", sa.String(length=32), nullable=False),
         sa.Column("created_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.Column("modified_at", botyard.db.base.UTCDateTime(), nullable=False),
@@ -121,6 +121,7 @@ def upgrade() -> None:
         sa.Column("tokens", sa.Integer(), nullable=False),
         sa.Column("meta", sa.JSON(), nullable=False),
         sa.Column("dedupe_key", sa.String(length=128), nullable=True),
+        sa.Column("content_hash", sa.String(length=64), nullable=True),
         sa.Column("uuid", sa.String(length=32), nullable=False),
         sa.Column("created_at", botyard.db.base.UTCDateTime(), nullable=False),
         sa.Column("modified_at", botyard.db.base.UTCDateTime(), nullable=False),
@@ -169,6 +170,32 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("agent_data_source", schema=None) as batch_op:
         batch_op.create_index(batch_op.f("ix_agent_data_source_data_source_uuid"), ["data_source_uuid"], unique=False)
+
+    op.create_table(
+        "chunk",
+        sa.Column("data_source_uuid", sa.String(length=32), nullable=False),
+        sa.Column("chatbot_uuid", sa.String(length=32), nullable=False),
+        sa.Column("position", sa.Integer(), nullable=False),
+        sa.Column("heading", sa.Text(), nullable=False),
+        sa.Column("text", sa.Text(), nullable=False),
+        sa.Column("tokens", sa.Integer(), nullable=False),
+        sa.Column("embedding", sa.LargeBinary(), nullable=True),
+        sa.Column("created_at", botyard.db.base.UTCDateTime(), nullable=False),
+        sa.Column("uuid", sa.String(length=32), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["chatbot_uuid"], ["chatbot.uuid"], name=op.f("fk_chunk_chatbot_uuid_chatbot"), ondelete="CASCADE"
+        ),
+        sa.ForeignKeyConstraint(
+            ["data_source_uuid"],
+            ["data_source.uuid"],
+            name=op.f("fk_chunk_data_source_uuid_data_source"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("uuid", name=op.f("pk_chunk")),
+    )
+    with op.batch_alter_table("chunk", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_chunk_chatbot_uuid"), ["chatbot_uuid"], unique=False)
+        batch_op.create_index("ix_chunk_source_position", ["data_source_uuid", "position"], unique=False)
 
     op.create_table(
         "job",
@@ -310,6 +337,11 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_job_chatbot_uuid"))
 
     op.drop_table("job")
+    with op.batch_alter_table("chunk", schema=None) as batch_op:
+        batch_op.drop_index("ix_chunk_source_position")
+        batch_op.drop_index(batch_op.f("ix_chunk_chatbot_uuid"))
+
+    op.drop_table("chunk")
     with op.batch_alter_table("agent_data_source", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_agent_data_source_data_source_uuid"))
 

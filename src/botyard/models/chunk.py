@@ -1,0 +1,24 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Index, LargeBinary, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from botyard.db.base import Base, UuidPk, utcnow
+
+
+class Chunk(UuidPk, Base):
+    """A searchable piece of a data source. A source's chunks are replaced together, in one transaction."""
+
+    __tablename__ = "chunk"
+    __table_args__ = (Index("ix_chunk_source_position", "data_source_uuid", "position"),)
+
+    data_source_uuid: Mapped[str] = mapped_column(ForeignKey("data_source.uuid", ondelete="CASCADE"))
+    chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"), index=True)
+    position: Mapped[int]
+    heading: Mapped[str] = mapped_column(Text, default="")
+    text: Mapped[str] = mapped_column(Text)
+    tokens: Mapped[int]
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
