@@ -1,5 +1,105 @@
+"""Chat sessions and their messages."""
+
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+from botyard.chat import service
+from botyard.chat.schemas import Message, MessageUuids, Session, SessionCreate, SessionSummary, TimestampParam
+from botyard.deps import CurrentAccount, DbSession
+from botyard.errors import AppError, ErrorCode, error_response
+from botyard.schemas import Success
 
 router = APIRouter(tags=["sessions and messages"])
+
+_TRANSCRIPT: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "`text/plain; charset=utf-8`. Each message, oldest first, is `User: <query>\\nAssistant: "
+        "<response>\\n`; messages are separated by one blank line; the body is empty when there are no messages.",
+        "content": {"text/plain": {"schema": {"type": "string"}}},
+    }
+}
+_NO_PLAIN_MESSAGE: dict[int | str, dict[str, Any]] = {405: {"description": "Always: use `.../message/stream`."}}
+
+
+@router.post("/chatbot/{chatbot_uuid}/session/create", response_model=SessionSummary)
+async def create_session(
+    chatbot_uuid: str, db: DbSession, account: CurrentAccount, body: SessionCreate | None = None
+) -> SessionSummary:
+    """Start a chat session with a chatbot, optionally with `initial_variables` (stored in the session's meta)."""
+    return service.session_summary(await service.create_session(db, account, chatbot_uuid, body or SessionCreate()))
+
+
+@router.get("/session/{uuid}", response_model=Session)
+async def get_session(uuid: str, db: DbSession, account: CurrentAccount) -> Session:
+    """Fetch one session with its meta (variables, human_requested, tags)."""
+    return service.session_to_wire(await service.get_owned_session(db, account, uuid))
+
+
+@router.get("/chatbot/{uuid}/sessions", response_model=list[SessionSummary])
+async def list_sessions(
+    uuid: str,
+    db: DbSession,
+    account: CurrentAccount,
+    start_timestamp: Annotated[TimestampParam, Query(description="Created at or after (to the second).")] = None,
+    end_timestamp: Annotated[TimestampParam, Query(description="Created at or before (the whole second).")] = None,
+) -> list[SessionSummary]:
+    """List a chatbot's sessions, oldest first, optionally only those created between two moments (inclusive)."""
+    sessions = await service.list_sessions(db, account, uuid, start_timestamp, end_timestamp)
+    return [service.session_summary(session) for session in sessions]
+
+
+@router.post("/session/{uuid}/delete", response_model=Success)
+async def delete_session(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete a session with all its messages."""
+    await service.delete_session(db, account, uuid)
+    return Success()
+
+
+@router.delete("/session/{uuid}/delete", response_model=Success)
+async def delete_session_by_delete(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete a session with all its messages (the same as the POST form)."""
+    await service.delete_session(db, account, uuid)
+    return Success()
+
+
+@router.get("/session/{uuid}/messages", response_model=list[Message])
+async def list_messages(uuid: str, db: DbSession, account: CurrentAccount) -> list[Message]:
+    """List a session's messages, oldest first; `cite_data_json` and `meta_json` are JSON strings."""
+    return [service.message_to_wire(message) for message in await service.list_messages(db, account, uuid)]
+
+
+@router.get("/session/{uuid}/messages/plain-text", response_class=PlainTextResponse, responses=_TRANSCRIPT)
+async def session_transcript(uuid: str, db: DbSession, account: CurrentAccount) -> PlainTextResponse:
+    """Plain-text transcript: per message a `User: <query>` line then `Assistant: <response>`, a blank line between."""
+    return PlainTextResponse(service.transcript(await service.list_messages(db, account, uuid)))
+
+
+@router.post("/message/{uuid}/delete", response_model=Success)
+async def delete_message(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete one message."""
+    await service.delete_message(db, account, uuid)
+    return Success()
+
+
+@router.post("/messages/delete", response_model=Success)
+async def delete_messages(body: MessageUuids, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete several messages: all of them, or none when any uuid is unknown (422 listing those uuids)."""
+    await service.delete_messages(db, account, body.uuids)
+    return Success()
+
+
+@router.post("/session/{uuid}/message", response_model=None, status_code=405, responses=_NO_PLAIN_MESSAGE)
+@router.api_route(
+    "/session/{uuid}/message", methods=["GET", "PUT", "PATCH", "DELETE"], response_model=None, include_in_schema=False
+)
+async def message_without_mode(uuid: str) -> JSONResponse:
+    """Not an endpoint (405, as on the hosted service): send messages to `/session/{uuid}/message/stream`."""
+    response = error_response(
+        AppError(405, ErrorCode.METHOD_NOT_ALLOWED, "Use POST /api/v1/session/{uuid}/message/stream")
+    )
+    response.headers["Allow"] = ""  # RFC 9110: an empty Allow means the resource allows no method.
+    return response

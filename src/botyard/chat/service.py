@@ -1,0 +1,135 @@
+"""Session and message rules: ownership through the chatbot, session meta, time filters, transcripts, deletes."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.chat.repository import ChatSessionRepository, MessageRepository
+from botyard.chat.schemas import Message as MessageOut
+from botyard.chat.schemas import Session as SessionOut
+from botyard.chat.schemas import SessionCreate, SessionSummary
+from botyard.chatbots.service import get_owned as get_owned_chatbot
+from botyard.db.base import iso
+from botyard.errors import AppError, ErrorCode, not_found
+from botyard.models import ChatSession, Message
+
+INVALID_MESSAGE = "invalid message"
+_UUID = re.compile(r"^[0-9a-f]{32}$")
+_SECOND = timedelta(seconds=1)
+
+
+def new_session_meta(initial_variables: dict[str, Any] | None) -> dict[str, Any]:
+    """A new session's meta: the variables start as a copy of `initial_variables` (kept too, when given), no human
+    has been requested and no tag assigned yet."""
+    meta: dict[str, Any] = {}
+    if initial_variables is not None:
+        meta["initial_variables"] = dict(initial_variables)
+    meta.update({"variables": dict(initial_variables or {}), "human_requested": False, "tags": []})
+    return meta
+
+
+async def create_session(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: SessionCreate) -> ChatSession:
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    meta = new_session_meta(body.given().get("initial_variables"))
+    return await ChatSessionRepository(db).add(ChatSession(chatbot_uuid=chatbot.uuid, meta=meta))
+
+
+async def get_owned_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> ChatSession:
+    """The account's session, or the 404 a missing session gets (another account's session answers the same)."""
+    session = await ChatSessionRepository(db).owned(account_uuid, session_uuid)
+    if session is None:
+        raise not_found("Session")
+    return session
+
+
+def _creation_window(start: datetime | None, end: datetime | None) -> tuple[datetime | None, datetime | None]:
+    """Both bounds inclusive at the second precision timestamps are shown with: `start` counts from the beginning of
+    its second, `end` up to the end of its second (a session created at 10:00:00.7 shows as 10:00:00 and matches an
+    `end` of 10:00:00Z). Returned as [from, before)."""
+    created_from = start.replace(microsecond=0) if start is not None else None
+    created_before = None
+    if end is not None:
+        try:
+            created_before = end.replace(microsecond=0) + _SECOND
+        except OverflowError:  # the last representable second: no upper bound
+            created_before = None
+    return created_from, created_before
+
+
+async def list_sessions(
+    db: AsyncSession, account_uuid: str, chatbot_uuid: str, start: datetime | None, end: datetime | None
+) -> Sequence[ChatSession]:
+    """The chatbot's sessions created between `start` and `end` (both inclusive, each optional), oldest first."""
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    created_from, created_before = _creation_window(start, end)
+    return await ChatSessionRepository(db).of_chatbot(chatbot.uuid, created_from, created_before)
+
+
+async def delete_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> None:
+    session = await get_owned_session(db, account_uuid, session_uuid)
+    await ChatSessionRepository(db).remove(session.uuid)
+
+
+async def list_messages(db: AsyncSession, account_uuid: str, session_uuid: str) -> Sequence[Message]:
+    session = await get_owned_session(db, account_uuid, session_uuid)
+    return await MessageRepository(db).of_session(session.uuid)
+
+
+def transcript(messages: Sequence[Message]) -> str:
+    """Each message as `User: <query>\\nAssistant: <response>\\n`, separated by a blank line; "" for none."""
+    return "\n".join(f"User: {message.query}\nAssistant: {message.response}\n" for message in messages)
+
+
+async def _owned_messages(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> dict[str, Message]:
+    wellformed = [uuid for uuid in dict.fromkeys(uuids) if _UUID.match(uuid)]
+    return {message.uuid: message for message in await MessageRepository(db).owned_among(account_uuid, wellformed)}
+
+
+async def delete_message(db: AsyncSession, account_uuid: str, message_uuid: str) -> None:
+    if not await _owned_messages(db, account_uuid, [message_uuid]):
+        raise not_found("Message")
+    await MessageRepository(db).remove([message_uuid])
+
+
+async def delete_messages(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> None:
+    """All or nothing: when any uuid is not one of the account's messages, nothing is deleted and each bad uuid is
+    reported (a foreign uuid exactly like an unknown one)."""
+    owned = await _owned_messages(db, account_uuid, uuids)
+    bad = [uuid for uuid in dict.fromkeys(uuids) if uuid not in owned]
+    if bad:
+        details = [{"uuid": uuid, "error": INVALID_MESSAGE} for uuid in bad]
+        message = f"{len(bad)} of the uuids are not messages of this account; nothing was deleted"
+        raise AppError(422, ErrorCode.UNKNOWN_UUIDS, message, details)
+    await MessageRepository(db).remove(list(owned))
+
+
+def session_summary(session: ChatSession) -> SessionSummary:
+    return {"uuid": session.uuid, "created_at": iso(session.created_at), "modified_at": iso(session.modified_at)}
+
+
+def session_to_wire(session: ChatSession) -> SessionOut:
+    return {
+        "uuid": session.uuid,
+        "created_at": iso(session.created_at),
+        "modified_at": iso(session.modified_at),
+        "meta": dict(session.meta or {}),
+    }
+
+
+def message_to_wire(message: Message) -> MessageOut:
+    return {
+        "uuid": message.uuid,
+        "query": message.query,
+        "response": message.response,
+        "finish_reason": message.finish_reason,
+        "cite_data_json": json.dumps(message.cite_data or {}),
+        "meta_json": json.dumps(message.meta or {}),
+        "created_at": iso(message.created_at),
+        "modified_at": iso(message.modified_at),
+    }
