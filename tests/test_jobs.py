@@ -124,7 +124,7 @@ def test_a_permanent_error_gives_up_at_once(db: Db) -> None:
     call(db, lambda: drain(runner))
     assert handler.runs == [job]
     assert handler.gave_up == [(job, "attempt 1 failed")]
-    assert job_states(db)[job][0] == "failed"
+    assert job_states(db)[job] == ("failed", 1, "PermanentError: attempt 1 failed")
 
 
 def test_a_job_that_overruns_its_timeout_is_retried(db: Db) -> None:
@@ -133,7 +133,8 @@ def test_a_job_that_overruns_its_timeout_is_retried(db: Db) -> None:
     runner = JobRunner(db.database, [handler], FAST)
     call(db, runner.run_once)
     assert handler.done == []
-    assert handler.gave_up == [(job, "timeout after 0s")]
+    assert handler.gave_up == [(job, "timeout")]
+    assert job_states(db)[job] == ("failed", 1, "no result after 0s")
 
 
 def test_an_expired_lease_is_recovered_and_the_old_owner_is_fenced_out(db: Db) -> None:

@@ -180,14 +180,14 @@ class JobRunner:
                 return
             raise
         except TimeoutError:
-            await self._failed(job, handler, f"timeout after {handler.timeout_seconds:.0f}s", permanent=False)
-            return
-        except PermanentError as error:
-            await self._failed(job, handler, str(error) or "failed", permanent=True)
+            await self._failed(job, handler, "timeout", f"no result after {handler.timeout_seconds:.0f}s", False)
             return
         except Exception as error:
-            log.exception("job %s (%s) failed", job.uuid, job.kind)
-            await self._failed(job, handler, f"{type(error).__name__}: {error}"[:500], permanent=False)
+            permanent = isinstance(error, PermanentError)
+            if not permanent:
+                log.exception("job %s (%s) failed", job.uuid, job.kind)
+            detail = f"{type(error).__name__}: {error}"[:500]
+            await self._failed(job, handler, _reason(error), detail, permanent)
             return
         finally:
             heartbeat.cancel()
@@ -207,12 +207,23 @@ class JobRunner:
                 work.cancel()
                 return
 
-    async def _failed(self, job: Job, handler: JobHandler, reason: str, *, permanent: bool) -> None:
+    async def _failed(self, job: Job, handler: JobHandler, reason: str, detail: str, permanent: bool) -> None:
+        """Retry later with backoff, or give up: fail the job and let the handler record `reason`."""
         async with self.database.transaction() as session:
             jobs = JobRepository(session)
             if not permanent and job.attempts < job.max_attempts:
                 delay = min(self.config.backoff_base_seconds * 2 ** (job.attempts - 1), self.config.backoff_max_seconds)
                 delay *= random.uniform(0.8, 1.2)
-                await jobs.retry_later(job.uuid, self.owner, reason, utcnow() + timedelta(seconds=delay))
-            elif await jobs.fail(job.uuid, self.owner, reason):
+                await jobs.retry_later(job.uuid, self.owner, detail, utcnow() + timedelta(seconds=delay))
+            elif await jobs.fail(job.uuid, self.owner, detail):
                 await handler.give_up(session, job, reason)
+
+
+def _reason(error: Exception) -> str:
+    """The short reason a handler records when its job gives up: the error's own `reason` if it has one."""
+    reason = getattr(error, "reason", None)
+    if isinstance(reason, str) and reason:
+        return reason
+    if isinstance(error, PermanentError):
+        return str(error) or "failed"
+    return f"{type(error).__name__}: {error}"[:500]
