@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -26,6 +27,25 @@ class Settings(BaseSettings):
     max_body_kb: int = Field(default=1024, ge=1, description="Cap on JSON request bodies.")
     max_upload_mb: int = Field(default=50, ge=1, description="Cap on uploaded files.")
     cors_origins: list[str] = Field(default_factory=list, description="Origins allowed to call the API from a browser.")
+
+    # Egress
+    egress_allowlist: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Host names or addresses/CIDRs reachable even when private, on any port (comma-separated).",
+    )
+    egress_allowed_ports: Annotated[list[int], NoDecode] = Field(
+        default_factory=lambda: [80, 443], description="Ports outbound requests may use (comma-separated)."
+    )
+    egress_connect_timeout: float = Field(default=10.0, gt=0)
+    egress_read_timeout: float = Field(default=30.0, gt=0, description="Longest wait for the next bytes.")
+    egress_total_timeout: float = Field(default=60.0, gt=0, description="Wall-clock cap on a fetch and its redirects.")
+    egress_max_response_bytes: int = Field(default=20 * 1024 * 1024, ge=1, description="Body cap, after decompression.")
+
+    @field_validator("egress_allowlist", "egress_allowed_ports", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        # Environment variables carry "a, b" rather than JSON lists.
+        return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
 
     @cached_property
     def resolved_database_url(self) -> str:

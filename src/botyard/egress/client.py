@@ -1,0 +1,301 @@
+"""The guarded client for every URL the service does not trust, and the factory for the ones the operator trusts."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import ssl
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from types import TracebackType
+
+import httpx
+
+from botyard.config import Settings
+from botyard.egress.address import IPAddress
+from botyard.egress.decode import ACCEPT_ENCODING, STEP, ContentDecoder
+from botyard.egress.errors import EgressError, EgressHTTPError, EgressRefused, EgressTimeout, EgressTooLarge, Reason
+from botyard.egress.policy import Allowlist, Policy, Resolver, SystemResolver, Target
+from botyard.egress.result import FetchResult
+from botyard.egress.transport import PinnedTransport
+from botyard.egress.url import DEFAULT_PORTS, parse_url, resolve_location
+
+log = logging.getLogger(__name__)
+
+USER_AGENT = "Botyard/0.1"
+MAX_HEADER_BYTES = 64 * 1024
+MAX_REDIRECTS = 5
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"})
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+# Headers a caller may not set: the transport owns framing, Host must match the checked URL, and we only
+# decode the encodings we ask for.
+_NEVER_FORWARDED = frozenset(
+    {
+        "host",
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "te",
+        "trailer",
+        "upgrade",
+        "proxy-authorization",
+        "proxy-connection",
+        "accept-encoding",
+    }
+)
+# The only caller headers that follow a redirect to another origin: anything else may be a credential under any
+# name (Authorization, Cookie, X-Api-Key, ...) that the new origin must not see.
+_CROSS_ORIGIN_SAFE = frozenset({"accept", "accept-language", "user-agent"})
+_USERINFO = re.compile(r"//[^/?#]*@")
+
+
+@dataclass(frozen=True)
+class EgressLimits:
+    """Time and size caps of one fetch."""
+
+    connect_timeout: float
+    read_timeout: float
+    total_timeout: float
+    """Wall-clock cap on the whole fetch, DNS and redirects included: the only defence against a slow trickle."""
+    max_bytes: int
+    max_header_bytes: int = MAX_HEADER_BYTES
+    max_redirects: int = MAX_REDIRECTS
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> EgressLimits:
+        return cls(
+            connect_timeout=settings.egress_connect_timeout,
+            read_timeout=settings.egress_read_timeout,
+            total_timeout=settings.egress_total_timeout,
+            max_bytes=settings.egress_max_response_bytes,
+        )
+
+
+class EgressClient:
+    """The one guarded HTTP client for URLs the service does not trust: sources, tool calls, links in documents.
+
+    Built once (in the app lifespan). Each fetch checks every hop against the policy, connects only to the checked
+    addresses and uses its own connection pool, closed when the fetch ends, so no connection outlives its check.
+    """
+
+    def __init__(
+        self, settings: Settings, resolver: Resolver | None = None, *, ssl_context: ssl.SSLContext | None = None
+    ) -> None:
+        self._policy = Policy(
+            allowlist=Allowlist.parse(settings.egress_allowlist),
+            ports=settings.egress_allowed_ports,
+            resolver=resolver or SystemResolver(),
+        )
+        self._limits = EgressLimits.from_settings(settings)
+        # No environment: SSL_CERT_FILE and friends are configuration, and only Settings holds configuration.
+        self._ssl = ssl_context or httpx.create_ssl_context(trust_env=False)
+        limits = self._limits
+        self._timeout = httpx.Timeout(limits.read_timeout, connect=limits.connect_timeout, pool=limits.connect_timeout)
+        self._closed = False
+
+    async def check_url(self, url: str) -> str:
+        """Check `url` as a fetch would (syntax, scheme, port, DNS, addresses) and return its canonical form.
+
+        Raises EgressRefused when the policy refuses it, EgressNetworkError ("dns failure") or EgressTimeout when
+        its host cannot be resolved now. Redirects are checked only when fetching.
+        """
+        async with self._deadline(url):
+            target = await self._policy.check(parse_url(url))
+        return str(target.parsed.url)
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        headers: Mapping[str, str] | None = None,
+        json: object = None,
+        params: Mapping[str, str] | None = None,
+        max_bytes: int | None = None,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> FetchResult:
+        """Fetch `url`, following up to 5 redirects, each hop checked; raise an EgressError on any failure.
+
+        `json` (if not None) is sent as the JSON body; `etag`/`last_modified` make the request conditional (a 304
+        comes back as a result with `not_modified`). A 4xx/5xx final status raises EgressHTTPError.
+        """
+        if self._closed:
+            raise RuntimeError("EgressClient is closed")
+        method = method.upper()
+        if method not in METHODS:
+            raise ValueError(f"method {method!r} is not supported")
+        limit = self._limits.max_bytes if max_bytes is None else max_bytes
+        sent = _caller_headers(headers)
+        for name, value in (("If-None-Match", etag), ("If-Modified-Since", last_modified)):
+            if value:
+                sent[name] = value
+        async with self._deadline(url):
+            result = await self._fetch(url, method, sent, json, params, limit)
+        if result.status >= 400:
+            raise EgressHTTPError(result)
+        return result
+
+    async def aclose(self) -> None:
+        """Refuse further fetches (each fetch closes its own connections when it ends)."""
+        self._closed = True
+
+    async def __aenter__(self) -> EgressClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    @asynccontextmanager
+    async def _deadline(self, url: str) -> AsyncIterator[None]:
+        shown = _USERINFO.sub("//", url[:200])
+        try:
+            async with asyncio.timeout(self._limits.total_timeout):
+                yield
+        except TimeoutError as exc:
+            message = f"{shown} took longer than {self._limits.total_timeout:g}s"
+            raise EgressTimeout(message, Reason.TIMEOUT, url=shown) from exc
+        except EgressError as exc:
+            log.info("egress refused or failed: %s (%s)", exc.reason, exc.url or shown)
+            if exc.url is None:
+                exc.url = shown
+            raise
+
+    async def _fetch(
+        self, url: str, method: str, sent: httpx.Headers, json: object, params: Mapping[str, str] | None, limit: int
+    ) -> FetchResult:
+        parsed = parse_url(url)
+        if params:
+            parsed = replace(parsed, url=parsed.url.copy_merge_params(params))
+        target = await self._policy.check(parsed)
+        pins: dict[tuple[str, int], Sequence[IPAddress]] = {}
+        client = httpx.AsyncClient(
+            transport=PinnedTransport(pins, self._ssl),
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
+            timeout=self._timeout,
+            trust_env=False,
+            follow_redirects=False,
+        )
+        async with client:
+            request = client.build_request(method, target.parsed.url, headers=sent, json=json)
+            redirects: list[str] = []
+            seen = {(method, str(target.parsed.url))}
+            while True:
+                pins[target.key] = target.addresses
+                response = await client.send(request, stream=True)
+                try:
+                    self._check_headers(response)
+                    location = response.headers.get("location")
+                    if response.status_code not in _REDIRECT_STATUSES or location is None:
+                        body = b"" if request.method == "HEAD" else await _read_body(response, limit)
+                        return FetchResult(
+                            url=str(request.url),
+                            status=response.status_code,
+                            headers=response.headers,
+                            body=body,
+                            redirects=tuple(redirects),
+                        )
+                finally:
+                    await response.aclose()
+                redirects.append(str(request.url))
+                if len(redirects) > self._limits.max_redirects:
+                    message = f"more than {self._limits.max_redirects} redirects"
+                    raise EgressRefused(message, Reason.TOO_MANY_REDIRECTS, url=str(request.url))
+                previous = target
+                target = await self._policy.check(resolve_location(request.url, location))
+                request, sent = _next_request(client, request, response.status_code, previous, target, sent)
+                if (request.method, str(request.url)) in seen:
+                    raise EgressRefused(f"redirect loop at {request.url}", Reason.REDIRECT_LOOP, url=str(request.url))
+                seen.add((request.method, str(request.url)))
+
+    def _check_headers(self, response: httpx.Response) -> None:
+        size = sum(len(name) + len(value) + 4 for name, value in response.headers.raw)
+        if size > self._limits.max_header_bytes:
+            url = str(response.request.url)
+            raise EgressTooLarge(f"{url} sent {size} bytes of headers", Reason.HEADERS_TOO_LARGE, url=url)
+
+
+def _caller_headers(headers: Mapping[str, str] | None) -> httpx.Headers:
+    allowed = {name: value for name, value in (headers or {}).items() if name.lower() not in _NEVER_FORWARDED}
+    return httpx.Headers(allowed)
+
+
+def _next_request(
+    client: httpx.AsyncClient,
+    request: httpx.Request,
+    status: int,
+    previous: Target,
+    target: Target,
+    sent: httpx.Headers,
+) -> tuple[httpx.Request, httpx.Headers]:
+    """The request a redirect asks for, and the caller headers that may go on following it."""
+    if previous.parsed.origin != target.parsed.origin:
+        # Dropped for good: a later hop back to the first origin does not get them back either.
+        sent = httpx.Headers([(name, value) for name, value in sent.multi_items() if name in _CROSS_ORIGIN_SAFE])
+    if status in (307, 308):
+        method, content = request.method, request.content
+    else:
+        # 301/302/303: what browsers do, a GET without the body (HEAD stays HEAD).
+        method, content = ("HEAD" if request.method == "HEAD" else "GET"), None
+    headers = sent.copy()
+    content_type = request.headers.get("content-type")
+    if content and content_type:
+        headers["Content-Type"] = content_type
+    next_request = client.build_request(method, target.parsed.url, headers=headers, content=content or None)
+    return next_request, sent
+
+
+async def _read_body(response: httpx.Response, limit: int) -> bytes:
+    """The decoded body, refused as soon as it passes `limit` bytes (counted after decompression)."""
+    url = str(response.request.url)
+    encoding = response.headers.get("content-encoding", "")
+    declared = response.headers.get("content-length", "")
+    if not encoding and declared.isdigit() and int(declared) > limit:
+        raise EgressTooLarge(f"{url} announces {declared} bytes (cap {limit})", Reason.RESPONSE_TOO_LARGE, url=url)
+    decoder = ContentDecoder(encoding)
+    parts: list[bytes] = []
+    size = raw_size = 0
+
+    def take(piece: bytes) -> None:
+        nonlocal size
+        size += len(piece)
+        if size > limit:
+            raise EgressTooLarge(f"{url} sent more than {limit} bytes", Reason.RESPONSE_TOO_LARGE, url=url)
+        parts.append(piece)
+
+    async for chunk in response.aiter_raw():
+        raw_size += len(chunk)
+        # Compressed input that inflates to little (an endless gzip header) is still input: cap it too.
+        if raw_size > limit + STEP:
+            raise EgressTooLarge(f"{url} sent more than {limit} bytes", Reason.RESPONSE_TOO_LARGE, url=url)
+        for piece in decoder.decode(chunk):
+            take(piece)
+    for piece in decoder.finish():
+        take(piece)
+    return b"".join(parts)
+
+
+def trusted_client(base_url: str, api_key: str | None, timeout: float) -> httpx.AsyncClient:
+    """An httpx client for an endpoint the operator configured (LLM, embeddings), which may well be private.
+
+    Trusted, so no address checks; still built here, because no other module builds HTTP clients. No environment
+    proxies, no redirects; the caller closes it (`aclose`).
+    """
+    url = httpx.URL(base_url)
+    if url.scheme not in DEFAULT_PORTS or not url.host:
+        raise ValueError(f"endpoint {base_url!r} must be an http(s) URL with a host")
+    headers = {"User-Agent": USER_AGENT}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return httpx.AsyncClient(
+        base_url=url,
+        headers=headers,
+        timeout=httpx.Timeout(timeout),
+        trust_env=False,
+        follow_redirects=False,
+    )
