@@ -1,0 +1,29 @@
+"""The parse stage: a file's bytes to Markdown (`ParsedDocument`), in a sandboxed child process.
+
+    parse_file(data, name, limits)  async; the service's entry point (sandbox.py)
+    parse_bytes(data, name, ...)    the same parse, in this process (what the sandboxed child runs)
+
+Exceptions:
+
+    ParseError(reason, detail)      this file cannot be parsed; `reason` is one of model.Reason
+    SandboxError                    the sandbox itself failed; not the file's fault, worth a retry
+
+Formats, one module a family: pdf, office (docx, pptx), doc, sheets (xlsx, xls, csv), html, text (txt, md, json),
+tex. `sniff` decides what a file really is, `guard` checks zip packages before any library opens them."""
+
+from botyard.ingestion.parse.core import FORMATS, parse_bytes
+from botyard.ingestion.parse.model import ParsedDocument, ParseError, ParseLimits, Reason, SandboxError
+from botyard.ingestion.parse.sandbox import Sandbox, parse_file, warm_up
+
+__all__ = [
+    "FORMATS",
+    "ParseError",
+    "ParseLimits",
+    "ParsedDocument",
+    "Reason",
+    "Sandbox",
+    "SandboxError",
+    "parse_bytes",
+    "parse_file",
+    "warm_up",
+]
