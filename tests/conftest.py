@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import subprocess
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,12 +29,13 @@ from botyard.db.migrate import upgrade
 from botyard.db.session import Database
 from botyard.main import create_app
 from tests.api import Api
+from tests.fake_dns import FakeDns
 
 T = TypeVar("T")
 POSTGRES_ENV = "BOTYARD_TEST_POSTGRES_URL"
 
 
-def _postgres_params() -> list[Any]:
+def backend_params() -> list[Any]:
     reason = f"{POSTGRES_ENV} is not set: PostgreSQL tests need a server (CI sets it)"
     marks = [] if os.environ.get(POSTGRES_ENV) else [pytest.mark.skip(reason=reason)]
     return ["sqlite", pytest.param("postgres", marks=marks)]
@@ -47,11 +50,12 @@ async def _admin(url: str, sql: str) -> None:
         await connection.close()
 
 
-@pytest.fixture(scope="session", params=_postgres_params())
-def settings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    data_dir = tmp_path_factory.mktemp("botyard-data")
-    if request.param == "sqlite":
-        settings = Settings(data_dir=data_dir)
+@contextmanager
+def fresh_settings(backend: str, data_dir: Path, **overrides: Any) -> Iterator[Settings]:
+    """Settings on a new, migrated database of `backend` ("sqlite" in `data_dir`, or a PostgreSQL database created
+    on the test server and dropped afterwards)."""
+    if backend == "sqlite":
+        settings = Settings(data_dir=data_dir, **overrides)
         upgrade(settings)
         yield settings
         return
@@ -60,11 +64,21 @@ def settings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     # Failing here (server unreachable while the variable is set) fails the tests: they must not skip silently.
     asyncio.run(_admin(server, f'CREATE DATABASE "{name}"'))
     try:
-        settings = Settings(data_dir=data_dir, database_url=make_url(server).set(database=name).render_as_string(False))
+        url = make_url(server).set(database=name).render_as_string(False)
+        settings = Settings(data_dir=data_dir, database_url=url, **overrides)
         upgrade(settings)
         yield settings
     finally:
         asyncio.run(_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session", params=backend_params())
+def settings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    # Jobs run only where a test runs them (no background runner racing the assertions); the loopback web servers
+    # of the ingestion tests are allowlisted, as a self-hoster would allowlist an intranet.
+    common: dict[str, Any] = {"jobs_in_process": False, "egress_allowlist": ["127.0.0.1"]}
+    with fresh_settings(request.param, tmp_path_factory.mktemp("botyard-data"), **common) as settings:
+        yield settings
 
 
 @pytest.fixture(scope="session")
@@ -74,8 +88,13 @@ def issued_keys() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def app_client(settings: Settings, issued_keys: list[str]) -> Iterator[TestClient]:
-    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+def fake_dns() -> FakeDns:
+    return FakeDns()
+
+
+@pytest.fixture(scope="session")
+def app_client(settings: Settings, issued_keys: list[str], fake_dns: FakeDns) -> Iterator[TestClient]:
+    with TestClient(create_app(settings, resolver=fake_dns), raise_server_exceptions=False) as client:
         yield client
     # After the whole suite on this backend: no issued key is stored in plain text anywhere in the database.
     leaked = [key for key in issued_keys if key in database_dump(settings)]
@@ -87,7 +106,10 @@ def database_dump(settings: Settings) -> str:
     if settings.is_sqlite:
         files = sorted(settings.data_dir.glob("botyard.sqlite3*"))
         assert files
-        return "".join(path.read_bytes().decode("latin-1") for path in files)
+        # Read by another process: closing any descriptor of the database file in this process would drop the POSIX
+        # locks the app's own connections hold, and another process (a worker) could then reset the shared WAL index.
+        read = subprocess.run(["cat", *map(str, files)], capture_output=True, check=True)
+        return read.stdout.decode("latin-1")
     return asyncio.run(_postgres_dump(settings.resolved_database_url))
 
 
@@ -135,8 +157,9 @@ def db(app_client: TestClient) -> Db:
 
 
 @pytest.fixture
-def client(app_client: TestClient, db: Db) -> TestClient:
+def client(app_client: TestClient, db: Db, fake_dns: FakeDns) -> TestClient:
     db.wipe()
+    fake_dns.reset()
     return app_client
 
 

@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from botyard.accounts import keys
 from botyard.config import Settings
+from tests.api import Api
 from tests.conftest import database_dump
 
 
@@ -91,6 +92,28 @@ def test_database_dump_sees_stored_text(client: TestClient, settings: Settings) 
     result = botyard(settings, "account", "create", "--email", f"{marker}@example.com")
     assert result.returncode == 0, result.stderr
     assert marker.lower() in database_dump(settings)
+
+
+def test_worker_processes_queued_sources(alice: Api, settings: Settings) -> None:
+    """`botyard worker` runs the jobs alone, next to an API that does not run them."""
+    bot = alice.chatbot()["uuid"]
+    created = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "Who?", "answer": "Us."}))
+    with subprocess.Popen(
+        [sys.executable, "-m", "botyard", "worker"],
+        env=_env(settings),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as process:
+        try:
+            deadline = time.monotonic() + 30
+            status = "queued"
+            while time.monotonic() < deadline and status != "success":
+                time.sleep(0.1)
+                status = alice.ok(alice.get(f"/data-source/{created['uuid']}"))["status"]
+            assert status == "success"
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
 
 
 def _free_port() -> int:

@@ -220,7 +220,7 @@ def test_similar_but_different_urls_are_separate_sources(alice: Api) -> None:
         "http://example.com/docs",
         "https://example.com/Docs",
         "https://example.com/docs?x=1",
-        "https://example.com:8443/docs",
+        "https://docs.example.com/docs",
     ]
     for url in urls:
         link(alice, bot, url)

@@ -14,8 +14,7 @@ from starlette.testclient import TestClient
 
 from botyard.config import Settings
 from botyard.main import create_app
-from botyard.models import DataSource, SourceFile
-from botyard.sources import service
+from botyard.models import DataSource, Job, SourceFile
 from botyard.sources.repository import DataSourceRepository
 from tests.api import Api, assert_error, assert_not_found
 from tests.conftest import Db
@@ -198,7 +197,7 @@ MB = 1024 * 1024
 
 @pytest.fixture
 def capped(settings: Settings, alice: Api) -> Iterator[Api]:
-    small = Settings(data_dir=settings.data_dir, database_url=settings.database_url, max_upload_mb=1)
+    small = settings.model_copy(update={"max_upload_mb": 1})
     with TestClient(create_app(small), raise_server_exceptions=False) as client:
         yield Api(client, alice.key)
 
@@ -241,25 +240,31 @@ def test_oversize_declared_length_is_refused_up_front(capped: Api, db: Db) -> No
 # Processing and concurrent duplicates
 
 
-def test_processing_is_scheduled_on_create_rescrape_and_restart(alice: Api, monkeypatch: pytest.MonkeyPatch) -> None:
-    scheduled: list[str] = []
+def _queued_jobs(db: Db) -> list[str]:
+    """The sources with a processing job waiting, in the order the jobs were queued."""
 
-    async def record(_db: AsyncSession, source: DataSource) -> None:
-        assert source.status == "queued"
-        scheduled.append(source.uuid)
+    async def go(session: AsyncSession) -> list[str]:
+        statement = select(Job.data_source_uuid).where(Job.status == "queued").order_by(Job.created_at)
+        return [str(uuid) for uuid in await session.scalars(statement)]
 
-    monkeypatch.setattr(service, "schedule_processing", record)
+    return db.run(go)
+
+
+def test_processing_is_queued_on_create_rescrape_and_restart(alice: Api, db: Db) -> None:
     bot = alice.chatbot()["uuid"]
     created = [qa(alice, bot)["uuid"], link(alice, bot)["uuid"], upload(alice, bot)["uuid"]]
-    assert scheduled == created
+    assert _queued_jobs(db) == created
     # Duplicates are not processed again.
     assert alice.post(f"/chatbot/{bot}/data-source/url", {"url": "https://example.com/docs"}).status_code == 409
     assert upload_response(alice, bot, "copy.txt", b"some notes").status_code == 409
-    assert scheduled == created
+    assert _queued_jobs(db) == created
+    # A re-scrape replaces the source's waiting job instead of adding a second one.
     alice.ok(alice.post("/data-sources/url/re-scrape", {"uuids": [created[1], created[0]]}))
-    assert scheduled == [*created, created[1]]
+    assert sorted(_queued_jobs(db)) == sorted(created)
+    assert _queued_jobs(db)[-1] == created[1]
     alice.ok(alice.client.post("/api/data-sources/restart", headers=alice.auth, json={"uuids": [created[2]]}))
-    assert scheduled == [*created, created[1], created[2]]
+    assert _queued_jobs(db)[-1] == created[2]
+    assert len(_queued_jobs(db)) == 3
 
 
 def test_a_concurrent_duplicate_is_refused_by_the_database_and_keeps_the_transaction(alice: Api, db: Db) -> None:

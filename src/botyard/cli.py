@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -53,6 +54,27 @@ def serve(settings: Settings, host: str, port: int) -> None:
 
     upgrade(settings)
     uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False)
+
+
+@main.command()
+@click.pass_obj
+def worker(settings: Settings) -> None:
+    """Run the job runner alone (no HTTP), until interrupted. Any number of workers can share one PostgreSQL."""
+    from botyard.runtime import Runtime
+
+    upgrade(settings)
+
+    async def run() -> None:
+        runtime = Runtime.build(settings)
+        await runtime.start_jobs()
+        click.echo(f"worker {runtime.runner.owner} running", err=True)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await runtime.close()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())
 
 
 @main.command()

@@ -28,6 +28,13 @@ class Settings(BaseSettings):
     max_upload_mb: int = Field(default=50, ge=1, description="Cap on uploaded files.")
     cors_origins: list[str] = Field(default_factory=list, description="Origins allowed to call the API from a browser.")
 
+    # Jobs
+    jobs_in_process: bool = Field(
+        default=True, description="Run the job runner inside `botyard serve` (off when `botyard worker`s run it)."
+    )
+    job_concurrency: int = Field(default=4, ge=1, description="Jobs one runner works on at once.")
+    job_lease_seconds: float = Field(default=30.0, gt=0, description="A runner renews its lease every third of it.")
+
     # Egress
     egress_allowlist: Annotated[list[str], NoDecode] = Field(
         default_factory=list,

@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     CONFLICT = "conflict"
     AGENT_TYPE_LIMIT = "agent_type_limit"
     FILE_TYPE_NOT_ALLOWED = "file_type_not_allowed"
+    URL_REFUSED = "url_refused"
     UNKNOWN_UUIDS = "unknown_uuids"
     INTERNAL_ERROR = "internal_error"
 

@@ -16,8 +16,10 @@ from botyard.chat.router import router as chat_router
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
 from botyard.db.session import Database
+from botyard.egress import Resolver
 from botyard.errors import install_error_handlers
 from botyard.middleware import RequestBodyGuard
+from botyard.runtime import Runtime
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
 
@@ -27,17 +29,21 @@ Every `/api/v1` request carries `Authorization: Bearer <key>` (create one with `
 Errors answer `{"error": "<message>", "code": "<stable code>"}`."""
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, resolver: Resolver | None = None) -> FastAPI:
+    """The app. `resolver` replaces DNS for outbound requests (tests only: the one fake at that seam)."""
     settings = settings or Settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        database = Database.from_settings(settings)
-        app.state.database = database
+        runtime = Runtime.build(settings, resolver)
+        app.state.runtime = runtime
+        app.state.database = runtime.database
         try:
+            if settings.jobs_in_process:
+                await runtime.start_jobs()
             yield
         finally:
-            await database.dispose()
+            await runtime.close()
 
     app = FastAPI(title="Botyard", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings

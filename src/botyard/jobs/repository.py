@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.engine import CursorResult
 
 from botyard.db.base import utcnow
@@ -75,6 +75,12 @@ class JobRepository(Repository[Job]):
             .values(status="failed", lease_owner=None, lease_until=None, last_error=error)
         )
         return _changed(result)
+
+    async def drop_queued(self, kind: str, data_source_uuid: str) -> None:
+        """Forget the source's jobs of this kind that have not started (a new one replaces them)."""
+        await self.session.execute(
+            delete(Job).where(Job.kind == kind, Job.data_source_uuid == data_source_uuid, Job.status == "queued")
+        )
 
     async def recover_expired(self) -> int:
         """Put back in the queue every job whose runner stopped renewing its lease (crash, kill -9, lost host)."""

@@ -4,7 +4,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, UploadFile
 
-from botyard.deps import AppSettings, CurrentAccount, DbSession
+from botyard.deps import AppSettings, CurrentAccount, DbSession, Egress
 from botyard.schemas import Success
 from botyard.sources import service
 from botyard.sources.schemas import (
@@ -34,9 +34,11 @@ async def create_qa_source(uuid: str, body: QaCreate, db: DbSession, account: Cu
 
 
 @router.post("/chatbot/{uuid}/data-source/url", response_model=DataSource, responses=_DUPLICATE)
-async def create_url_source(uuid: str, body: UrlCreate, db: DbSession, account: CurrentAccount) -> DataSource:
-    """Add a web page to a chatbot's knowledge; the same URL twice in one chatbot answers 409."""
-    return service.to_wire(await service.create_url(db, account, uuid, body))
+async def create_url_source(
+    uuid: str, body: UrlCreate, db: DbSession, account: CurrentAccount, egress: Egress
+) -> DataSource:
+    """Add a web page to a chatbot's knowledge; the same URL twice answers 409, a refused URL 422."""
+    return service.to_wire(await service.create_url(db, egress, account, uuid, body))
 
 
 @router.post("/chatbot/{uuid}/data-source/upload", response_model=DataSource, responses=_DUPLICATE)

@@ -13,7 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
+from botyard.egress import EgressClient, EgressNetworkError, EgressRefused, EgressTimeout
 from botyard.errors import AppError, ErrorCode, not_found
+from botyard.ingestion.jobs import PROCESS_SOURCE
+from botyard.jobs.repository import JobRepository
+from botyard.jobs.service import enqueue
 from botyard.models import DataSource, SourceFile
 from botyard.sources import uploads
 from botyard.sources.repository import DataSourceRepository
@@ -40,8 +44,17 @@ class DuplicateSource(AppError):
 
 async def schedule_processing(db: AsyncSession, source: DataSource) -> None:
     """The one place where a source's processing (fetch or parse, chunk, embed) starts: called when a source is
-    created, re-scraped or restarted, with the source already `queued`. The ingestion job runner will enqueue the
-    source's processing job here, in the caller's transaction; until that is wired in, sources stay `queued`."""
+    created, re-scraped or restarted, with the source already `queued`. The job is written in the caller's
+    transaction, so it exists exactly when the source row does; a job still waiting for the same source is
+    replaced rather than doubled."""
+    await JobRepository(db).drop_queued(PROCESS_SOURCE, source.uuid)
+    await enqueue(
+        db,
+        PROCESS_SOURCE,
+        {"data_source_uuid": source.uuid},
+        chatbot_uuid=source.chatbot_uuid,
+        data_source_uuid=source.uuid,
+    )
 
 
 async def require_in_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequence[str]) -> list[str]:
@@ -112,7 +125,22 @@ async def create_qa(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body
     return source
 
 
-async def create_url(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: UrlCreate) -> DataSource:
+async def check_link(egress: EgressClient, url: str) -> None:
+    """Refuse at creation a URL the egress policy would refuse (private address, scheme, port...): a clear 422
+    instead of a source that can only fail. A host that does not resolve now is accepted; its fetch will tell."""
+    try:
+        await egress.check_url(url)
+    except EgressRefused as error:
+        detail = {"field": "url", "message": error.reason, "type": ErrorCode.URL_REFUSED.value}
+        raise AppError(422, ErrorCode.URL_REFUSED, f"URL refused: {error.reason}", [detail]) from error
+    except (EgressNetworkError, EgressTimeout):
+        pass
+
+
+async def create_url(
+    db: AsyncSession, egress: EgressClient, account_uuid: str, chatbot_uuid: str, body: UrlCreate
+) -> DataSource:
+    await check_link(egress, body.url)  # before any database work: no lock is held while DNS answers
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     source = DataSource(
         chatbot_uuid=chatbot.uuid,

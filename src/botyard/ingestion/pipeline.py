@@ -1,0 +1,188 @@
+"""The `process_source` job: extract a source's text, chunk it, count its tokens, store the chunks.
+
+Stages move the source's `status` along (`downloading` → `extracting` → `chunking` → `success`), each write fenced
+by the job's lease. The chunks and the final status are written in one transaction, so readers see the old chunks
+or the new ones, never a mix, and a re-run replaces instead of duplicating. Content whose hash did not change is
+not chunked (nor embedded) again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.db.base import utcnow
+from botyard.egress import EgressClient, EgressError, EgressNetworkError, EgressTimeout
+from botyard.ingestion.chunk import ChunkingConfig, chunk_markdown
+from botyard.ingestion.jobs import PROCESS_SOURCE
+from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, SandboxError, parse_file
+from botyard.ingestion.repository import ChunkRepository
+from botyard.ingestion.tokens import count_tokens
+from botyard.jobs.runner import JobContext, PermanentError
+from botyard.models import Chunk, DataSource, Job
+from botyard.sources.repository import SourceFileRepository
+
+_MACHINE_REASON = re.compile(r"^[a-z0-9][a-z0-9 _\-]{0,47}$")
+
+
+class SourceFailed(PermanentError):
+    """The source cannot be processed (refused URL, unreadable file, no text): retrying will not help."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SourceRetry(Exception):
+    """A passing failure (network, sandbox start-up); the job is retried, and `reason` is kept if it gives up."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Extracted:
+    markdown: str
+    title: str | None = None
+    fetched_bytes: int | None = None
+    atomic: bool = False
+    """One chunk whatever its size (a Q&A pair: the answer must never be separated from its question)."""
+
+
+@dataclass(frozen=True)
+class IngestionConfig:
+    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+    parse_limits: ParseLimits = field(default_factory=ParseLimits)
+    max_fetch_bytes: int = 20 * 1024 * 1024
+
+
+class SourceProcessor:
+    """The job handler for `process_source`; its payload is `{"data_source_uuid": ...}`."""
+
+    kind = PROCESS_SOURCE
+    timeout_seconds = 600.0
+
+    def __init__(self, egress: EgressClient, config: IngestionConfig | None = None) -> None:
+        self.egress = egress
+        self.config = config or IngestionConfig()
+
+    async def run(self, ctx: JobContext) -> None:
+        source_uuid = str(ctx.payload["data_source_uuid"])
+        source = await ctx.write(lambda db: db.get(DataSource, source_uuid))
+        if source is None:  # deleted since the job was queued
+            return
+        extracted = await self._extract(ctx, source)
+        if not extracted.markdown.strip():
+            raise SourceFailed("no text")
+        content_hash = hashlib.sha256(extracted.markdown.encode()).hexdigest()
+        if content_hash != source.content_hash:
+            await self._set_status(ctx, source_uuid, "chunking")
+        chunks = await asyncio.to_thread(self._chunks, source, extracted)
+        tokens = count_tokens(extracted.markdown)
+
+        async def store(db: AsyncSession) -> None:
+            current = await db.get(DataSource, source_uuid)
+            if current is None:
+                return
+            if content_hash != current.content_hash:
+                await ChunkRepository(db).replace(current, chunks)
+            current.status = "success"
+            current.tokens = tokens
+            current.content_hash = content_hash
+            current.modified_at = utcnow()
+            if extracted.fetched_bytes is not None:
+                current.file_size = extracted.fetched_bytes
+            if extracted.title and current.title == current.file_name:  # still the URL: take the page's title
+                current.title = extracted.title[:500]
+
+        await ctx.write(store)
+
+    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+        source = await session.get(DataSource, str(job.payload.get("data_source_uuid")))
+        if source is not None:
+            source.status = "error:" + (reason if _MACHINE_REASON.match(reason) else "processing failed")
+
+    def _chunks(self, source: DataSource, extracted: Extracted) -> list[Chunk]:
+        if extracted.atomic:
+            pieces = [("", extracted.markdown.strip())]
+        else:
+            found = chunk_markdown(extracted.markdown, self.config.chunking)
+            pieces = [(chunk.heading(), chunk.text) for chunk in found]
+        return [
+            Chunk(
+                data_source_uuid=source.uuid,
+                chatbot_uuid=source.chatbot_uuid,
+                position=position,
+                heading=heading,
+                text=text,
+                tokens=count_tokens(text),
+            )
+            for position, (heading, text) in enumerate(pieces)
+        ]
+
+    async def _set_status(self, ctx: JobContext, source_uuid: str, status: str) -> None:
+        async def write(db: AsyncSession) -> None:
+            source = await db.get(DataSource, source_uuid)
+            if source is not None:
+                source.status = status
+
+        await ctx.write(write)
+
+    async def _extract(self, ctx: JobContext, source: DataSource) -> Extracted:
+        if source.type == "qa":
+            question, answer = str(source.meta.get("question", "")), str(source.meta.get("answer", ""))
+            return Extracted(f"{question.strip()}\n\n{answer.strip()}", atomic=True)
+        if source.type == "link":
+            return await self._extract_link(ctx, source)
+        if source.type == "upload":
+            return await self._extract_upload(ctx, source)
+        raise SourceFailed("unsupported type")
+
+    async def _extract_link(self, ctx: JobContext, source: DataSource) -> Extracted:
+        await self._set_status(ctx, source.uuid, "downloading")
+        url = str(source.meta.get("url") or source.file_name)
+        try:
+            result = await self.egress.fetch(url, max_bytes=self.config.max_fetch_bytes)
+        except (EgressTimeout, EgressNetworkError) as error:
+            raise SourceRetry(error.reason) from error
+        except EgressError as error:
+            raise SourceFailed(error.reason) from error
+        await self._set_status(ctx, source.uuid, "extracting")
+        parsed = await self._parse(result.body, _name_for(result.url, result.content_type), result.content_type)
+        return Extracted(parsed.markdown, parsed.title, fetched_bytes=len(result.body))
+
+    async def _extract_upload(self, ctx: JobContext, source: DataSource) -> Extracted:
+        await self._set_status(ctx, source.uuid, "extracting")
+
+        async def load(db: AsyncSession) -> tuple[bytes, str] | None:
+            stored = await SourceFileRepository(db).of_source(source.uuid)
+            return None if stored is None else (stored.content, stored.content_type)
+
+        loaded = await ctx.write(load)
+        if loaded is None:
+            raise SourceFailed("file missing")
+        parsed = await self._parse(loaded[0], source.file_name, loaded[1])
+        return Extracted(parsed.markdown, parsed.title)
+
+    async def _parse(self, data: bytes, name: str, content_type: str | None) -> ParsedDocument:
+        try:
+            return await parse_file(data, name, self.config.parse_limits, content_type=content_type)
+        except ParseError as error:
+            raise SourceFailed(error.reason) from error
+        except SandboxError as error:
+            raise SourceRetry("sandbox") from error
+
+
+def _name_for(url: str, content_type: str) -> str:
+    """A file name for a fetched page, so that the parser's sniffing has an extension to weigh."""
+    path = url.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    last = path.rsplit("/", 1)[-1]
+    if "." in last:
+        return last
+    known = {"text/html": "page.html", "application/pdf": "page.pdf", "text/plain": "page.txt"}
+    return known.get(content_type, "page.html")

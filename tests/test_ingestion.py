@@ -1,0 +1,234 @@
+"""Sources through the whole pipeline: real loopback pages, real files, the real job runner and databases."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.testclient import TestClient
+
+from botyard.ingestion.pipeline import SourceProcessor
+from botyard.ingestion.tokens import count_tokens
+from botyard.jobs.runner import JobRunner, RunnerConfig
+from botyard.models import Chatbot, Chunk, Job
+from botyard.runtime import Runtime, ingestion_config
+from tests.api import Api, assert_error
+from tests.conftest import Db
+from tests.fake_dns import FakeDns
+from tests.web_site import Page, WebSite
+
+FAST = RunnerConfig(lease_seconds=10, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.02)
+
+ARTICLE = b"""<!doctype html><html><head><title>Opening hours - Example Shop</title></head>
+<body><nav><a href="/">Home</a> | <a href="/contact">Contact</a></nav>
+<main><article><h1>Opening hours</h1>
+<p>The shop in Springfield is open from nine in the morning to five in the afternoon, Monday to Friday.
+On Saturdays it opens from ten to two. It is closed on Sundays and on public holidays.</p>
+<h2>Holiday season</h2>
+<p>During December the shop stays open until eight in the evening on weekdays, so that customers can
+pick up their orders after work. Gift wrapping is free of charge during the whole month.</p>
+</article></main><footer>Copyright Example Shop</footer></body></html>"""
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[WebSite]:
+    server = WebSite()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def bot(alice: Api) -> str:
+    uuid: str = alice.chatbot()["uuid"]
+    return uuid
+
+
+def process(client: TestClient) -> None:
+    """Run every queued job to its end with the app's own egress client."""
+    runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
+    processor = SourceProcessor(runtime.egress, ingestion_config(runtime.settings))
+    runner = JobRunner(runtime.database, [processor], FAST)
+
+    async def drain() -> None:
+        for _ in range(200):
+            while await runner.run_once():
+                pass
+            async with runtime.database.transaction(write=False) as session:
+                waiting = await session.scalar(select(func.count()).select_from(Job).where(Job.status == "queued"))
+            if not waiting:
+                return
+            await asyncio.sleep(0.02)
+
+    assert client.portal is not None
+    client.portal.call(drain)
+
+
+def source(api: Api, uuid: str) -> dict[str, Any]:
+    body: dict[str, Any] = api.ok(api.get(f"/data-source/{uuid}"))
+    return body
+
+
+def chunks(db: Db, source_uuid: str) -> list[Chunk]:
+    async def go(session: AsyncSession) -> list[Chunk]:
+        statement = select(Chunk).where(Chunk.data_source_uuid == source_uuid).order_by(Chunk.position)
+        return list(await session.scalars(statement))
+
+    return db.run(go)
+
+
+def knowledge_version(db: Db, bot: str) -> int:
+    async def go(session: AsyncSession) -> int:
+        return int(await session.scalar(select(Chatbot.knowledge_version).where(Chatbot.uuid == bot)) or 0)
+
+    return db.run(go)
+
+
+def test_a_qa_pair_becomes_one_chunk(alice: Api, bot: str, db: Db) -> None:
+    question, answer = "What are your opening hours?", "Nine to five, Monday to Friday."
+    created = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": question, "answer": answer}))
+    assert created["status"] == "queued"
+    process(alice.client)
+    done = source(alice, created["uuid"])
+    assert done["status"] == "success"
+    assert done["title"] == question
+    [chunk] = chunks(db, created["uuid"])
+    assert question in chunk.text
+    assert answer in chunk.text
+    assert done["tokens"] == count_tokens(f"{question}\n\n{answer}") > 0
+    assert knowledge_version(db, bot) == 1
+
+
+def test_a_web_page_is_fetched_extracted_and_chunked(alice: Api, bot: str, db: Db, site: WebSite) -> None:
+    site.pages["/hours"] = Page(ARTICLE)
+    created = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": site.url("/hours")}))
+    process(alice.client)
+    done = source(alice, created["uuid"])
+    assert done["status"] == "success", done
+    assert done["title"] == "Opening hours"  # trafilatura drops the site name from the page title
+    assert done["file_name"] == site.url("/hours")
+    assert done["file_size"] == len(ARTICLE)
+    assert done["tokens"] > 20
+    text = "\n".join(chunk.text for chunk in chunks(db, created["uuid"]))
+    assert "open from nine in the morning" in text
+    assert "Gift wrapping is free" in text
+    assert "Copyright Example Shop" not in text  # boilerplate is not knowledge
+
+
+def test_a_renamed_source_keeps_its_title(alice: Api, bot: str, site: WebSite) -> None:
+    site.pages["/named"] = Page(ARTICLE)
+    created = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": site.url("/named")}))
+    alice.ok(alice.post(f"/data-source/{created['uuid']}/update", {"title": "Our hours"}))
+    process(alice.client)
+    assert source(alice, created["uuid"])["title"] == "Our hours"
+
+
+def test_a_missing_page_ends_as_an_error(alice: Api, bot: str, db: Db, site: WebSite) -> None:
+    created = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": site.url("/nowhere")}))
+    process(alice.client)
+    assert source(alice, created["uuid"])["status"] == "error:http 404"
+    assert chunks(db, created["uuid"]) == []
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [
+        ("http://127.0.0.2/", "url_refused"),
+        ("http://2130706434/", "url_refused"),
+        ("http://[::1]/", "url_refused"),
+        ("http://169.254.169.254/latest/meta-data/", "url_refused"),
+        ("http://100.64.0.1/", "url_refused"),
+        ("http://internal.test/", "url_refused"),
+        ("http://user:secret@example.com/", "url_refused"),
+        ("https://example.com:8443/", "url_refused"),
+        ("file:///etc/passwd", "validation_error"),
+        ("ftp://example.com/file", "validation_error"),
+    ],
+)
+def test_refused_urls_are_a_clear_422_at_creation(alice: Api, bot: str, fake_dns: FakeDns, url: str, code: str) -> None:
+    fake_dns.records["internal.test"] = ["10.1.2.3"]
+    error = assert_error(alice.post(f"/chatbot/{bot}/data-source/url", {"url": url}), 422, code)
+    assert error["details"][0]["field"] == "url"
+    assert alice.ok(alice.get(f"/chatbot/{bot}/data-sources")) == []
+
+
+def test_a_redirect_to_a_private_address_fails_the_source(alice: Api, bot: str, db: Db, site: WebSite) -> None:
+    site.pages["/moved"] = Page(b"", status=302, headers={"Location": "http://169.254.169.254/latest/"})
+    created = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": site.url("/moved")}))
+    process(alice.client)
+    assert source(alice, created["uuid"])["status"] == "error:private address"
+
+
+def test_uploads_are_parsed_in_the_sandbox(alice: Api, bot: str, db: Db) -> None:
+    files = {
+        "notes.md": b"# Returns\n\nItems can be returned within thirty days of delivery.\n",
+        "prices.csv": b"item,price\nkettle,25\ntoaster,40\n",
+        "faq.html": b"<html><head><title>FAQ</title></head><body><h1>FAQ</h1><p>We ship to every country in "
+        b"the European Union within three working days.</p></body></html>",
+    }
+    uploaded = {}
+    for name, content in files.items():
+        uploaded[name] = alice.ok(
+            alice.client.post(
+                f"/api/v1/chatbot/{bot}/data-source/upload", headers=alice.auth, files={"file": (name, content)}
+            )
+        )["uuid"]
+    process(alice.client)
+    for name, uuid in uploaded.items():
+        assert source(alice, uuid)["status"] == "success", (name, source(alice, uuid))
+    assert "thirty days" in chunks(db, uploaded["notes.md"])[0].text
+    assert "| kettle | 25 |" in chunks(db, uploaded["prices.csv"])[0].text.replace("  ", " ")
+    assert "European Union" in chunks(db, uploaded["faq.html"])[0].text
+
+
+def test_a_file_lying_about_its_type_fails_alone(alice: Api, bot: str, db: Db) -> None:
+    fake = alice.ok(
+        alice.client.post(
+            f"/api/v1/chatbot/{bot}/data-source/upload",
+            headers=alice.auth,
+            files={"file": ("report.pdf", b"MZ\x90\x00" + bytes(2000))},
+        )
+    )
+    fine = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "q?", "answer": "a."}))
+    process(alice.client)
+    assert source(alice, fake["uuid"])["status"].startswith("error:")
+    assert source(alice, fine["uuid"])["status"] == "success"
+
+
+def test_rescrape_replaces_changed_content_and_skips_unchanged(alice: Api, bot: str, db: Db, site: WebSite) -> None:
+    site.pages["/news"] = Page(ARTICLE)
+    created = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": site.url("/news")}))
+    process(alice.client)
+    first = [chunk.uuid for chunk in chunks(db, created["uuid"])]
+    version = knowledge_version(db, bot)
+
+    alice.ok(alice.post("/data-sources/url/re-scrape", {"uuids": [created["uuid"]]}))
+    process(alice.client)
+    assert [chunk.uuid for chunk in chunks(db, created["uuid"])] == first  # same content: chunks untouched
+    assert knowledge_version(db, bot) == version
+    assert source(alice, created["uuid"])["status"] == "success"
+
+    site.pages["/news"] = Page(ARTICLE.replace(b"free of charge", b"two euros per parcel"))
+    alice.ok(alice.post("/data-sources/url/re-scrape", {"uuids": [created["uuid"]]}))
+    process(alice.client)
+    after = chunks(db, created["uuid"])
+    assert not {chunk.uuid for chunk in after} & set(first)
+    assert "two euros per parcel" in " ".join(chunk.text for chunk in after)
+    assert knowledge_version(db, bot) == version + 1
+
+
+def test_deleting_a_source_removes_its_chunks_and_its_waiting_job(alice: Api, bot: str, db: Db) -> None:
+    done = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "q?", "answer": "a."}))
+    process(alice.client)
+    assert len(chunks(db, done["uuid"])) == 1
+    waiting = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "q2?", "answer": "a2."}))
+    alice.ok(alice.post("/data-sources/delete", {"uuids": [done["uuid"], waiting["uuid"]]}))
+    assert chunks(db, done["uuid"]) == []
+
+    async def jobs(session: AsyncSession) -> int:
+        return int(await session.scalar(select(func.count()).select_from(Job)) or 0)
+
+    assert db.run(jobs) == 0
