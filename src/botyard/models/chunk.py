@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, LargeBinary, Text
+from sqlalchemy import ForeignKey, Index, LargeBinary, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, UuidPk, utcnow
@@ -21,4 +21,7 @@ class Chunk(UuidPk, Base):
     text: Mapped[str] = mapped_column(Text)
     tokens: Mapped[int]
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+    """Little-endian float32 vector (`botyard.embedding.encode_vector`), None until embedded or without an embedder."""
+    embedder: Mapped[str | None] = mapped_column(String(200), default=None)
+    """The `Embedder.name` that produced `embedding`: a chunk embedded by another model is embedded again."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,40 @@
+"""The embedder interface every backend implements, and how vectors are stored in `chunk.embedding`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors (one row per text), so a dot product is the cosine."""
+
+    @property
+    def name(self) -> str:
+        """Identifies the model and its settings; chunks embedded under another name are embedded again."""
+        ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    async def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        """Vectors for chunks being indexed (batched by the caller; may be slow)."""
+        ...
+
+    async def embed_query(self, text: str) -> Vectors:
+        """The vector of one query, shape (dimension,): on the hot path of every answer."""
+        ...
+
+
+def encode_vector(vector: Vectors) -> bytes:
+    """A vector as stored in the database: little-endian float32 bytes."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def decode_vector(data: bytes) -> Vectors:
+    return np.frombuffer(data, dtype="<f4")

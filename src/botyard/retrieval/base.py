@@ -1,0 +1,32 @@
+"""What retrieval hands to answering: ranked hits and one decision, whether anything relevant was found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved chunk, with what the answerers and citations need."""
+
+    chunk_uuid: str
+    data_source_uuid: str
+    source_title: str
+    source_type: str
+    """`qa`, `link` or `upload`: a Q&A hit answers with its answer."""
+    heading: str
+    text: str
+    score: float
+    """The fused score the ranking and the relevance gate use."""
+    scores: dict[str, float] = field(default_factory=dict)
+    """Per method (`bm25`, `dense`), for the owners' retrieve endpoint ("hit testing")."""
+    source_meta: dict[str, Any] = field(default_factory=dict)
+    """The source's `meta_json` (a Q&A pair's question, answer and `reference_source_link`; a page's URL)."""
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    hits: list[Hit]
+    relevant: bool
+    """False when the best hit is under the calibrated threshold: the chatbot then says it has no information."""
