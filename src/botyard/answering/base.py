@@ -1,0 +1,80 @@
+"""The answerer interface: what an answerer is given, and the events it streams back.
+
+Retrieval happens before the answerer runs (the relevance gate decides first whether there is anything to answer
+from); citations are numbered before it runs too, so every answerer marks them the same way (`[X.Y]`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from botyard.retrieval.base import Hit
+
+
+@dataclass(frozen=True)
+class CitedHit:
+    """A retrieved chunk with its citation marker: `X.Y` = source number X (1-based, in order of first appearance
+    among the hits), chunk number Y within that source."""
+
+    marker: str
+    hit: Hit
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier exchange of the session, oldest first."""
+
+    query: str
+    response: str
+
+
+@dataclass(frozen=True)
+class AnswerRequest:
+    query: str
+    hits: list[CitedHit]
+    """Best first; empty when the relevance gate found nothing (the caller then answers `no_answer_message`)."""
+    history: list[Turn] = field(default_factory=list)
+    show_citations: bool = False
+    agent_prompt: str = ""
+    variables: dict[str, str] = field(default_factory=dict)
+    model: str = "gpt-4o-mini-4k"
+    """A catalogue name; its `-Nk` suffix is the context budget of the prompt."""
+    temperature: float = 0.0
+
+
+@dataclass(frozen=True)
+class Delta:
+    text: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int
+    completion_tokens: int
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The last event of every answer stream."""
+
+    finish_reason: str
+    """`stop` or `length`."""
+    usage: Usage
+    error: str | None = None
+    """Set when the provider failed after the first delta: the text so far is kept, the error goes in `meta_json`."""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+AnswerEvent = Delta | Finished
+
+
+class Answerer(Protocol):
+    def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
+        """Stream the answer: any number of `Delta`s, then exactly one `Finished`."""
+        ...
