@@ -37,8 +37,10 @@ def _file_error(message: str) -> AppError:
 
 
 def clean_name(raw: str | None) -> str:
-    """The file name without any directory part (clients send Windows and POSIX paths alike)."""
-    name = PurePosixPath((raw or "").replace("\\", "/")).name.strip()
+    """The file name without any directory part (clients send Windows and POSIX paths alike) and without control
+    characters (a NUL would cut the name short in C libraries and PostgreSQL refuses it in text)."""
+    printable = "".join(char for char in (raw or "") if char.isprintable())
+    name = PurePosixPath(printable.replace("\\", "/")).name.strip()
     if not name:
         raise _file_error("The uploaded file has no name")
     if len(name) > MAX_FILE_NAME_LENGTH:
