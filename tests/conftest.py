@@ -10,6 +10,7 @@ import asyncio
 import os
 import secrets
 import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -108,7 +109,8 @@ def database_dump(settings: Settings) -> str:
         assert files
         # Read by another process: closing any descriptor of the database file in this process would drop the POSIX
         # locks the app's own connections hold, and another process (a worker) could then reset the shared WAL index.
-        read = subprocess.run(["cat", *map(str, files)], capture_output=True, check=True)
+        copy = "import sys, shutil; [shutil.copyfileobj(open(p, 'rb'), sys.stdout.buffer) for p in sys.argv[1:]]"
+        read = subprocess.run([sys.executable, "-c", copy, *map(str, files)], capture_output=True, check=True)
         return read.stdout.decode("latin-1")
     return asyncio.run(_postgres_dump(settings.resolved_database_url))
 
