@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -28,6 +29,11 @@ class Settings(BaseSettings):
     max_upload_mb: int = Field(default=50, ge=1, description="Cap on uploaded files.")
     cors_origins: list[str] = Field(default_factory=list, description="Origins allowed to call the API from a browser.")
 
+    # Chat
+    chat_ping_seconds: float = Field(
+        default=15.0, gt=0, description="Interval of `ping` events in an SSE answer stream while nothing else is sent."
+    )
+
     # Jobs
     jobs_in_process: bool = Field(
         default=True, description="Run the job runner inside `botyard serve` (off when `botyard worker`s run it)."
@@ -48,11 +54,63 @@ class Settings(BaseSettings):
     egress_total_timeout: float = Field(default=60.0, gt=0, description="Wall-clock cap on a fetch and its redirects.")
     egress_max_response_bytes: int = Field(default=20 * 1024 * 1024, ge=1, description="Body cap, after decompression.")
 
+    # Embeddings
+    embedder: Literal["minilm", "none", "openai"] = Field(
+        default="minilm",
+        description="minilm: the bundled offline model; none: keyword search only; openai: an embeddings endpoint.",
+    )
+    embedding_base_url: str | None = Field(
+        default=None, description="OpenAI-compatible API root (e.g. http://localhost:11434/v1), for embedder=openai."
+    )
+    embedding_api_key: SecretStr | None = Field(default=None, description="Sent as a Bearer token; never logged.")
+    embedding_model: str | None = Field(default=None, description="The endpoint's model name, for embedder=openai.")
+    embedding_dimension: int | None = Field(
+        default=None, ge=1, description="Expected vector size from the endpoint (checked; learnt if unset)."
+    )
+    embedding_timeout: float = Field(default=60.0, gt=0, description="Seconds per embeddings request.")
+
+    # Retrieval
+    retrieval_cache_chunks: int = Field(
+        default=500_000,
+        ge=1,
+        description="Chunks the per-chatbot search indexes of one process may hold (least recently used out).",
+    )
+
+    # LLM
+    llm_base_url: str | None = Field(
+        default=None,
+        description="OpenAI-compatible API root (e.g. http://localhost:11434/v1). Unset: the offline answerer.",
+    )
+    llm_api_key: SecretStr | None = Field(default=None, description="Sent as a Bearer token; never logged.")
+    llm_models: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict,
+        description='Catalogue name to provider model: JSON {"gpt-4o-mini-4k": "llama3.1:8b"} or "name=model,..."',
+    )
+    llm_default_model: str | None = Field(
+        default=None, description="Provider model for catalogue names not in llm_models (unset: the name's base)."
+    )
+    llm_idle_timeout: float = Field(default=30.0, gt=0, description="Longest wait for the next streamed chunk.")
+    llm_total_timeout: float = Field(default=120.0, gt=0, description="Wall-clock cap on one completion.")
+    llm_max_connections: int = Field(default=1000, ge=1, description="Concurrent connections to the LLM server.")
+
     @field_validator("egress_allowlist", "egress_allowed_ports", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         # Environment variables carry "a, b" rather than JSON lists.
         return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+
+    @field_validator("llm_models", mode="before")
+    @classmethod
+    def _model_map(cls, value: object) -> object:
+        # A JSON object, or the shell-friendlier "name=model,name=model".
+        if not isinstance(value, str):
+            return value
+        if value.lstrip().startswith("{"):
+            return json.loads(value)
+        pairs = [part.split("=", 1) for part in value.split(",") if part.strip()]
+        if any(len(pair) != 2 for pair in pairs):
+            raise ValueError("expected a JSON object or name=model pairs separated by commas")
+        return {name.strip(): model.strip() for name, model in pairs}
 
     @cached_property
     def resolved_database_url(self) -> str:

@@ -280,11 +280,14 @@ async def _read_body(response: httpx.Response, limit: int) -> bytes:
     return b"".join(parts)
 
 
-def trusted_client(base_url: str, api_key: str | None, timeout: float) -> httpx.AsyncClient:
+def trusted_client(
+    base_url: str, api_key: str | None, timeout: float, *, max_connections: int | None = None
+) -> httpx.AsyncClient:
     """An httpx client for an endpoint the operator configured (LLM, embeddings), which may well be private.
 
     Trusted, so no address checks; still built here, because no other module builds HTTP clients. No environment
-    proxies, no redirects; the caller closes it (`aclose`).
+    proxies, no redirects; the caller closes it (`aclose`). `max_connections` raises httpx's pool cap of 100 for
+    callers that hold many long connections at once (LLM streams).
     """
     url = httpx.URL(base_url)
     if url.scheme not in DEFAULT_PORTS or not url.host:
@@ -292,7 +295,12 @@ def trusted_client(base_url: str, api_key: str | None, timeout: float) -> httpx.
     headers = {"User-Agent": USER_AGENT}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
+    # httpx's own default pool (100 connections, 20 kept alive) unless the caller asks for more.
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
+    if max_connections is not None:
+        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
     return httpx.AsyncClient(
+        limits=limits,
         base_url=url,
         headers=headers,
         timeout=httpx.Timeout(timeout),

@@ -1,0 +1,75 @@
+"""The provider interface: one streaming chat call, as typed events.
+
+A provider never raises for what the remote side does (an HTTP error, a timeout, a malformed chunk): it ends the
+stream with a `StreamEnd` whose `error` says why, so the caller keeps whatever text already arrived and the answer
+stream ends cleanly (after the first byte an error is an event, not an exception). Exceptions are left for bugs and
+for cancellation.
+
+Events:
+
+    ProviderEvent
+    ├── TextDelta   a piece of the answer, in order
+    └── StreamEnd   always last, exactly once: finish_reason, usage (when the provider reported it), error
+
+Tool calls will be one more event type (a `ToolCallDelta`) added to the union; callers match on the type and ignore
+what they do not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    """Token counts as the provider reported them."""
+
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class StreamEnd:
+    """The last event of every provider stream."""
+
+    finish_reason: str
+    """As the provider said it (`stop`, `length`, `content_filter`, ...); `error` when the stream failed."""
+    usage: TokenUsage | None = None
+    """None when the provider sent no usage (servers that ignore `stream_options`, or a failed stream)."""
+    error: str | None = None
+    """Why the stream failed; never contains the API key. None on success."""
+
+
+ProviderEvent = TextDelta | StreamEnd
+
+
+class Provider(Protocol):
+    """A chat model reachable over the network (or a test double of one)."""
+
+    def stream(
+        self, messages: Sequence[ChatMessage], *, model: str, temperature: float, max_tokens: int
+    ) -> AsyncGenerator[ProviderEvent, None]:
+        """Stream the completion of `messages` by the provider's `model`: `TextDelta`s, then one `StreamEnd`.
+
+        Closing the iterator early (the client went away) closes the connection to the provider.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections; called once at shutdown."""
+        ...
