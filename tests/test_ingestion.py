@@ -11,11 +11,11 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
-from botyard.ingestion.pipeline import SourceProcessor
+from botyard.embedding import Embedder
 from botyard.ingestion.tokens import count_tokens
 from botyard.jobs.runner import JobRunner, RunnerConfig
 from botyard.models import Chatbot, Chunk, Job
-from botyard.runtime import Runtime, ingestion_config
+from botyard.runtime import Runtime, job_handlers
 from tests.api import Api, assert_error
 from tests.conftest import Db
 from tests.fake_dns import FakeDns
@@ -47,11 +47,15 @@ def bot(alice: Api) -> str:
     return uuid
 
 
-def process(client: TestClient) -> None:
-    """Run every queued job to its end with the app's own egress client."""
+APP_EMBEDDER: Any = object()
+"""`process`'s default: the app's own embedder (the real bundled model)."""
+
+
+def process(client: TestClient, embedder: Embedder | None = APP_EMBEDDER) -> None:
+    """Run every queued job to its end with the app's own egress client and, unless told otherwise, its embedder."""
     runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
-    processor = SourceProcessor(runtime.egress, ingestion_config(runtime.settings))
-    runner = JobRunner(runtime.database, [processor], FAST)
+    chosen = runtime.embedder if embedder is APP_EMBEDDER else embedder
+    runner = JobRunner(runtime.database, job_handlers(runtime.settings, runtime.egress, chosen), FAST)
 
     async def drain() -> None:
         for _ in range(200):

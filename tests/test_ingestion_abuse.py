@@ -120,7 +120,9 @@ def test_hostile_files_fail_alone_while_the_api_answers(
         "deep.json": (b"[" + b"[]," * 3_000_000 + b"[]]", "error:memory"),
         "slow.html": (
             "".join(f"<p>Paragraph {i}.</p><table><tr><td>{i}</td></tr></table>" for i in range(20_000)).encode(),
-            "error:timeout",
+            # Slow and greedy at once: under these limits the wall clock and the memory cap fire within a fraction
+            # of a second of each other, so either reason is right (test_parse pins each limit on its own).
+            ("error:timeout", "error:memory"),
         ),
     }
     uuids = {name: upload(alice, bot, name, content) for name, (content, _) in hostile_files.items()}
@@ -138,7 +140,7 @@ def test_hostile_files_fail_alone_while_the_api_answers(
     worker.join()
 
     for name, (_, reason) in hostile_files.items():
-        assert status(alice, uuids[name]) == reason, name
+        assert status(alice, uuids[name]) in ((reason,) if isinstance(reason, str) else reason), name
     assert status(alice, report) == "success"
     assert latencies and max(latencies) < 5  # answered all along, not frozen behind a parse
 

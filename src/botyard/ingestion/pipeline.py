@@ -1,9 +1,10 @@
-"""The `process_source` job: extract a source's text, chunk it, count its tokens, store the chunks.
+"""The `process_source` job: extract a source's text, chunk it, count its tokens, embed the chunks, store them.
 
-Stages move the source's `status` along (`downloading` → `extracting` → `chunking` → `success`), each write fenced
-by the job's lease. The chunks and the final status are written in one transaction, so readers see the old chunks
-or the new ones, never a mix, and a re-run replaces instead of duplicating. Content whose hash did not change is
-not chunked (nor embedded) again.
+Stages move the source's `status` along (`downloading` → `extracting` → `chunking` → `embedding` → `success`), each
+write fenced by the job's lease. The chunks (with their vectors) and the final status are written in one
+transaction, so readers see the old chunks or the new ones, never a mix, and a re-run replaces instead of
+duplicating. Content whose hash did not change is not chunked again, and its chunks are embedded again only if the
+configured embedder did not produce them (`botyard.ingestion.embed`).
 """
 
 from __future__ import annotations
@@ -17,32 +18,20 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import utcnow
 from botyard.egress import EgressClient, EgressError, EgressNetworkError, EgressTimeout
+from botyard.embedding import Embedder
 from botyard.ingestion.chunk import ChunkingConfig, chunk_markdown
+from botyard.ingestion.embed import embed_chunks, embed_stale, stale_chunks
+from botyard.ingestion.errors import SourceFailed, SourceRetry
 from botyard.ingestion.jobs import PROCESS_SOURCE
 from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, SandboxError, parse_file
 from botyard.ingestion.repository import ChunkRepository
 from botyard.ingestion.tokens import count_tokens
-from botyard.jobs.runner import JobContext, PermanentError
+from botyard.jobs.runner import JobContext
 from botyard.models import Chunk, DataSource, Job
 from botyard.sources.repository import SourceFileRepository
 
 _MACHINE_REASON = re.compile(r"^[a-z0-9][a-z0-9 _\-]{0,47}$")
-
-
-class SourceFailed(PermanentError):
-    """The source cannot be processed (refused URL, unreadable file, no text): retrying will not help."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class SourceRetry(Exception):
-    """A passing failure (network, sandbox start-up); the job is retried, and `reason` is kept if it gives up."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+__all__ = ["Extracted", "IngestionConfig", "SourceFailed", "SourceProcessor", "SourceRetry"]
 
 
 @dataclass(frozen=True)
@@ -65,11 +54,17 @@ class SourceProcessor:
     """The job handler for `process_source`; its payload is `{"data_source_uuid": ...}`."""
 
     kind = PROCESS_SOURCE
-    timeout_seconds = 600.0
+    timeout_seconds = 1800.0
+    """Embedding runs at about 20 chunks/s on the bundled model: a large upload (thousands of chunks) needs minutes.
+    The lease, not this timeout, is what notices a dead worker."""
 
-    def __init__(self, egress: EgressClient, config: IngestionConfig | None = None) -> None:
+    def __init__(
+        self, egress: EgressClient, config: IngestionConfig | None = None, embedder: Embedder | None = None
+    ) -> None:
         self.egress = egress
         self.config = config or IngestionConfig()
+        self.embedder = embedder
+        """None: chunks are stored without vectors (`BOTYARD_EMBEDDER=none`, keyword search only)."""
 
     async def run(self, ctx: JobContext) -> None:
         source_uuid = str(ctx.payload["data_source_uuid"])
@@ -80,9 +75,17 @@ class SourceProcessor:
         if not extracted.markdown.strip():
             raise SourceFailed("no text")
         content_hash = hashlib.sha256(extracted.markdown.encode()).hexdigest()
+        chunks: list[Chunk] | None = None
+        vectors: list[tuple[str, bytes]] = []
         if content_hash != source.content_hash:
             await self._set_status(ctx, source_uuid, "chunking")
-        chunks = await asyncio.to_thread(self._chunks, source, extracted)
+            chunks = await asyncio.to_thread(self._chunks, source, extracted)
+            if self.embedder is not None:
+                await self._set_status(ctx, source_uuid, "embedding")
+                await embed_chunks(self.embedder, chunks)
+        elif self.embedder is not None and (stale := await stale_chunks(ctx, source_uuid, self.embedder)):
+            await self._set_status(ctx, source_uuid, "embedding")
+            vectors = await embed_stale(self.embedder, stale)
         tokens = count_tokens(extracted.markdown)
 
         async def store(db: AsyncSession) -> None:
@@ -90,7 +93,11 @@ class SourceProcessor:
             if current is None:
                 return
             if content_hash != current.content_hash:
+                if chunks is None:  # another run stored other content meanwhile: start again from it
+                    raise SourceRetry("changed meanwhile")
                 await ChunkRepository(db).replace(current, chunks)
+            elif vectors and self.embedder is not None:
+                await ChunkRepository(db).set_embeddings(current.chatbot_uuid, vectors, self.embedder.name)
             current.status = "success"
             current.tokens = tokens
             current.content_hash = content_hash

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import ColumnElement, Table, bindparam, delete, exists, func, or_, select, update
 
 from botyard.db.repository import Repository
-from botyard.models import Chatbot, Chunk, DataSource
+from botyard.models import Chatbot, Chunk, DataSource, Job
+
+
+def _stale(embedder: str) -> ColumnElement[bool]:
+    """Chunks that `embedder` did not embed (embedded by another model, or not at all)."""
+    return or_(Chunk.embedder.is_(None), Chunk.embedder != embedder)
 
 
 class ChunkRepository(Repository[Chunk]):
@@ -35,3 +40,42 @@ class ChunkRepository(Repository[Chunk]):
 
     async def of_source(self, source_uuid: str) -> Sequence[Chunk]:
         return await self.all(select(Chunk).where(Chunk.data_source_uuid == source_uuid).order_by(Chunk.position))
+
+    async def stale(self, source_uuid: str, embedder: str) -> list[tuple[str, str, str]]:
+        """(uuid, heading, text) of the source's chunks that `embedder` has yet to embed."""
+        statement = (
+            select(Chunk.uuid, Chunk.heading, Chunk.text)
+            .where(Chunk.data_source_uuid == source_uuid, _stale(embedder))
+            .order_by(Chunk.position)
+        )
+        return [(row.uuid, row.heading, row.text) for row in await self.session.execute(statement)]
+
+    async def set_embeddings(self, chatbot_uuid: str, vectors: Sequence[tuple[str, bytes]], embedder: str) -> None:
+        """Store vectors by chunk uuid, skipping chunks replaced or embedded meanwhile, and bump the knowledge
+        version (the dense index caches are keyed by it; executemany row counts are not reliable on every driver,
+        so it is bumped even if every chunk was skipped, which only costs a cache rebuild)."""
+        if not vectors:
+            return
+        # Core, not ORM: an executemany keyed by uuid that tolerates rows deleted meanwhile.
+        table = Chunk.__table__
+        assert isinstance(table, Table)
+        statement = (
+            update(table)
+            .where(table.c.uuid == bindparam("chunk_uuid"), _stale(embedder))
+            .values(embedding=bindparam("vector"), embedder=embedder)
+        )
+        rows = [{"chunk_uuid": uuid, "vector": vector} for uuid, vector in vectors]
+        connection = await self.session.connection()
+        await connection.execute(statement, rows)
+        await self.bump_version(chatbot_uuid)
+
+    async def sources_to_reembed(self, embedder: str, pending_kinds: Sequence[str]) -> list[tuple[str, str]]:
+        """(source uuid, chatbot uuid) of every source with chunks `embedder` did not embed and no job of
+        `pending_kinds` queued or running for it (that job will embed them)."""
+        pending = exists().where(
+            Job.data_source_uuid == Chunk.data_source_uuid,
+            Job.kind.in_(pending_kinds),
+            Job.status.in_(("queued", "running")),
+        )
+        statement = select(Chunk.data_source_uuid, Chunk.chatbot_uuid).where(_stale(embedder), ~pending).distinct()
+        return [(row.data_source_uuid, row.chatbot_uuid) for row in await self.session.execute(statement)]

