@@ -13,6 +13,7 @@ from botyard.accounts.service import authenticate
 from botyard.config import Settings
 from botyard.db.session import Database
 from botyard.egress import EgressClient
+from botyard.retrieval.retriever import Retriever
 from botyard.runtime import Runtime
 
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -38,11 +39,37 @@ def _egress(request: Request) -> EgressClient:
     return runtime.egress
 
 
+def _runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
 Egress = Annotated[EgressClient, Depends(_egress)]
 """The guarded outbound HTTP client (checks URLs at creation; fetches happen in jobs)."""
 
 DbSession = Annotated[AsyncSession, Depends(_db_session, scope="function")]
+
+
+async def _read_session(request: Request) -> AsyncIterator[AsyncSession]:
+    database: Database = request.app.state.database
+    async with database.transaction(write=False) as session:
+        yield session
+
+
+ReadDbSession = Annotated[AsyncSession, Depends(_read_session, scope="function")]
+"""A read-only unit of work for a POST that writes nothing (a search): on SQLite it takes no write lock."""
+
+
+def _retriever(request: Request) -> Retriever:
+    runtime: Runtime = request.app.state.runtime
+    return runtime.retriever
+
+
+AppRetriever = Annotated[Retriever, Depends(_retriever)]
+"""The process's retriever (per-chatbot search indexes, cached)."""
 AppSettings = Annotated[Settings, Depends(_settings)]
+AppRuntime = Annotated[Runtime, Depends(_runtime)]
+"""The process's long-lived parts (database, answerer, retriever)."""
 
 
 async def _current_account(
@@ -58,3 +85,18 @@ async def _current_account(
 
 CurrentAccount = Annotated[str, Depends(_current_account)]
 """The uuid of the account whose API key signed the request."""
+
+
+async def _optional_account(request: Request) -> str | None:
+    # No header at all is "anonymous" (a widget streaming into a public chatbot's session); a header that is there
+    # must be a valid key, exactly as for `CurrentAccount`.
+    header = request.headers.get("authorization")
+    if not header:
+        return None
+    database: Database = request.app.state.database
+    async with database.transaction(write=False) as session:
+        return await authenticate(session, header)
+
+
+OptionalAccount = Annotated[str | None, Depends(_optional_account)]
+"""The uuid of the account whose key signed the request, or None when no `Authorization` header was sent."""

@@ -30,3 +30,6 @@ class Retrieval:
     hits: list[Hit]
     relevant: bool
     """False when the best hit is under the calibrated threshold: the chatbot then says it has no information."""
+    method: str = ""
+    """Which method ranked the hits (`hybrid`, `bm25`, `dense`); `bm25` when there are no vectors to search, empty
+    when nothing was searched."""

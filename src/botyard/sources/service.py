@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit, urlunsplit
 
@@ -16,6 +16,7 @@ from botyard.db.base import iso
 from botyard.egress import EgressClient, EgressNetworkError, EgressRefused, EgressTimeout
 from botyard.errors import AppError, ErrorCode, not_found
 from botyard.ingestion.jobs import PROCESS_SOURCE
+from botyard.ingestion.repository import ChunkRepository
 from botyard.jobs.repository import JobRepository
 from botyard.jobs.service import enqueue
 from botyard.models import DataSource, SourceFile
@@ -193,12 +194,16 @@ async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str
 
 async def update(db: AsyncSession, account_uuid: str, source_uuid: str, body: SourceUpdate) -> DataSource:
     source = await get_owned(db, account_uuid, source_uuid)
+    if body.title != source.title:
+        # The title is searched and shown with every hit: the chatbot's search indexes must be rebuilt.
+        await ChunkRepository(db).bump_version(source.chatbot_uuid)
     return await DataSourceRepository(db).update(source, {"title": body.title})
 
 
 async def delete(db: AsyncSession, account_uuid: str, source_uuid: str) -> None:
     source = await get_owned(db, account_uuid, source_uuid)
     await DataSourceRepository(db).remove([source.uuid])
+    await _forget_knowledge(db, [source])
 
 
 async def _owned_by_uuid(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> dict[str, DataSource]:
@@ -216,6 +221,14 @@ async def delete_many(db: AsyncSession, account_uuid: str, uuids: Sequence[str])
         message = f"{len(bad)} of the uuids are not data sources of this account; nothing was deleted"
         raise AppError(422, ErrorCode.UNKNOWN_UUIDS, message, details)
     await DataSourceRepository(db).remove(list(owned))
+    await _forget_knowledge(db, owned.values())
+
+
+async def _forget_knowledge(db: AsyncSession, sources: Iterable[DataSource]) -> None:
+    """Deleting a source deletes its chunks (ON DELETE CASCADE): bump its chatbot's knowledge version, the key of
+    the in-process search indexes, as every other chunk change does."""
+    for chatbot_uuid in sorted({source.chatbot_uuid for source in sources}):
+        await ChunkRepository(db).bump_version(chatbot_uuid)
 
 
 async def _restart(

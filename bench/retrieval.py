@@ -1,0 +1,234 @@
+"""Retrieval benchmark: nDCG@10 and recall@10 of BM25 alone, dense alone and the shipped hybrid, through the API.
+
+A BEIR-layout dataset (`corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`) is loaded into one chatbot of a fresh
+`botyard serve` (a fresh SQLite file, or a new PostgreSQL database): every passage is uploaded as a text file
+(`# title` first when it has one), and the run waits until ingestion, chunking and embedding are done (about
+4-5 minutes for 5,000 passages with the bundled MiniLM on 2 cores). Then every query goes through
+`POST /api/v1/chatbot/{uuid}/retrieve` once per method. A passage that is split into several chunks counts once,
+at its best rank. Graded relevance counts as gain (BEIR's nDCG). The endpoint's p50 latency is printed too.
+
+`--calibrate` also measures the relevance gate: for each query, the best score with its judged passages present
+("the chatbot knows") and with them hidden ("it does not": an agent whose sources are all the others), plus a set
+of chit-chat and off-domain questions; it prints, per method, the threshold with the best balanced accuracy.
+
+    python bench/retrieval.py /work/shared/data/retrieval/msmarco-5k
+    python bench/retrieval.py DATASET --calibrate --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from _harness import Database, Server, SqliteDatabase, postgres_database
+
+METHODS = ("bm25", "dense", "hybrid")
+OFF_DOMAIN = [
+    "hello",
+    "thanks, that was helpful!",
+    "who are you?",
+    "tell me a joke",
+    "write a poem about autumn leaves",
+    "can I speak to a human please",
+    "what is your refund policy",
+    "my order has not arrived yet",
+    "how do I reset my password",
+    "what are your opening hours on sunday",
+    "do you ship to canada",
+    "is there a discount code for students",
+    "translate good morning into japanese",
+    "what is 17 times 23",
+    "recommend a good netflix series",
+    "asdfgh qwerty",
+    "I want to cancel my subscription",
+    "which plan should I choose for a team of five",
+    "your website is not loading",
+    "what's the wifi password",
+]
+
+
+def read_dataset(directory: Path) -> tuple[dict[str, dict[str, str]], dict[str, str], dict[str, dict[str, int]]]:
+    corpus = {}
+    with (directory / "corpus.jsonl").open() as lines:
+        for line in lines:
+            doc = json.loads(line)
+            corpus[str(doc["_id"])] = {"title": doc.get("title") or "", "text": doc["text"]}
+    with (directory / "queries.jsonl").open() as lines:
+        queries = {str(query["_id"]): query["text"] for query in map(json.loads, lines)}
+    qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    with (directory / "qrels" / "test.tsv").open() as lines:
+        for line in lines:
+            query_id, doc_id, grade = line.rstrip("\n").split("\t")[:3]
+            if grade.isdigit() and query_id in queries:
+                qrels[query_id][doc_id] = int(grade)
+    return corpus, {query_id: queries[query_id] for query_id in qrels}, dict(qrels)
+
+
+def ndcg_at(ranked: list[str], grades: dict[str, int], k: int = 10) -> float:
+    gain = sum(grades.get(doc, 0) / math.log2(rank + 2) for rank, doc in enumerate(ranked[:k]))
+    ideal = sum(grade / math.log2(rank + 2) for rank, grade in enumerate(sorted(grades.values(), reverse=True)[:k]))
+    return gain / ideal if ideal else 0.0
+
+
+def recall_at(ranked: list[str], grades: dict[str, int], k: int = 10) -> float:
+    relevant = {doc for doc, grade in grades.items() if grade > 0}
+    return len(relevant & set(ranked[:k])) / len(relevant) if relevant else 0.0
+
+
+class Loaded:
+    """The chatbot the corpus went into, and which passages each source holds (identical passages share one)."""
+
+    def __init__(self, client: httpx.Client, bot: str, docs_of_source: dict[str, list[str]]) -> None:
+        self.client, self.bot, self.docs_of_source = client, bot, docs_of_source
+
+    def retrieve(self, query: str, method: str, top_k: int = 10, agent: str | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"query": query, "method": method, "top_k": top_k}
+        if agent:
+            body["agent_uuid"] = agent
+        response = self.client.post(f"/api/v1/chatbot/{self.bot}/retrieve", json=body)
+        response.raise_for_status()
+        result: dict[str, Any] = response.json()
+        return result
+
+    def ranked_docs(self, result: dict[str, Any]) -> list[str]:
+        ranked: list[str] = []
+        for chunk in result["chunks"]:
+            ranked += [doc for doc in self.docs_of_source[chunk["data_source_uuid"]] if doc not in ranked]
+        return ranked
+
+
+def load(client: httpx.Client, corpus: dict[str, dict[str, str]]) -> Loaded:
+    bot = client.post("/api/v1/chatbot/create", json={"name": "bench"}).raise_for_status().json()["uuid"]
+    docs_of_source: dict[str, list[str]] = defaultdict(list)
+    started = time.monotonic()
+    for doc_id, doc in corpus.items():
+        name, content = (
+            (f"{doc_id}.md", f"# {doc['title']}\n\n{doc['text']}") if doc["title"] else (f"{doc_id}.txt", doc["text"])
+        )
+        files = {"file": (name, content.encode(), "text/plain")}
+        response = client.post(f"/api/v1/chatbot/{bot}/data-source/upload", files=files)
+        if response.status_code not in (200, 409):  # 409: the same bytes again; it answers the existing source
+            response.raise_for_status()
+        docs_of_source[response.json()["uuid"]].append(doc_id)
+    print(f"uploaded {len(corpus)} passages in {time.monotonic() - started:.0f} s; waiting for ingestion")
+    while True:
+        sources = client.get(f"/api/v1/chatbot/{bot}/data-sources").raise_for_status().json()
+        pending = [
+            source for source in sources if source["status"] != "success" and not source["status"].startswith("error")
+        ]
+        if not pending:
+            break
+        print(f"  {len(sources) - len(pending)}/{len(sources)} done after {time.monotonic() - started:.0f} s")
+        time.sleep(10)
+    failed = [source for source in sources if source["status"] != "success"]
+    print(f"ingested in {time.monotonic() - started:.0f} s ({len(failed)} failed)")
+    return Loaded(client, bot, docs_of_source)
+
+
+def evaluate(loaded: Loaded, queries: dict[str, str], qrels: dict[str, dict[str, int]]) -> None:
+    print(f"\n{'method':<8} {'nDCG@10':>8} {'R@10':>6} {'p50 ms':>7}")
+    for method in METHODS:
+        ndcgs, recalls, latencies = [], [], []
+        for query_id, query in queries.items():
+            started = time.perf_counter()
+            ranked = loaded.ranked_docs(loaded.retrieve(query, method, top_k=20))[:10]
+            latencies.append((time.perf_counter() - started) * 1000)
+            ndcgs.append(ndcg_at(ranked, qrels[query_id]))
+            recalls.append(recall_at(ranked, qrels[query_id]))
+        print(
+            f"{method:<8} {statistics.mean(ndcgs):>8.3f} {statistics.mean(recalls):>6.3f} "
+            f"{statistics.median(latencies):>7.1f}"
+        )
+
+
+def best_score(result: dict[str, Any]) -> float:
+    return float(result["chunks"][0]["score"]) if result["chunks"] else -1.0
+
+
+def calibrate(loaded: Loaded, queries: dict[str, str], qrels: dict[str, dict[str, int]]) -> None:
+    """Positives: queries on the full corpus. Negatives: the same queries without their judged passages, and
+    off-domain questions. Prints the threshold with the best balanced accuracy (lowest among equals)."""
+    source_of = {doc: source for source, docs in loaded.docs_of_source.items() for doc in docs}
+    every_source = list(loaded.docs_of_source)
+    scores: dict[str, tuple[list[float], list[float]]] = {method: ([], []) for method in METHODS}
+    for query_id, query in queries.items():
+        hidden = {source_of[doc] for doc in qrels[query_id] if doc in source_of}
+        agent = (
+            loaded.client.post(
+                f"/api/v1/chatbot/{loaded.bot}/agent/create",
+                json={"name": f"without {query_id}", "type": "user-facing"},
+            )
+            .raise_for_status()
+            .json()["uuid"]
+        )
+        others = [source for source in every_source if source not in hidden]
+        update = {"data_source_uuids": others, "use_all_sources": False}
+        loaded.client.post(f"/api/v1/agent/{agent}/update", json=update).raise_for_status()
+        for method in METHODS:
+            scores[method][0].append(best_score(loaded.retrieve(query, method, 1)))
+            scores[method][1].append(best_score(loaded.retrieve(query, method, 1, agent)))
+    for query in OFF_DOMAIN:
+        for method in METHODS:
+            scores[method][1].append(best_score(loaded.retrieve(query, method, 1)))
+    print(f"\n{'method':<8} {'threshold':>9} {'knows':>6} {'declines':>8}   (best score: positives / negatives)")
+    for method, (positives, negatives) in scores.items():
+        candidates = sorted(set(positives + negatives))
+
+        def balanced(threshold: float, positives: list[float] = positives, negatives: list[float] = negatives) -> float:
+            hit = sum(score >= threshold for score in positives) / len(positives)
+            reject = sum(score < threshold for score in negatives) / len(negatives)
+            return (hit + reject) / 2
+
+        best = max(candidates, key=lambda threshold: (balanced(threshold), -threshold))
+        hit = sum(score >= best for score in positives) / len(positives)
+        reject = sum(score < best for score in negatives) / len(negatives)
+        print(
+            f"{method:<8} {best:>9.3f} {hit:>6.0%} {reject:>8.0%}   "
+            f"median {statistics.median(positives):.3f} / {statistics.median(negatives):.3f}"
+        )
+
+
+@contextlib.contextmanager
+def database(postgres_url: str | None, data_dir: Path) -> Iterator[Database]:
+    if postgres_url:
+        with postgres_database(postgres_url) as created:
+            yield created
+    else:
+        yield SqliteDatabase(data_dir)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", type=Path, help="a BEIR-layout directory (corpus.jsonl, queries.jsonl, qrels/)")
+    parser.add_argument("--postgres-url", help="run on a new database of this PostgreSQL server (default: SQLite)")
+    parser.add_argument("--calibrate", action="store_true", help="also measure the relevance gate's threshold")
+    parser.add_argument("--limit", type=int, default=0, help="load only the first N passages (a quick look)")
+    args = parser.parse_args()
+    corpus, queries, qrels = read_dataset(args.dataset)
+    if args.limit:
+        corpus = dict(list(corpus.items())[: args.limit])
+    with tempfile.TemporaryDirectory() as directory, database(args.postgres_url, Path(directory)) as db:
+        server = Server(Path(directory), db.env | {"BOTYARD_MAX_BODY_KB": "4096"})
+        key = server.create_key()
+        with (
+            server.running(),
+            httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {key}"}, timeout=120) as client,
+        ):
+            loaded = load(client, corpus)
+            evaluate(loaded, queries, qrels)
+            if args.calibrate:
+                calibrate(loaded, queries, qrels)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""The SQL of retrieval: the knowledge version (read on every query) and the rows an index is built from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import LargeBinary, case, null, select, type_coerce
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.models import Chatbot, Chunk, DataSource
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """A chunk with what retrieval shows of its source."""
+
+    uuid: str
+    data_source_uuid: str
+    position: int
+    heading: str
+    text: str
+    embedding: bytes | None
+    """Only a vector the current embedder made; None otherwise (other models' vectors are in another space)."""
+    source_title: str
+    source_type: str
+    source_meta: dict[str, Any]
+
+
+class RetrievalRepository:
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def knowledge_version(self, chatbot_uuid: str) -> int | None:
+        """The chatbot's knowledge version, None if there is no such chatbot: the one query every retrieval makes."""
+        value = await self.session.scalar(select(Chatbot.knowledge_version).where(Chatbot.uuid == chatbot_uuid))
+        return None if value is None else int(value)
+
+    async def chunks(self, chatbot_uuid: str, embedder: str | None) -> list[ChunkRow]:
+        """Every chunk of the chatbot (the index puts them in its own order).
+
+        One statement: on PostgreSQL (read committed) a statement sees one snapshot, so a source replaced meanwhile
+        appears whole, old or new. The caller reads the version first: the chunks are then at least as new as the
+        version they are cached under, and a newer version only costs one more rebuild.
+        """
+        current = case((Chunk.embedder == embedder, Chunk.embedding), else_=null()) if embedder else null()
+        vector = type_coerce(current, LargeBinary)
+        statement = (
+            select(
+                Chunk.uuid,
+                Chunk.data_source_uuid,
+                Chunk.position,
+                Chunk.heading,
+                Chunk.text,
+                vector.label("vector"),
+                DataSource.title,
+                DataSource.type,
+                DataSource.meta,
+            )
+            .join(DataSource, DataSource.uuid == Chunk.data_source_uuid)
+            .where(Chunk.chatbot_uuid == chatbot_uuid)
+        )
+        rows = await self.session.execute(statement)
+        return [
+            ChunkRow(
+                uuid=row.uuid,
+                data_source_uuid=row.data_source_uuid,
+                position=row.position,
+                heading=row.heading or "",
+                text=row.text,
+                embedding=row.vector,
+                source_title=row.title or "",
+                source_type=row.type,
+                source_meta=dict(row.meta or {}),
+            )
+            for row in rows
+        ]

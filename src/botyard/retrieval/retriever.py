@@ -1,0 +1,163 @@
+"""The retriever: one per process, holding a cache of per-chatbot indexes keyed by the chatbot's knowledge version.
+
+The database is the truth. Every retrieval reads the chatbot's `knowledge_version` (one indexed primary-key read);
+every chunk change bumps it (`ChunkRepository`, source deletion), so a cached index whose version differs is rebuilt
+from the database before it answers. Several processes (API replicas, workers) each keep their own caches, all
+correct, because they all read the same version.
+
+Rebuilds are serialised per chatbot by an asyncio lock (ten concurrent questions to a chatbot whose knowledge just
+changed build its index once), and the cache is bounded by the number of chunks it holds, least recently used out.
+Building and searching a large index run in a worker thread so the event loop keeps serving other requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import weakref
+from collections import OrderedDict
+from collections.abc import Collection
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.config import Settings
+from botyard.embedding import Embedder, EmbeddingError, Vectors
+from botyard.retrieval.base import Hit, Retrieval
+from botyard.retrieval.fusion import Method, Ranked
+from botyard.retrieval.index import ChatbotIndex, Search
+from botyard.retrieval.repository import RetrievalRepository
+
+log = logging.getLogger(__name__)
+
+OFF_LOOP_ROWS = 5_000
+"""Indexes at least this large are built and searched in a worker thread (below, it costs less than the hop)."""
+
+# The relevance gate: a retrieval is relevant when its best hit's score reaches the threshold of the method that
+# ranked it. Calibrated with `bench/retrieval.py --calibrate` on msmarco-5k: each of its 50 queries is asked once of
+# the full corpus ("the chatbot knows": its judged passages are there) and once of the corpus without that query's
+# judged passages ("it does not know", the hard case: everything left is on a neighbouring topic), plus 50 chit-chat
+# and off-domain questions. The threshold is the one that maximises balanced accuracy; ties go to the lower value,
+# since a refusal of a question the sources cover is worse than an answer built from weakly related text.
+THRESHOLDS = {
+    Method.HYBRID: 0.42,
+    Method.DENSE: 0.45,
+    Method.BM25: 0.20,
+}
+
+
+class Retriever:
+    """Hybrid retrieval scoped to a chatbot and, optionally, to some of its sources (an agent's selection)."""
+
+    def __init__(self, embedder: Embedder | None, settings: Settings) -> None:
+        self.embedder = embedder
+        self.max_cached_chunks = settings.retrieval_cache_chunks
+        self._cache: OrderedDict[str, ChatbotIndex] = OrderedDict()
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    async def retrieve(
+        self,
+        db: AsyncSession,
+        chatbot_uuid: str,
+        query: str,
+        *,
+        source_uuids: Collection[str] | None = None,
+        top_k: int = 8,
+        method: Method = Method.HYBRID,
+    ) -> Retrieval:
+        """The `top_k` best chunks of the chatbot for `query`, best first, among `source_uuids` when given (None:
+        all the chatbot's sources; the caller resolves an agent's `use_all_sources` / `data_source_uuids`), and
+        whether the best of them clears the relevance gate. `method` exists for measurements and hit testing."""
+        index = await self.index(db, chatbot_uuid)
+        if index is None or index.size == 0 or top_k <= 0 or (source_uuids is not None and not source_uuids):
+            return Retrieval(hits=[], relevant=False)
+        vector = await self._query_vector(index, query, method)
+        used = method if vector is not None else Method.BM25
+        search = Search(query, vector, frozenset(source_uuids) if source_uuids is not None else None, top_k, used)
+        if index.size >= OFF_LOOP_ROWS:
+            ranked = await asyncio.to_thread(index.search, search)
+        else:
+            ranked = index.search(search)
+        hits = _hits(index, ranked)
+        return Retrieval(hits=hits, relevant=bool(hits) and hits[0].score >= THRESHOLDS[used], method=used.value)
+
+    async def index(self, db: AsyncSession, chatbot_uuid: str) -> ChatbotIndex | None:
+        """The chatbot's index at its current knowledge version (built if needed); None if there is no chatbot."""
+        repository = RetrievalRepository(db)
+        version = await repository.knowledge_version(chatbot_uuid)
+        if version is None:
+            self._cache.pop(chatbot_uuid, None)  # a deleted chatbot's index is dropped at once
+            return None
+        cached = self._cached(chatbot_uuid, version)
+        if cached is not None:
+            return cached
+        lock = self._locks.setdefault(chatbot_uuid, asyncio.Lock())
+        async with lock:
+            cached = self._cached(chatbot_uuid, version)  # built by whoever held the lock before us
+            if cached is not None:
+                return cached
+            rows = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
+            dimension = self.embedder.dimension if self.embedder else None
+            if len(rows) >= OFF_LOOP_ROWS:
+                index = await asyncio.to_thread(ChatbotIndex, version, rows, dimension)
+            else:
+                index = ChatbotIndex(version, rows, dimension)
+            self._store(chatbot_uuid, index)
+            log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
+            return index
+
+    def _cached(self, chatbot_uuid: str, version: int) -> ChatbotIndex | None:
+        index = self._cache.get(chatbot_uuid)
+        if index is None or index.version != version:
+            # An older version than ours (a slower replica's read) is as stale as a newer one: rebuild either way.
+            return None
+        self._cache.move_to_end(chatbot_uuid)
+        return index
+
+    def _store(self, chatbot_uuid: str, index: ChatbotIndex) -> None:
+        self._cache[chatbot_uuid] = index
+        self._cache.move_to_end(chatbot_uuid)
+        total = sum(cached.size for cached in self._cache.values())
+        # The newest index always stays, even alone over the bound: the request that built it is about to use it.
+        while total > self.max_cached_chunks and len(self._cache) > 1:
+            _, evicted = self._cache.popitem(last=False)
+            total -= evicted.size
+
+    @property
+    def cached_chunks(self) -> int:
+        """Chunks held by the cache (for metrics and tests of the bound)."""
+        return sum(index.size for index in self._cache.values())
+
+    async def _query_vector(self, index: ChatbotIndex, query: str, method: Method) -> Vectors | None:
+        """The query's vector when the method needs one and the index has vectors; None falls back to BM25 (an
+        embeddings endpoint that is down degrades answers, it does not stop them)."""
+        if self.embedder is None or method is Method.BM25 or not index.has_vectors or not query.strip():
+            return None
+        try:
+            return await self.embedder.embed_query(query)
+        except EmbeddingError as error:
+            log.warning("query embedding failed, falling back to BM25: %s", error)
+            return None
+
+
+def _hits(index: ChatbotIndex, ranked: Ranked) -> list[Hit]:
+    hits = []
+    for row_id, score, bm25, dense in zip(
+        ranked.rows.tolist(), ranked.score.tolist(), ranked.bm25.tolist(), ranked.dense.tolist(), strict=True
+    ):
+        row = index.rows[row_id]
+        scores = {"bm25": bm25} | ({"dense": dense} if math.isfinite(dense) else {})
+        hits.append(
+            Hit(
+                chunk_uuid=row.uuid,
+                data_source_uuid=row.data_source_uuid,
+                source_title=row.source_title,
+                source_type=row.source_type,
+                heading=row.heading,
+                text=row.text,
+                score=score,
+                scores=scores,
+                source_meta=row.source_meta,
+            )
+        )
+    return hits

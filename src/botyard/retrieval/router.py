@@ -1,0 +1,19 @@
+"""HTTP for retrieval: the owners' hit-testing endpoint."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from botyard.deps import AppRetriever, CurrentAccount, ReadDbSession
+from botyard.retrieval import service
+from botyard.retrieval.schemas import RetrieveRequest, RetrieveResponse
+
+router = APIRouter(tags=["retrieval"])
+
+
+@router.post("/chatbot/{uuid}/retrieve", response_model=RetrieveResponse)
+async def retrieve(
+    uuid: str, body: RetrieveRequest, db: ReadDbSession, account: CurrentAccount, retriever: AppRetriever
+) -> RetrieveResponse:
+    """Rank the chatbot's chunks for a query as answering would (hit testing), with each method's score."""
+    return await service.retrieve(db, retriever, account, uuid, body)

@@ -1,0 +1,41 @@
+"""The owners' retrieve endpoint ("hit testing"): what it takes and what it answers."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints
+
+from botyard.retrieval.fusion import Method
+from botyard.schemas import RequestModel, Uuid
+
+Query = Annotated[str, StringConstraints(min_length=1, max_length=4000, strip_whitespace=True)]
+
+
+class RetrieveRequest(RequestModel):
+    query: Query = Field(description="The text to search for, as an end user would ask it.")
+    top_k: int = Field(default=8, ge=1, le=50, description="How many chunks to return.")
+    agent_uuid: Uuid | None = Field(
+        default=None, description="Search only the sources this agent of the chatbot answers from."
+    )
+    method: Method = Field(
+        default=Method.HYBRID, description="hybrid (what answering uses), or bm25 / dense alone to compare them."
+    )
+
+
+class RetrievedChunk(BaseModel):
+    uuid: str
+    data_source_uuid: str
+    title: str = Field(description="The source's title.")
+    heading: str = Field(description="The heading path of the chunk in its source (`A > B`).")
+    text: str
+    score: float = Field(description="The score the ranking and the relevance gate use.")
+    scores: dict[str, float] = Field(
+        description="Per method: `bm25` (BM25 over the query's largest possible BM25, 0..1), `dense` (cosine)."
+    )
+
+
+class RetrieveResponse(BaseModel):
+    relevant: bool = Field(description="Whether the best chunk clears the relevance gate (else the bot declines).")
+    method: Method = Field(description="The method that ranked: bm25 when there are no embeddings to search.")
+    chunks: list[RetrievedChunk]

@@ -1,0 +1,280 @@
+"""Retrieval through the real app: sources created through the API, ingested and embedded by the real job
+handlers (the bundled MiniLM), then searched through `POST /chatbot/{uuid}/retrieve` on both databases."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from starlette.testclient import TestClient
+
+from botyard.accounts.service import issue_key
+from botyard.config import Settings
+from botyard.jobs.runner import JobRunner, RunnerConfig
+from botyard.main import create_app
+from botyard.models import Job
+from botyard.retrieval.base import Retrieval
+from botyard.retrieval.retriever import Retriever
+from botyard.runtime import Runtime, job_handlers
+from tests.api import Api, assert_error, assert_not_found
+from tests.conftest import POSTGRES_ENV, Db, fresh_settings
+
+FAST = RunnerConfig(lease_seconds=10, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.02)
+
+KNOWLEDGE = {
+    "hours": (
+        "When is the shop open?",
+        "The shop in Springfield is open from nine in the morning to five in the afternoon, Monday to Friday, "
+        "and from ten to two on Saturdays. It is closed on Sundays.",
+    ),
+    "refunds": (
+        "Can I return a product?",
+        "Unused products can be sent back within 30 days of delivery. We refund the full price to the original "
+        "payment method within five working days of receiving the parcel.",
+    ),
+    "shipping": (
+        "Do you ship abroad?",
+        "We deliver to every country of the European Union. International shipping takes three to seven days and "
+        "costs twelve euros per order.",
+    ),
+    "password": (
+        "How do I reset my password?",
+        "Open the login page, choose 'Forgot password' and enter your e-mail address. We send you a link that "
+        "lets you choose a new password; it expires after one hour.",
+    ),
+}
+OFF_TOPIC = [
+    "Who won the football world cup in 1998?",
+    "What is the boiling point of mercury?",
+    "Write me a poem about the sea",
+]
+
+
+def process(client: TestClient) -> None:
+    """Run every queued job with the app's own handlers (so chunks are embedded by the app's embedder)."""
+    runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
+    runner = JobRunner(runtime.database, job_handlers(runtime.settings, runtime.egress, runtime.embedder), FAST)
+
+    async def drain() -> None:
+        for _ in range(500):
+            while await runner.run_once():
+                pass
+            async with runtime.database.transaction(write=False) as session:
+                waiting = await session.scalar(select(func.count()).select_from(Job).where(Job.status == "queued"))
+            if not waiting:
+                return
+            await asyncio.sleep(0.02)
+
+    assert client.portal is not None
+    client.portal.call(drain)
+
+
+def add_qa(api: Api, bot: str, key: str) -> str:
+    question, answer = KNOWLEDGE[key]
+    created = api.ok(api.post(f"/chatbot/{bot}/data-source/qa", {"question": question, "answer": answer}))
+    uuid: str = created["uuid"]
+    return uuid
+
+
+def knowledge_bot(api: Api, keys: list[str] | None = None) -> tuple[str, dict[str, str]]:
+    """A chatbot with the Q&A pairs `keys` (all by default), processed; and their source uuids by key."""
+    bot: str = api.chatbot()["uuid"]
+    sources = {key: add_qa(api, bot, key) for key in keys or list(KNOWLEDGE)}
+    process(api.client)
+    for uuid in sources.values():
+        assert api.ok(api.get(f"/data-source/{uuid}"))["status"] == "success"
+    return bot, sources
+
+
+def retrieve(api: Api, bot: str, query: str, **body: Any) -> dict[str, Any]:
+    result: dict[str, Any] = api.ok(api.post(f"/chatbot/{bot}/retrieve", {"query": query, **body}))
+    return result
+
+
+def best_source(result: dict[str, Any]) -> str:
+    source: str = result["chunks"][0]["data_source_uuid"]
+    return source
+
+
+@pytest.fixture
+def shop(alice: Api) -> tuple[str, dict[str, str]]:
+    return knowledge_bot(alice)
+
+
+def test_each_question_finds_its_own_source_first(alice: Api, shop: tuple[str, dict[str, str]]) -> None:
+    bot, sources = shop
+    # Paraphrases that share few words with the stored text: the dense half of the hybrid carries them.
+    for query, key in [
+        ("What time do you open on Saturday?", "hours"),
+        ("How can I get my money back for an item?", "refunds"),
+        ("Do you deliver to Germany and how long does it take?", "shipping"),
+        ("I forgot my login credentials", "password"),
+    ]:
+        result = retrieve(alice, bot, query)
+        assert result["method"] == "hybrid"
+        assert result["relevant"] is True, query
+        assert best_source(result) == sources[key], query
+        best = result["chunks"][0]
+        assert best["title"] == KNOWLEDGE[key][0]
+        assert KNOWLEDGE[key][1] in best["text"]
+        assert set(best["scores"]) == {"bm25", "dense"}
+        assert 0 <= best["scores"]["bm25"] <= 1 and -1 <= best["scores"]["dense"] <= 1
+        scores = [chunk["score"] for chunk in result["chunks"]]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_methods_can_be_compared_and_top_k_is_honoured(alice: Api, shop: tuple[str, dict[str, str]]) -> None:
+    bot, sources = shop
+    query = "refund of the full price"
+    for method in ("hybrid", "bm25", "dense"):
+        result = retrieve(alice, bot, query, method=method, top_k=2)
+        assert result["method"] == method
+        assert len(result["chunks"]) <= 2
+        assert best_source(result) == sources["refunds"]
+    # BM25 alone returns only chunks sharing a term; dense ranks every chunk.
+    assert len(retrieve(alice, bot, "password", method="bm25", top_k=10)["chunks"]) == 1
+    assert len(retrieve(alice, bot, "password", method="dense", top_k=10)["chunks"]) == len(KNOWLEDGE)
+
+
+def test_an_off_topic_question_is_not_relevant(alice: Api, shop: tuple[str, dict[str, str]]) -> None:
+    bot, _ = shop
+    for query in OFF_TOPIC:
+        result = retrieve(alice, bot, query)
+        assert result["relevant"] is False, (query, result["chunks"][:1])
+
+
+def test_scope_by_agent_sources(alice: Api, shop: tuple[str, dict[str, str]]) -> None:
+    bot, sources = shop
+    agent = alice.ok(alice.post(f"/chatbot/{bot}/agent/create", {"name": "Accounts", "type": "user-facing"}))
+    update = {"data_source_uuids": [sources["password"], sources["shipping"]], "use_all_sources": False}
+    alice.ok(alice.post(f"/agent/{agent['uuid']}/update", update))
+    result = retrieve(alice, bot, "How can I get my money back?", agent_uuid=agent["uuid"], top_k=10)
+    assert {chunk["data_source_uuid"] for chunk in result["chunks"]} <= {sources["password"], sources["shipping"]}
+    assert sources["refunds"] not in {chunk["data_source_uuid"] for chunk in result["chunks"]}
+    assert best_source(retrieve(alice, bot, "reset password", agent_uuid=agent["uuid"])) == sources["password"]
+    # use_all_sources brings everything back.
+    alice.ok(alice.post(f"/agent/{agent['uuid']}/update", {"use_all_sources": True}))
+    result = retrieve(alice, bot, "How can I get my money back?", agent_uuid=agent["uuid"])
+    assert best_source(result) == sources["refunds"]
+
+
+def test_scope_by_source_uuids_in_the_retriever(alice: Api, db: Db, shop: tuple[str, dict[str, str]]) -> None:
+    bot, sources = shop
+    retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
+
+    def run(scope: list[str] | None) -> Retrieval:
+        return db.run(lambda session: retriever.retrieve(session, bot, "shop opening hours", source_uuids=scope))
+
+    assert run(None).hits[0].data_source_uuid == sources["hours"]
+    scoped = run([sources["refunds"], sources["shipping"]])
+    assert scoped.hits and {hit.data_source_uuid for hit in scoped.hits} <= {sources["refunds"], sources["shipping"]}
+    assert run([]).hits == []
+    assert run(["0" * 32]).hits == []  # a uuid that is not a source of the chatbot
+
+
+def test_index_follows_the_knowledge_version(alice: Api, db: Db) -> None:
+    bot, sources = knowledge_bot(alice, ["hours", "refunds"])
+    retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
+
+    def index() -> Any:
+        return db.run(lambda session: retriever.index(session, bot))
+
+    first = index()
+    assert index() is first  # unchanged knowledge: the cached index answers
+    assert {row.data_source_uuid for row in first.rows} == {sources["hours"], sources["refunds"]}
+
+    shipping = add_qa(alice, bot, "shipping")
+    process(alice.client)
+    assert best_source(retrieve(alice, bot, "international shipping costs")) == shipping
+    assert index() is not first
+
+    alice.ok(alice.delete(f"/data-source/{sources['refunds']}/delete"))
+    after_delete = retrieve(alice, bot, "refund of the full price", top_k=10)
+    assert sources["refunds"] not in {chunk["data_source_uuid"] for chunk in after_delete["chunks"]}
+
+    alice.ok(alice.post(f"/data-source/{sources['hours']}/update", {"title": "Springfield store times"}))
+    assert retrieve(alice, bot, "store times")["chunks"][0]["title"] == "Springfield store times"
+
+
+def test_keyword_search_alone_without_an_embedder(alice: Api, db: Db, shop: tuple[str, dict[str, str]]) -> None:
+    bot, sources = shop
+    settings: Settings = alice.client.app.state.settings  # type: ignore[attr-defined]
+    retriever = Retriever(None, settings)  # BOTYARD_EMBEDDER=none
+    found = db.run(lambda session: retriever.retrieve(session, bot, "reset my password"))
+    assert found.method == "bm25"
+    assert found.relevant
+    assert found.hits[0].data_source_uuid == sources["password"]
+    assert set(found.hits[0].scores) == {"bm25"}
+    missed = db.run(lambda session: retriever.retrieve(session, bot, "football world cup winners"))
+    assert not missed.relevant
+
+
+def test_the_cache_is_bounded_by_chunks(alice: Api, db: Db) -> None:
+    first, _ = knowledge_bot(alice, ["hours", "refunds"])
+    second, second_sources = knowledge_bot(alice, ["shipping", "password"])
+    settings: Settings = alice.client.app.state.settings  # type: ignore[attr-defined]
+    retriever = Retriever(None, settings.model_copy(update={"retrieval_cache_chunks": 3}))
+    db.run(lambda session: retriever.retrieve(session, first, "opening hours"))
+    assert retriever.cached_chunks == 2
+    found = db.run(lambda session: retriever.retrieve(session, second, "reset password"))
+    assert retriever.cached_chunks == 2  # the first chatbot's index was evicted
+    assert found.hits[0].data_source_uuid == second_sources["password"]
+    assert db.run(lambda session: retriever.retrieve(session, first, "opening hours")).hits
+
+
+def test_bad_requests_and_other_accounts(alice: Api, bob: Api) -> None:
+    bot: str = alice.chatbot()["uuid"]
+    for body in ({}, {"query": ""}, {"query": "   "}, {"query": "x", "top_k": 0}, {"query": "x", "top_k": 51}):
+        assert_error(alice.post(f"/chatbot/{bot}/retrieve", body), 422, "validation_error")
+    assert_error(alice.post(f"/chatbot/{bot}/retrieve", {"query": "x", "method": "magic"}), 422, "validation_error")
+    assert_not_found(bob.post(f"/chatbot/{bot}/retrieve", {"query": "opening hours"}))
+    assert_not_found(alice.post(f"/chatbot/{'0' * 32}/retrieve", {"query": "opening hours"}))
+    other_bot: str = alice.chatbot("Other")["uuid"]
+    other_agent = alice.ok(alice.post(f"/chatbot/{other_bot}/agent/create", {"name": "A", "type": "user-facing"}))
+    assert_not_found(alice.post(f"/chatbot/{bot}/retrieve", {"query": "x", "agent_uuid": other_agent["uuid"]}))
+    empty = retrieve(alice, bot, "opening hours")
+    assert empty == {"relevant": False, "method": "hybrid", "chunks": []}
+
+
+# Identical results on SQLite and PostgreSQL: one app on each, the same sources, the same queries.
+
+QUERIES = ["opening hours on Saturday", "money back", "shipping to Europe", "password link expiry", *OFF_TOPIC]
+
+
+def _results_on(backend: str, data_dir: Path) -> list[dict[str, Any]]:
+    data_dir.mkdir()
+    with (
+        fresh_settings(backend, data_dir, jobs_in_process=False) as settings,
+        TestClient(create_app(settings)) as client,
+    ):
+        issued = client.portal.call(_issue, client)  # type: ignore[union-attr]
+        api = Api(client, issued)
+        bot, _ = knowledge_bot(api)
+        outcomes = []
+        for query in QUERIES:
+            for method in ("hybrid", "bm25", "dense"):
+                result = retrieve(api, bot, query, method=method, top_k=10)
+                for chunk in result["chunks"]:  # uuids differ between the two databases; all the rest must not
+                    del chunk["uuid"], chunk["data_source_uuid"]
+                outcomes.append(result)
+        return outcomes
+
+
+async def _issue(client: TestClient) -> str:
+    database = client.app.state.database  # type: ignore[attr-defined]
+    async with database.transaction() as session:
+        issued = await issue_key(session, "same@example.com")
+    return issued.key
+
+
+@pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"{POSTGRES_ENV} is not set")
+def test_identical_results_on_both_databases(tmp_path: Path) -> None:
+    on_sqlite = _results_on("sqlite", tmp_path / "sqlite")
+    on_postgres = _results_on("postgres", tmp_path / "postgres")
+    assert on_sqlite == on_postgres
+    assert any(result["relevant"] for result in on_sqlite)
+    assert not all(result["relevant"] for result in on_sqlite)
