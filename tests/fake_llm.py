@@ -179,6 +179,12 @@ class FakeLlm:
     def errors(self) -> list[BaseException]:
         return list(self._state.errors)
 
+    def forget(self) -> None:
+        """Drop the recorded requests and any scripted replies not used yet."""
+        with self._state.lock:
+            self._state.requests.clear()
+            self._state.script.clear()
+
     def script(self, *replies: Reply) -> None:
         """Answer the next requests with `replies`, in order; later ones get the default reply."""
         with self._state.lock:

@@ -33,18 +33,27 @@ class ErrorCode(StrEnum):
     FILE_TYPE_NOT_ALLOWED = "file_type_not_allowed"
     URL_REFUSED = "url_refused"
     UNKNOWN_UUIDS = "unknown_uuids"
+    RATE_LIMITED = "rate_limited"
     INTERNAL_ERROR = "internal_error"
 
 
 class AppError(Exception):
     """A failure with a status, a stable code and a message meant for the client."""
 
-    def __init__(self, status: int, code: ErrorCode, message: str, details: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: ErrorCode,
+        message: str,
+        details: list[dict[str, Any]] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.headers = headers
 
     def body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"error": self.message, "code": self.code.value}
@@ -67,8 +76,8 @@ def unauthorized(message: str = "Invalid or missing API key") -> AppError:
 
 
 def error_response(error: AppError) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else None
-    return JSONResponse(error.body(), status_code=error.status, headers=headers)
+    headers = {"WWW-Authenticate": "Bearer"} if error.status == 401 else {}
+    return JSONResponse(error.body(), status_code=error.status, headers=headers | (error.headers or {}))
 
 
 def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:

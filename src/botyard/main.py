@@ -12,13 +12,16 @@ from sqlalchemy import text
 from botyard import __version__
 from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
+from botyard.chat.answer import sweep_streaming
 from botyard.chat.router import router as chat_router
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
+from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.egress import Resolver
 from botyard.errors import install_error_handlers
 from botyard.middleware import RequestBodyGuard
+from botyard.retrieval.router import router as retrieval_router
 from botyard.runtime import Runtime
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
@@ -39,6 +42,7 @@ def create_app(settings: Settings | None = None, resolver: Resolver | None = Non
         app.state.runtime = runtime
         app.state.database = runtime.database
         try:
+            await sweep_streams(runtime)
             if settings.jobs_in_process:
                 await runtime.start_jobs()
             yield
@@ -50,7 +54,7 @@ def create_app(settings: Settings | None = None, resolver: Resolver | None = Non
     install_error_handlers(app)
 
     api = APIRouter(prefix="/api/v1")
-    for router in (accounts_router, chatbots_router, agents_router, sources_router, chat_router):
+    for router in (accounts_router, chatbots_router, agents_router, sources_router, chat_router, retrieval_router):
         api.include_router(router)
     app.include_router(api)
     app.include_router(restart_router, prefix="/api")  # the SDK's unversioned path
@@ -65,6 +69,12 @@ def create_app(settings: Settings | None = None, resolver: Resolver | None = Non
             allow_headers=["Authorization", "Content-Type"],
         )
     return app
+
+
+async def sweep_streams(runtime: Runtime) -> None:
+    """No message stays `streaming` after a crash: the ones a dead process left are stored as interrupted."""
+    async with runtime.database.transaction() as session:
+        await sweep_streaming(session, utcnow())
 
 
 def _health_router() -> APIRouter:

@@ -1,17 +1,23 @@
-"""The long-lived parts of a process (database, egress client, job runner), built once by `botyard serve` (in the
-app's lifespan) or by `botyard worker`, never at import time."""
+"""The long-lived parts of a process (database, egress client, embedder, job runner), built once by `botyard serve`
+(in the app's lifespan) or by `botyard worker`, never at import time."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from botyard.answering.base import Answerer
+from botyard.answering.select import build_answerer
 from botyard.config import Settings
 from botyard.db.session import Database
 from botyard.egress import EgressClient, Resolver
+from botyard.embedding import Embedder, build_embedder, close_embedder
 from botyard.ingestion.chunk import ChunkingConfig
+from botyard.ingestion.embed import SourceReembedder, enqueue_reembedding
 from botyard.ingestion.parse import ParseLimits
 from botyard.ingestion.pipeline import IngestionConfig, SourceProcessor
 from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
+from botyard.llm.provider import Provider
+from botyard.retrieval.retriever import Retriever
 
 
 def ingestion_config(settings: Settings) -> IngestionConfig:
@@ -22,9 +28,9 @@ def ingestion_config(settings: Settings) -> IngestionConfig:
     )
 
 
-def job_handlers(settings: Settings, egress: EgressClient) -> list[JobHandler]:
+def job_handlers(settings: Settings, egress: EgressClient, embedder: Embedder | None = None) -> list[JobHandler]:
     """Every kind of job the service runs."""
-    return [SourceProcessor(egress, ingestion_config(settings))]
+    return [SourceProcessor(egress, ingestion_config(settings), embedder), SourceReembedder(embedder)]
 
 
 @dataclass
@@ -33,19 +39,35 @@ class Runtime:
     database: Database
     egress: EgressClient
     runner: JobRunner
+    embedder: Embedder | None
+    """Shared by ingestion and retrieval; None with `BOTYARD_EMBEDDER=none`. The bundled model loads (and its file
+    is checked) here, at start-up, so a bad installation stops the process before it serves anything."""
+    retriever: Retriever
+    """Per-chatbot search indexes, cached for the life of the process (keyed by knowledge version)."""
+    answerer: Answerer
+    """Offline, or the LLM answerer when a provider is configured; one instance serves every request."""
+    llm: Provider | None
 
     @classmethod
     def build(cls, settings: Settings, resolver: Resolver | None = None) -> Runtime:
+        embedder = build_embedder(settings)
         database = Database.from_settings(settings)
         egress = EgressClient(settings, resolver)
         config = RunnerConfig(lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency)
-        runner = JobRunner(database, job_handlers(settings, egress), config)
-        return cls(settings, database, egress, runner)
+        runner = JobRunner(database, job_handlers(settings, egress, embedder), config)
+        answerer, llm = build_answerer(settings)
+        return cls(settings, database, egress, runner, embedder, Retriever(embedder, settings), answerer, llm)
 
     async def start_jobs(self) -> None:
+        """Start the runner, after queueing the re-embedding of chunks another embedder produced (a changed
+        `BOTYARD_EMBEDDER` or model takes effect for stored knowledge too, without any command)."""
+        await enqueue_reembedding(self.database, self.embedder)
         await self.runner.start()
 
     async def close(self) -> None:
         await self.runner.stop()
         await self.egress.aclose()
+        await close_embedder(self.embedder)
+        if self.llm is not None:
+            await self.llm.aclose()
         await self.database.dispose()

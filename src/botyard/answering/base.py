@@ -6,7 +6,7 @@ from); citations are numbered before it runs too, so every answerer marks them t
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -75,6 +75,10 @@ AnswerEvent = Delta | Finished
 
 
 class Answerer(Protocol):
+    async def search_query(self, query: str, history: Sequence[Turn], model: str) -> str:
+        """What to retrieve with: a follow-up ("and on Sundays?") made to stand on its own using the history."""
+        ...
+
     def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
         """Stream the answer: any number of `Delta`s, then exactly one `Finished`."""
         ...

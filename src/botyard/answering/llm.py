@@ -7,15 +7,16 @@ It never raises for a provider failure: the answer stream always ends with one `
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from typing import Any
 
-from botyard.answering.base import AnswerEvent, AnswerRequest, Delta, Finished, Usage
-from botyard.answering.prompt import build_prompt
+from botyard.answering.base import AnswerEvent, AnswerRequest, Delta, Finished, Turn, Usage
+from botyard.answering.context import search_query
+from botyard.answering.prompt import CONDENSE_MAX_TOKENS, build_prompt, condense_messages
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import Provider, StreamEnd, TextDelta
-from botyard.llm.registry import ModelRegistry
+from botyard.llm.registry import ModelRegistry, UnknownModel
 
 
 class LlmAnswerer:
@@ -24,6 +25,34 @@ class LlmAnswerer:
     def __init__(self, provider: Provider, registry: ModelRegistry) -> None:
         self._provider = provider
         self._registry = registry
+
+    async def search_query(self, query: str, history: Sequence[Turn], model: str) -> str:
+        """The model condenses a follow-up into a standalone question; without history the query is used as it
+        is. A failed or empty rewrite falls back to the offline rule (the last turns' key terms), so a flaky
+        provider costs retrieval quality, never the answer."""
+        if not history:
+            return query
+        try:
+            resolved = self._registry.resolve(model)
+        except UnknownModel:
+            return search_query(query, history)
+        parts: list[str] = []
+        failed = False
+        stream = self._provider.stream(
+            condense_messages(query, history),
+            model=resolved.provider_model,
+            temperature=0.0,
+            max_tokens=CONDENSE_MAX_TOKENS,
+        )
+        async with aclosing(stream) as events:
+            async for event in events:
+                if isinstance(event, TextDelta):
+                    parts.append(event.text)
+                elif isinstance(event, StreamEnd):
+                    failed = event.error is not None
+                    break
+        rewritten = " ".join("".join(parts).split())
+        return search_query(query, history) if failed or not rewritten else rewritten
 
     async def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
         """Stream the answer: `Delta`s as the provider sends them, then one `Finished`."""

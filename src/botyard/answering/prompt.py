@@ -155,3 +155,27 @@ def _add_turns(
 def _data(text: str) -> str:
     """`text` with our delimiters defused, so it cannot close its block and pose as instructions."""
     return _DELIMITER.sub(r"&lt;\1\2", text)
+
+
+CONDENSE_TURNS = 3
+"""How many earlier turns the model sees to make a follow-up stand alone."""
+CONDENSE_TURN_TOKENS = 200
+CONDENSE_MAX_TOKENS = 96
+CONDENSE_RULES = """Rewrite the user's last question so that it can be understood without the conversation: replace \
+pronouns and elliptic references with what they refer to. Keep its language. If it already stands alone, repeat it \
+unchanged. Reply with the rewritten question only, no answer, no quotes."""
+
+
+def condense_messages(query: str, history: Sequence[Turn]) -> list[ChatMessage]:
+    """The messages asking a model to turn a follow-up into a standalone search query (short: the last turns, each
+    truncated; the answer itself is not wanted, only the question)."""
+    lines = []
+    for turn in history[-CONDENSE_TURNS:]:
+        lines.append(f"User: {truncate_tokens(turn.query, CONDENSE_TURN_TOKENS)}")
+        lines.append(f"Assistant: {truncate_tokens(turn.response, CONDENSE_TURN_TOKENS)}")
+    conversation = "\n".join(lines)
+    question = truncate_tokens(query, CONDENSE_TURN_TOKENS)
+    return [
+        ChatMessage("system", CONDENSE_RULES),
+        ChatMessage("user", f"Conversation:\n{conversation}\n\nLast question: {question}"),
+    ]

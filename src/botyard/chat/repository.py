@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select, text
 
 from botyard.db.repository import Repository
-from botyard.models import Chatbot, ChatSession, Message
+from botyard.models import Chatbot, ChatSession, Message, RateLimitHit
 from botyard.sources.repository import batches
 
 
@@ -33,6 +33,17 @@ class ChatSessionRepository(Repository[ChatSession]):
             statement = statement.where(ChatSession.created_at < created_before)
         return await self.all(statement.order_by(ChatSession.created_at, ChatSession.uuid))
 
+    async def with_chatbot(self, session_uuid: str) -> tuple[ChatSession, Chatbot] | None:
+        """The session and its chatbot, whoever owns them (the caller decides who may use them)."""
+        row = (
+            await self.session.execute(
+                select(ChatSession, Chatbot)
+                .join(Chatbot, Chatbot.uuid == ChatSession.chatbot_uuid)
+                .where(ChatSession.uuid == session_uuid)
+            )
+        ).first()
+        return None if row is None else (row[0], row[1])
+
     async def remove(self, session_uuid: str) -> None:
         # Its messages go with it through ON DELETE CASCADE.
         await self.session.execute(delete(ChatSession).where(ChatSession.uuid == session_uuid))
@@ -45,6 +56,19 @@ class MessageRepository(Repository[Message]):
         return await self.all(
             select(Message).where(Message.session_uuid == session_uuid).order_by(Message.created_at, Message.uuid)
         )
+
+    async def recent_finished(self, session_uuid: str, limit: int) -> list[Message]:
+        """The session's last `limit` finished messages (not the ones still streaming), oldest first."""
+        newest = await self.all(
+            select(Message)
+            .where(Message.session_uuid == session_uuid, Message.state != "streaming")
+            .order_by(Message.created_at.desc(), Message.uuid.desc())
+            .limit(limit)
+        )
+        return list(reversed(newest))
+
+    async def streaming(self) -> Sequence[Message]:
+        return await self.all(select(Message).where(Message.state == "streaming"))
 
     async def owned_among(self, account_uuid: str, uuids: Sequence[str]) -> Sequence[Message]:
         """The messages among `uuids` that belong to a session of one of the account's chatbots."""
@@ -61,3 +85,44 @@ class MessageRepository(Repository[Message]):
     async def remove(self, uuids: Sequence[str]) -> None:
         for batch in batches(list(uuids)):
             await self.session.execute(delete(Message).where(Message.uuid.in_(batch)))
+
+
+class RateLimitRepository(Repository[RateLimitHit]):
+    model = RateLimitHit
+
+    async def lock_device(self, chatbot_uuid: str, device: str) -> None:
+        """Serialise the device's check-and-insert until the transaction ends, across processes.
+
+        On SQLite the write transaction (`BEGIN IMMEDIATE`) already holds the database's one write lock. On
+        PostgreSQL a transaction-scoped advisory lock on the device's key does it without locking any row other
+        requests need; it is released by the commit or rollback.
+        """
+        if self.session.get_bind().dialect.name == "postgresql":
+            key = f"rate-limit:{chatbot_uuid}:{device}"
+            await self.session.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": key})
+
+    async def times_since(self, chatbot_uuid: str, device: str, since: datetime) -> list[datetime]:
+        """The device's hits after `since`, oldest first."""
+        rows = await self.session.execute(
+            select(RateLimitHit.created_at)
+            .where(
+                RateLimitHit.chatbot_uuid == chatbot_uuid,
+                RateLimitHit.device == device,
+                RateLimitHit.created_at > since,
+            )
+            .order_by(RateLimitHit.created_at)
+        )
+        return list(rows.scalars())
+
+    async def forget_before(self, chatbot_uuid: str, device: str, before: datetime) -> None:
+        await self.session.execute(
+            delete(RateLimitHit).where(
+                RateLimitHit.chatbot_uuid == chatbot_uuid,
+                RateLimitHit.device == device,
+                RateLimitHit.created_at <= before,
+            )
+        )
+
+    async def count(self, chatbot_uuid: str) -> int:
+        statement = select(func.count()).select_from(RateLimitHit).where(RateLimitHit.chatbot_uuid == chatbot_uuid)
+        return int((await self.session.execute(statement)).scalar_one())

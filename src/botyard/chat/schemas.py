@@ -50,6 +50,16 @@ class SessionCreate(RequestModel):
     )
 
 
+class MessageCreate(RequestModel):
+    query: Annotated[str, StringConstraints(min_length=1, max_length=100_000)] = Field(
+        description="The user's message."
+    )
+
+
+class MessageReply(TypedDict):
+    response: str
+
+
 class MessageUuids(RequestModel):
     """Bulk delete: unknown, malformed or foreign uuids are reported per uuid (422 `unknown_uuids`)."""
 

@@ -8,6 +8,7 @@ from botyard.models.chunk import Chunk
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.job import Job
 from botyard.models.message import Message
+from botyard.models.rate_limit import RateLimitHit
 from botyard.models.source_tag import SourceTag, SourceTagMember
 from botyard.models.tool_function import ToolFunction
 
@@ -22,6 +23,7 @@ __all__ = [
     "DataSource",
     "Job",
     "Message",
+    "RateLimitHit",
     "SourceFile",
     "SourceTag",
     "SourceTagMember",

@@ -1,0 +1,77 @@
+"""Citation markers and the message's `cite_data_json`.
+
+Hits are numbered before any answerer runs, so every answerer marks the same chunk the same way: `X.Y` is source
+number X (1-based, in order of first appearance among the ranked hits) and chunk number Y within that source. Only
+the markers an answer actually carries are stored, so `cite_data_json` and the inline `[X.Y]` always agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from botyard.answering.base import CitedHit
+from botyard.retrieval.base import Hit
+
+MARKER = re.compile(r"\[(\d+\.\d+)\]")
+
+
+@dataclass(frozen=True)
+class CitedSource:
+    """What a citation shows of its data source, read from the source row when the answer is stored."""
+
+    title: str
+    file_name: str
+    type: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def number_hits(hits: Sequence[Hit]) -> list[CitedHit]:
+    """Give each hit its `X.Y` marker, keeping the ranking order."""
+    sources: dict[str, int] = {}
+    chunks: dict[str, int] = {}
+    cited: list[CitedHit] = []
+    for hit in hits:
+        source_number = sources.setdefault(hit.data_source_uuid, len(sources) + 1)
+        chunks[hit.data_source_uuid] = chunks.get(hit.data_source_uuid, 0) + 1
+        cited.append(CitedHit(f"{source_number}.{chunks[hit.data_source_uuid]}", hit))
+    return cited
+
+
+def markers_in(text: str) -> list[str]:
+    """The `X.Y` markers of `text`, each once, in order of first appearance."""
+    return list(dict.fromkeys(MARKER.findall(text)))
+
+
+def cite_entry(cited: CitedHit, source: CitedSource | None) -> dict[str, Any]:
+    """One `cite_data_json` value: `{data_source_uuid, title, text, file_name, type}` plus `reference_source_link`
+    when the source has one (COMPAT.md)."""
+    hit = cited.hit
+    meta = source.meta if source is not None else hit.source_meta
+    entry: dict[str, Any] = {
+        "data_source_uuid": hit.data_source_uuid,
+        "title": source.title if source is not None else hit.source_title,
+        "text": hit.text,
+        "file_name": source.file_name if source is not None else "",
+        "type": source.type if source is not None else hit.source_type,
+    }
+    link = meta.get("reference_source_link")
+    if isinstance(link, str) and link:
+        entry["reference_source_link"] = link
+    return entry
+
+
+def cite_data(
+    text: str, cited: Sequence[CitedHit], sources: Mapping[str, CitedSource], *, show_citations: bool
+) -> dict[str, dict[str, Any]]:
+    """The markers of `text` that name one of `cited`, mapped to their entries; `{}` when citations are off."""
+    if not show_citations:
+        return {}
+    by_marker = {item.marker: item for item in cited}
+    return {
+        marker: cite_entry(by_marker[marker], sources.get(by_marker[marker].hit.data_source_uuid))
+        for marker in markers_in(text)
+        if marker in by_marker
+    }

@@ -1,0 +1,347 @@
+"""One answer, from the stored query to the finalised message: the persistence contract of the chat flow.
+
+1. `prepare` (in the request's write transaction, committed before any byte is streamed): authorise, rate limit,
+   store the query as a message in state `streaming`, choose the agent, read the history.
+2. `AnswerRun.events` (while the response streams): retrieve, pass the relevance gate, run the answerer, and turn
+   its deltas into chat events (text, citations as their markers appear, pings while nothing comes).
+3. Finalise in a shielded step (cancellation cannot interrupt it): the response text, `finish_reason`,
+   `cite_data_json` and `meta_json`, state `complete`. On the normal path this happens before the last event, so
+   the response closes only after the commit; a client that disconnects gets `AnswerRun.close`, which stores the
+   partial text marked `interrupted` in `meta_json`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from collections.abc import AsyncGenerator, AsyncIterator, Collection
+from contextlib import aclosing
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+import anyio
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Delta, Finished, Turn, Usage
+from botyard.answering.citations import CitedSource, cite_data, cite_entry, markers_in, number_hits
+from botyard.answering.supervisor import ChosenAgent, choose_agent
+from botyard.answering.text import word_groups
+from botyard.chat import access, ratelimit
+from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
+from botyard.chat.repository import MessageRepository
+from botyard.db.session import Database
+from botyard.ingestion.tokens import count_tokens
+from botyard.models import Message
+from botyard.retrieval.base import Retrieval
+from botyard.sources.repository import DataSourceRepository
+
+log = logging.getLogger(__name__)
+
+HISTORY_TURNS = 6
+TOP_K = 8
+FAILURE_MESSAGE = "Sorry, something went wrong while answering. Please try again."
+OTHER_HOST_STALE = timedelta(hours=1)
+"""A `streaming` row of another machine is only taken for abandoned after this long (no stream lasts that long)."""
+NOT_JSON = "\u200b"
+"""Appended (invisibly) to an answer that would otherwise be a valid JSON document; see `json_guard`."""
+
+
+class Retriever(Protocol):
+    async def retrieve(
+        self,
+        db: AsyncSession,
+        chatbot_uuid: str,
+        query: str,
+        *,
+        source_uuids: Collection[str] | None = None,
+        top_k: int = 8,
+    ) -> Retrieval: ...
+
+
+def stream_owner() -> str:
+    """Which process streams a message: the start-up sweep leaves other live processes' streams alone."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything the streaming part needs, copied out of the request's transaction."""
+
+    message_uuid: str
+    session_uuid: str
+    chatbot_uuid: str
+    query: str
+    history: list[Turn]
+    show_citations: bool
+    agent: ChosenAgent | None
+
+
+async def prepare(db: AsyncSession, account_uuid: str | None, session_uuid: str, query: str, now: datetime) -> Prepared:
+    """Authorise, count against the rate limit and store the query in state `streaming`. Raises before anything
+    is stored when the caller may not chat here or is over the limit."""
+    session, chatbot = await access.chat_session(db, account_uuid, session_uuid)
+    await ratelimit.admit(db, chatbot, ratelimit.session_device(session.uuid), now)
+    messages = MessageRepository(db)
+    history = [Turn(m.query, m.response) for m in await messages.recent_finished(session.uuid, HISTORY_TURNS)]
+    variables = (session.meta or {}).get("variables") or {}
+    agent = await choose_agent(db, chatbot.uuid, query, variables if isinstance(variables, dict) else {})
+    message = await messages.add(
+        Message(
+            session_uuid=session.uuid,
+            query=query,
+            response="",
+            state="streaming",
+            meta={"streaming_owner": stream_owner()},
+            created_at=now,
+            modified_at=now,
+        )
+    )
+    return Prepared(message.uuid, session.uuid, chatbot.uuid, query, history, chatbot.show_citations, agent)
+
+
+async def prepare_committed(
+    database: Database, account_uuid: str | None, session_uuid: str, query: str, now: datetime
+) -> Prepared:
+    """`prepare` in a write transaction of its own, committed before the answer starts (or rolled back by the
+    refusal: over the rate limit nothing is stored)."""
+    async with database.transaction() as db:
+        return await prepare(db, account_uuid, session_uuid, query, now)
+
+
+def json_guard(text: str) -> str:
+    """What to append so that the plain-text body is never a valid JSON document ("" almost always).
+
+    Clients tell an error (a JSON body) from an answer by trying to parse it, so an answer such as `42`, `"yes"`,
+    `true` or `{...}` must not parse. The whole text is only known at the end, and a suffix is the one change that
+    can still be made then without holding back the stream: a trailing zero-width space is not JSON whitespace, so
+    the document no longer parses, while a reader sees nothing (and `str.strip()` / JS `trim()` keep it).
+    """
+    try:
+        json.loads(text)
+    except ValueError:
+        return ""
+    return NOT_JSON
+
+
+async def _canned(text: str, query: str) -> AsyncIterator[AnswerEvent]:
+    for group in word_groups(text):
+        yield Delta(group)
+    yield Finished("stop", Usage(max(1, count_tokens(query)), max(1, count_tokens(text))), meta={"relevant": False})
+
+
+class AnswerRun:
+    """The streaming part of one answer; `events()` once, then always `close()`."""
+
+    def __init__(
+        self,
+        prepared: Prepared,
+        database: Database,
+        retriever: Retriever | None,
+        answerer: Answerer,
+        ping_seconds: float | None,
+    ) -> None:
+        self.prepared = prepared
+        self.database = database
+        self.retriever = retriever
+        self.answerer = answerer
+        self.ping_seconds = ping_seconds
+        self.parts: list[str] = []
+        self.cited: list[CitedHit] = []
+        self.sources: dict[str, CitedSource] = {}
+        self.finished: Finished | None = None
+        self.error: str | None = None
+        self.finalised = False
+        self.stream = self.events()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    async def _retrieve(self) -> Retrieval:
+        agent = self.prepared.agent
+        if agent is None or self.retriever is None or agent.source_uuids == []:
+            return Retrieval(hits=[], relevant=False)
+        query = await self.answerer.search_query(self.prepared.query, self.prepared.history, agent.model)
+        async with self.database.transaction(write=False) as db:
+            retrieval = await self.retriever.retrieve(
+                db, self.prepared.chatbot_uuid, query, source_uuids=agent.source_uuids, top_k=TOP_K
+            )
+            if retrieval.relevant and retrieval.hits:
+                source_uuids = list(dict.fromkeys(hit.data_source_uuid for hit in retrieval.hits))
+                for row in await DataSourceRepository(db).in_chatbot(self.prepared.chatbot_uuid, source_uuids):
+                    self.sources[row.uuid] = CitedSource(row.title, row.file_name, row.type, dict(row.meta or {}))
+        return retrieval
+
+    async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:
+        """The answerer's events, or the no-knowledge message when the relevance gate finds nothing."""
+        retrieval = await self._retrieve()
+        agent = self.prepared.agent
+        if agent is None or not retrieval.relevant or not retrieval.hits:
+            no_answer = agent.no_answer_message if agent else ChosenAgent.no_answer_message
+            async for event in _canned(no_answer, self.prepared.query):
+                yield event
+            return
+        self.cited = number_hits(retrieval.hits)
+        request = AnswerRequest(
+            query=self.prepared.query,
+            hits=self.cited,
+            history=self.prepared.history,
+            show_citations=self.prepared.show_citations,
+            agent_prompt=agent.prompt,
+            variables=agent.variables,
+            model=agent.model,
+            temperature=agent.temperature,
+        )
+        async with aclosing(self.answerer.answer(request)) as events:  # type: ignore[type-var]
+            async for event in events:
+                yield event
+
+    def _new_citations(self, announced: set[str]) -> list[Citation]:
+        if not self.prepared.show_citations:
+            return []
+        by_marker = {item.marker: item for item in self.cited}
+        fresh = [marker for marker in markers_in(self.text) if marker in by_marker and marker not in announced]
+        announced.update(fresh)
+        return [
+            Citation(marker, cite_entry(by_marker[marker], self.sources.get(by_marker[marker].hit.data_source_uuid)))
+            for marker in fresh
+        ]
+
+    async def events(self) -> AsyncGenerator[ChatEvent, None]:
+        prepared = self.prepared
+        yield Started(prepared.message_uuid, prepared.session_uuid)
+        announced: set[str] = set()
+        try:
+            async with aclosing(with_heartbeat(self._answer_events(), self.ping_seconds)) as stream:
+                async for event in stream:
+                    if event is None:
+                        yield Ping()
+                    elif isinstance(event, Delta):
+                        if event.text:
+                            self.parts.append(event.text)
+                            yield Text(event.text)
+                            for citation in self._new_citations(announced):
+                                yield citation
+                    else:
+                        self.finished = event
+                        self.error = event.error
+        except Exception:
+            log.exception("answering message %s failed", prepared.message_uuid)
+            self.error = "answer_failed"
+        if self.error is not None:
+            if not self.text.strip():
+                self.parts.append(FAILURE_MESSAGE)
+                yield Text(FAILURE_MESSAGE)
+            yield Failed(self.error)
+        guard = json_guard(self.text)
+        if guard:
+            self.parts.append(guard)
+            yield Text(guard)
+        with anyio.CancelScope(shield=True):
+            citations = await self._finalise(interrupted=False)
+        yield Ended(prepared.message_uuid, self._finish_reason(), citations, self._usage())
+
+    async def close(self) -> None:
+        """Store what was produced if `events()` did not get to the end (the client left), then release it."""
+        with anyio.CancelScope(shield=True):
+            if not self.finalised:
+                await self._finalise(interrupted=True)
+            await self.stream.aclose()
+
+    def _finish_reason(self) -> str:
+        return self.finished.finish_reason if self.finished is not None else "stop"
+
+    def _usage(self) -> Usage:
+        if self.finished is not None:
+            return self.finished.usage
+        prompt = [self.prepared.query, *(item.hit.text for item in self.cited)]
+        return Usage(max(1, sum(count_tokens(part) for part in prompt)), max(1, count_tokens(self.text)))
+
+    def _meta(self, interrupted: bool) -> dict[str, Any]:
+        usage = self._usage()
+        meta: dict[str, Any] = {
+            "actual_token_distribution": {
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "total_tokens": usage.total_tokens,
+            }
+        }
+        if self.prepared.agent is not None:
+            meta["agent_uuid"] = self.prepared.agent.uuid
+        if self.finished is not None:
+            meta.update({key: value for key, value in self.finished.meta.items() if key not in meta})
+        if interrupted:
+            meta["interrupted"] = True
+        if self.error is not None:
+            meta["error"] = self.error
+        return meta
+
+    async def _finalise(self, *, interrupted: bool) -> dict[str, dict[str, Any]]:
+        self.finalised = True
+        text = self.text
+        citations = cite_data(text, self.cited, self.sources, show_citations=self.prepared.show_citations)
+        values = {
+            "response": text,
+            "finish_reason": self._finish_reason(),
+            "cite_data": citations,
+            "meta": self._meta(interrupted),
+            "state": "complete",
+        }
+        try:
+            async with self.database.transaction() as db:
+                await finalise_message(db, self.prepared.message_uuid, values)
+        except Exception:
+            log.exception("storing message %s failed", self.prepared.message_uuid)
+        return citations
+
+
+async def finalise_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> None:
+    """Write the answer into its message (gone already when its session was deleted meanwhile: nothing to do)."""
+    repository = MessageRepository(db)
+    message = await repository.session.get(Message, message_uuid)
+    if message is not None:
+        await repository.update(message, values)
+
+
+async def sweep_streaming(db: AsyncSession, now: datetime) -> int:
+    """At start-up: mark the messages left `streaming` by a process that is gone as complete and interrupted.
+
+    A row names the process that streams it; rows of another live process on this host (a sibling uvicorn worker)
+    are left alone, and so are recent rows of other machines (which this process cannot check). Rows of this very
+    process id are leftovers of an earlier incarnation (a restarted container
+    often gets the same pid): this process has not streamed anything yet.
+    """
+    host, _, _ = stream_owner().partition(":")
+    swept = 0
+    for message in await MessageRepository(db).streaming():
+        owner = str((message.meta or {}).get("streaming_owner", ""))
+        owner_host, _, owner_pid = owner.partition(":")
+        if owner_host == host and owner_pid.isdigit() and int(owner_pid) != os.getpid() and _alive(int(owner_pid)):
+            continue
+        if owner_host not in ("", host) and message.modified_at > now - OTHER_HOST_STALE:
+            continue
+        meta = {key: value for key, value in (message.meta or {}).items() if key != "streaming_owner"}
+        meta["interrupted"] = True
+        if not meta.get("actual_token_distribution"):
+            prompt, completion = max(1, count_tokens(message.query)), max(1, count_tokens(message.response))
+            meta["actual_token_distribution"] = {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            }
+        await MessageRepository(db).update(message, {"state": "complete", "meta": meta})
+        swept += 1
+    return swept
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,146 @@
+"""Answering with an LLM provider over HTTP: the app configured for the fake OpenAI-compatible server on loopback.
+
+The fake server is the only stand-in (the true external seam); the chat endpoints, retrieval, the stored messages
+and the provider's HTTP client are the real ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from botyard.accounts.service import issue_key
+from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.main import create_app
+from tests.api import Api
+from tests.chat_helpers import ask, messages, new_session, sse_events
+from tests.conftest import Db, backend_params, fresh_settings
+from tests.fake_dns import FakeDns
+from tests.fake_llm import FakeLlm, Reply
+from tests.test_ingestion import process
+
+GIFT_CARDS = "Yes, gift cards of 10, 25 and 50 euros."
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[FakeLlm]:
+    with FakeLlm(Reply.words(3)) as server:
+        yield server
+
+
+@pytest.fixture(scope="module", params=backend_params())
+def llm_client(
+    request: pytest.FixtureRequest, llm: FakeLlm, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[TestClient]:
+    overrides: dict[str, Any] = {
+        "jobs_in_process": False,
+        "embedder": "none",
+        "llm_base_url": llm.url,
+        "llm_api_key": "sk-test-key",
+        "llm_idle_timeout": 1.0,
+    }
+    data_dir: Path = tmp_path_factory.mktemp("botyard-llm")
+    with (
+        fresh_settings(request.param, data_dir, **overrides) as settings,
+        TestClient(create_app(settings, resolver=FakeDns()), raise_server_exceptions=False) as client,
+    ):
+        yield client
+
+
+@pytest.fixture
+def shop(llm_client: TestClient, llm: FakeLlm) -> tuple[Api, str]:
+    """An account with a chatbot that knows one Q&A pair; the fake server's script and log start empty."""
+    Db(llm_client).wipe()
+    key = Db(llm_client).run(lambda session: issue_key(session, "owner@example.com")).key
+    api = Api(llm_client, key)
+    bot = api.chatbot(show_citations=True)["uuid"]
+    api.ok(api.post(f"/chatbot/{bot}/data-source/qa", {"question": "Do you offer gift cards?", "answer": GIFT_CARDS}))
+    process(llm_client)
+    llm.forget()
+    return api, new_session(api, bot)
+
+
+def stored_meta(api: Api, chat: str) -> dict[str, Any]:
+    meta: dict[str, Any] = json.loads(messages(api, chat)[-1]["meta_json"])
+    return meta
+
+
+def test_the_model_writes_the_answer_from_the_retrieved_chunks(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    llm.script(Reply(tokens=("We sell gift cards", " of 10, 25 and 50 euros", " [1.1]."), usage=True))
+    response = ask(api, chat, "Do you offer gift cards?")
+    assert response.status_code == 200
+    assert response.text == "We sell gift cards of 10, 25 and 50 euros [1.1]."
+    [request] = llm.requests
+    assert request.headers["authorization"] == "Bearer sk-test-key"
+    prompt = request.messages[-1]["content"]
+    assert GIFT_CARDS in prompt and "Do you offer gift cards?" in prompt and "<document" in prompt
+    stored = messages(api, chat)[-1]
+    assert stored["response"] == response.text and stored["finish_reason"] == "stop"
+    citation = json.loads(stored["cite_data_json"])["1.1"]
+    assert GIFT_CARDS in citation["text"] and citation["type"] == "qa"
+    tokens = stored_meta(api, chat)["actual_token_distribution"]
+    assert tokens["total_tokens"] == tokens["prompt_tokens"] + tokens["completion_tokens"] > 0
+
+
+def test_an_off_topic_question_never_reaches_the_model(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    assert ask(api, chat, "What is the airspeed velocity of an unladen swallow?").text == DEFAULT_NO_ANSWER_MESSAGE
+    assert llm.requests == []
+
+
+def test_length_is_the_finish_reason_on_the_wire_and_in_the_message(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    llm.script(Reply(tokens=("Gift cards", " exist"), finish_reason="length"))
+    events = sse_events(ask(api, chat, "Do you offer gift cards?", accept="text/event-stream").text)
+    assert events[0][0] == "start" and events[-1][0] == "end"
+    assert events[-1][1]["finish_reason"] == "length"
+    assert "".join(data["text"] for name, data in events if name == "delta") == "Gift cards exist"
+    assert messages(api, chat)[-1]["finish_reason"] == "length"
+
+
+def test_a_server_error_before_the_first_byte_is_retried_once(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    llm.script(Reply(status=500), Reply(tokens=("Yes", " [1.1].")))
+    assert ask(api, chat, "Do you offer gift cards?").text == "Yes [1.1]."
+    assert len(llm.requests) == 2
+    assert "error" not in stored_meta(api, chat)
+
+
+def test_a_stall_after_some_tokens_ends_cleanly_and_keeps_the_text(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    llm.script(Reply.words(10, stall_after=3))
+    events = sse_events(ask(api, chat, "Do you offer gift cards?", accept="text/event-stream").text)
+    names = [name for name, _ in events]
+    assert names[-2:] == ["error", "end"]
+    text = "".join(data["text"] for name, data in events if name == "delta")
+    assert text == "w0 w1 w2 "
+    stored = messages(api, chat)[-1]
+    assert stored["response"] == text
+    assert "error" in stored_meta(api, chat)
+
+
+def test_a_malformed_chunk_ends_the_answer_with_the_error_stored(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    llm.script(Reply.words(6, malformed_after=2))
+    assert ask(api, chat, "Do you offer gift cards?").text == "w0 w1 "
+    assert "malformed" in stored_meta(api, chat)["error"]
+
+
+def test_the_model_condenses_a_follow_up_before_retrieval(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    llm.script(Reply(tokens=("Yes [1.1].",)))
+    ask(api, chat, "Do you offer gift cards?")
+    # "Which amounts?" alone retrieves nothing; the condensed question finds the gift cards again.
+    llm.script(Reply(tokens=("What gift cards", " do you offer?")), Reply(tokens=("10, 25 and 50 [1.1].",)))
+    assert ask(api, chat, "Which amounts?").text == "10, 25 and 50 [1.1]."
+    condense, answer = llm.requests[-2:]
+    assert "Which amounts?" in condense.messages[-1]["content"]
+    assert "Do you offer gift cards?" in condense.messages[-1]["content"]
+    assert GIFT_CARDS in answer.messages[-1]["content"]
+    assert json.loads(messages(api, chat)[-1]["cite_data_json"])["1.1"]["type"] == "qa"

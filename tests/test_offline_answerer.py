@@ -1,0 +1,158 @@
+"""The offline answerer, citations numbering, query rewriting for follow-ups and the JSON guard, without HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from botyard.answering.base import AnswerRequest, Delta, Finished, Turn
+from botyard.answering.citations import CitedSource, cite_data, markers_in, number_hits
+from botyard.answering.context import search_query
+from botyard.answering.offline import OfflineAnswerer, compose
+from botyard.answering.text import sentences, word_groups
+from botyard.chat.answer import NOT_JSON, json_guard
+from botyard.retrieval.base import Hit
+
+HOURS = """# Opening hours
+
+The shop in Springfield is open from nine in the morning to five in the afternoon, Monday to Friday. On Saturdays it
+opens from ten to two. It is closed on Sundays and on public holidays.
+
+## Holiday season
+
+During December the shop stays open until eight in the evening on weekdays. Gift wrapping is free of charge."""
+
+SHIPPING = """# Shipping
+
+We ship to every country of the European Union. Parcels arrive within three to five working days. Shipping is free
+for orders above fifty euros; below that it costs four euros ninety."""
+
+
+def hit(text: str, source: str, kind: str = "upload", score: float = 1.0, **meta: Any) -> Hit:
+    return Hit(f"c-{source}-{len(text)}", source, f"Title {source}", kind, "", text, score, source_meta=meta)
+
+
+def qa(question: str, answer: str, source: str) -> Hit:
+    return hit(f"{question}\n\n{answer}", source, "qa", question=question, answer=answer)
+
+
+def request(query: str, *hits: Hit, show: bool = True, history: list[Turn] | None = None) -> AnswerRequest:
+    return AnswerRequest(query=query, hits=number_hits(list(hits)), history=history or [], show_citations=show)
+
+
+def run(answer_request: AnswerRequest) -> tuple[list[str], Finished]:
+    async def go() -> tuple[list[str], Finished]:
+        deltas: list[str] = []
+        async for event in OfflineAnswerer().answer(answer_request):
+            if isinstance(event, Delta):
+                deltas.append(event.text)
+            else:
+                return deltas, event
+        raise AssertionError("no Finished")
+
+    return asyncio.run(go())
+
+
+def test_numbering_is_by_source_then_chunk_in_ranking_order() -> None:
+    hits = [hit("a", "s1"), hit("b", "s2"), hit("c", "s1"), hit("d", "s3"), hit("e", "s2")]
+    assert [cited.marker for cited in number_hits(hits)] == ["1.1", "2.1", "1.2", "3.1", "2.2"]
+
+
+def test_a_matching_qa_pair_answers_with_its_answer() -> None:
+    pair = qa("Do you deliver on Sundays?", "No, deliveries run Monday to Saturday.", "q1")
+    text = compose(request("do you deliver on sunday", pair, hit(SHIPPING, "s2")))
+    assert text == "No, deliveries run Monday to Saturday [1.1]."
+    assert compose(request("do you deliver on sunday", pair, show=False)) == "No, deliveries run Monday to Saturday."
+
+
+def test_a_qa_pair_below_a_page_answers_when_its_question_matches() -> None:
+    pair = qa("How much is shipping?", "Shipping costs 4.90 euros, free above 50 euros.", "q1")
+    text = compose(request("How much does shipping cost?", hit(HOURS, "s1"), pair))
+    assert text.startswith("Shipping costs 4.90 euros") and "[2.1]" in text
+
+
+def test_the_answer_is_the_sentences_about_the_question_not_the_chunk() -> None:
+    text = compose(request("When is the shop open on Saturdays?", hit(HOURS, "s1"), hit(SHIPPING, "s2")))
+    assert "On Saturdays it opens from ten to two" in text
+    assert "#" not in text and "Opening hours" not in text  # no Markdown, no headings quoted
+    assert "ship" not in text.lower()  # the other chunk says nothing about the question
+    assert len(text.split()) <= 90
+    assert markers_in(text) == ["1.1"]
+
+
+def test_sentences_from_two_chunks_each_carry_their_marker() -> None:
+    text = compose(request("Is gift wrapping free and is shipping free?", hit(HOURS, "s1"), hit(SHIPPING, "s2")))
+    assert "Gift wrapping is free of charge [1.1]." in text
+    assert "[2.1]" in text
+
+
+def test_the_stream_is_word_groups_that_join_to_the_answer_with_usage() -> None:
+    answer_request = request("When is the shop open?", hit(HOURS, "s1"))
+    deltas, finished = run(answer_request)
+    assert len(deltas) > 3 and all(len(d.split()) <= 3 for d in deltas)
+    assert "".join(deltas) == compose(answer_request)
+    assert finished.finish_reason == "stop"
+    assert finished.usage.prompt_tokens > 0 and finished.usage.completion_tokens > 0
+
+
+def test_word_groups_keep_newlines_and_every_character() -> None:
+    text = "Line one has words.\n\n- item ünïcødé 🎉\n- second   item\n"
+    assert "".join(word_groups(text)) == text
+
+
+def test_markdown_structure_does_not_leak_into_sentences() -> None:
+    found = [s.text for s in sentences("| a | b |\n|---|---|\n| 1 | **two** |\n\n- [link](http://x) here")]
+    assert found == ["a — b", "1 — two", "link here"]
+
+
+def test_follow_ups_borrow_the_last_turns_key_terms() -> None:
+    history = [Turn("When is the shop in Springfield open?", "Monday to Friday, nine to five.")]
+    assert search_query("What about Saturdays?", history) == "What about Saturdays? shop springfield open"
+    assert search_query("And is it open on Sundays?", history).startswith("And is it open on Sundays? shop")
+    standalone = "How much does shipping to Germany cost for large parcels?"
+    assert search_query(standalone, history) == standalone
+    assert search_query("What about Saturdays?", []) == "What about Saturdays?"
+
+
+def test_a_follow_up_is_answered_from_the_context() -> None:
+    history = [Turn("When is the shop open?", "Monday to Friday, nine to five.")]
+    text = compose(request("What about Saturdays?", hit(HOURS, "s1"), history=history))
+    assert "Saturdays it opens from ten to two" in text
+
+
+def test_cite_data_names_only_the_markers_in_the_text() -> None:
+    cited = number_hits([hit("Alpha text", "s1"), hit("Beta text", "s2", "link")])
+    sources = {
+        "s1": CitedSource("Guide", "guide.pdf", "upload", {"reference_source_link": "https://example.com/guide"}),
+        "s2": CitedSource("Page", "https://example.com/page", "link", {}),
+    }
+    data = cite_data("See this [2.1] and [9.9].", cited, sources, show_citations=True)
+    assert data == {
+        "2.1": {
+            "data_source_uuid": "s2",
+            "title": "Page",
+            "text": "Beta text",
+            "file_name": "https://example.com/page",
+            "type": "link",
+        }
+    }
+    with_link = cite_data("[1.1]", cited, sources, show_citations=True)
+    assert with_link["1.1"]["reference_source_link"] == "https://example.com/guide"
+    assert cite_data("[1.1]", cited, sources, show_citations=False) == {}
+
+
+def test_the_json_guard_makes_json_looking_answers_not_json() -> None:
+    for answer in ["42", '"x"', "true", "null", "[1, 2]", '{"a": 1}', " 3.5 \n", "NaN", "-Infinity"]:
+        guard = json_guard(answer)
+        assert guard == NOT_JSON
+        body = answer + guard
+        try:
+            json.loads(body)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"{body!r} is still JSON")
+        assert body.strip().endswith(NOT_JSON)  # invisible, and not whitespace: strip() keeps it
+    for answer in ["", "The shop opens at nine.", "42 is the answer.", "- one\n- two"]:
+        assert json_guard(answer) == ""
