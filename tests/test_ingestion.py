@@ -236,3 +236,22 @@ def test_deleting_a_source_removes_its_chunks_and_its_waiting_job(alice: Api, bo
         return int(await session.scalar(select(func.count()).select_from(Job)) or 0)
 
     assert db.run(jobs) == 0
+
+
+def test_deleting_the_chatbot_removes_its_chunks_and_jobs_and_spares_the_others(alice: Api, bot: str, db: Db) -> None:
+    other = alice.chatbot("other")["uuid"]
+    kept = alice.ok(alice.post(f"/chatbot/{other}/data-source/qa", {"question": "Kept?", "answer": "Yes."}))
+    done = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "q?", "answer": "a."}))
+    process(alice.client)
+    alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "q2?", "answer": "a2."}))  # its job waits
+
+    async def counts(session: AsyncSession) -> tuple[int, int]:
+        chunk_count = await session.scalar(select(func.count()).select_from(Chunk).where(Chunk.chatbot_uuid == bot))
+        job_count = await session.scalar(select(func.count()).select_from(Job).where(Job.status == "queued"))
+        return int(chunk_count or 0), int(job_count or 0)
+
+    assert db.run(counts) == (1, 1)
+    alice.ok(alice.delete(f"/chatbot/{bot}/delete"))
+    assert db.run(counts) == (0, 0)
+    assert chunks(db, done["uuid"]) == []
+    assert len(chunks(db, kept["uuid"])) == 1
