@@ -1,0 +1,851 @@
+"""Chat benchmark: time to first byte and to the full answer of `POST /api/v1/session/{uuid}/message/stream`, over
+HTTP, with 10k and 100k chunks in one chatbot.
+
+Phases (a fresh database per chunk count, shared by its phases; every server is a child process on loopback):
+
+- `offline`: `botyard serve` with the offline answerer (the default: no LLM) and the bundled MiniLM embedding each
+  query. One client asks `--queries` questions one after the other (plain-text answers, a new chat session every
+  `--per-session` questions). The first answer also builds the chatbot's search index: it is reported on its own
+  (the index build time is about that answer's time less a usual one), and 4 more warm-up answers are not counted.
+  Figures: time to first byte (the first byte of the answer's body; the message is stored and retrieval done by
+  then) p50/p95/p99, and time to the end of the body p50/p95/p99. Goal: p95 first byte under 50 ms at 10k chunks
+  and under 100 ms at 100k.
+- `throughput`: `uvicorn --factory botyard.main:create_app --workers 2` (`botyard serve` has no workers option;
+  this is how tests/test_rate_limit.py runs two workers) on the same database; 8 clients, one connection each,
+  share `--throughput-answers` questions and ask as fast as the answers come. Each worker builds its own index, so
+  three rounds of 8 concurrent warm-up questions on new connections come first. Goal: at least 50 answers/s.
+- `llm`: `botyard serve` pointed at tests/fake_llm.py (in a process of its own), which streams 50 tokens 20 ms
+  apart for every completion; `--llm-streams` clients (a session and a connection each) start at once (or spread
+  over `--llm-ramp` seconds). A failure is a transport error, a status other than 200, the service's failure
+  message, or an answer that does not end with the fake's last token. Goal: 1,000 concurrent streams, no failure,
+  p99 first byte under 1 s.
+
+The throughput and LLM phases run on the smallest chunk count given (10k by default). Every phase also prints the
+CPU seconds the server (with its worker processes) and this client used, the load average when it started (the
+machine may be shared) and the server's peak resident memory; the exception lines the server logged are counted.
+The chatbot's rate limit is set to 100 messages a second per session, so it never refuses.
+
+What is synthetic. Loading 10k-100k chunks through the API would mean embedding them at about 20 chunks/s, so the
+chatbot and its sessions are made through the API but its knowledge is written straight into the database with
+the service's own tables and engine: `data_source` rows (uploads in state `success`) and `chunk` rows, then the
+chatbot's knowledge version is bumped (`ChunkRepository.bump_version`, as ingestion does).
+- Text: documents of 4-16 chunks, each with a title; chunks of 150-230 words with a heading, in sentences of 8-20
+  words. 70% of the words are drawn with Zipf weights from the ~21,700 whole English words of MiniLM's WordPiece
+  vocabulary (which is ordered by frequency: "the", "of", "and" come most often), 30% from the document's topic:
+  the 8 words of one of `--themes` themes (60% of the topic words) and 12 words of its own. It reads as word
+  salad, but its term statistics (a few very common words, a long tail, topical words repeated within a document
+  and shared with the documents of the same theme) are what BM25's postings and scores see. `chunk.tokens` is an
+  estimate (1.3 per word).
+- Vectors: MiniLM (the service's own model) embeds one short text of each theme's 8 words, once. A document's
+  vector is its theme's plus Gaussian noise, a chunk's is its document's plus noise, renormalised (a cosine of
+  about 0.94 to the theme); `chunk.embedder` is MiniLM's name, so the service's dense index uses them, and they
+  lie where MiniLM puts questions made of those words.
+- Questions: 80% (`--off-topic`) are made of 3-4 theme words of a random chunk in templates such as "Is there
+  anything about A, B or C?"; the rest are the chit-chat and off-domain questions of bench/retrieval.py. The
+  report shows how many on-topic questions were answered (the rest got the no-knowledge reply: the relevance gate
+  turned them down) and how many off-topic ones were declined. The LLM phase asks only four-word questions, which
+  nearly all pass the gate (a declined question makes no LLM call).
+
+Run from the repository root, in its virtualenv:
+
+    python bench/chat.py                                   # 10k and 100k chunks, every phase, SQLite
+    python bench/chat.py --chunks 1000 --queries 100 --throughput-answers 200 --llm-streams 100   # a quick look
+    python bench/chat.py --chunks 100000 --phase offline
+    python bench/chat.py --backend postgres --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
+    python bench/chat.py --phase llm --llm-streams 1000 --llm-ramp 10 --server-env BOTYARD_EMBEDDER=none
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import random
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import numpy.typing as npt
+from _harness import (
+    Database,
+    MemorySampler,
+    Server,
+    SqliteDatabase,
+    _stop,
+    _wait_for_port,
+    descendants,
+    load_average,
+    percentile,
+    postgres_database,
+    process_cpu_seconds,
+)
+from retrieval import OFF_DOMAIN
+from sqlalchemy import Table
+from tokenizers import Tokenizer
+
+from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.chat.answer import FAILURE_MESSAGE, NOT_JSON
+from botyard.config import Settings
+from botyard.db.base import new_uuid
+from botyard.db.session import Database as ServiceDatabase
+from botyard.embedding import encode_vector
+from botyard.embedding.minilm import NAME as MINILM_NAME
+from botyard.embedding.minilm import MiniLMEmbedder, default_tokenizer_path
+from botyard.ingestion.repository import ChunkRepository
+from botyard.models import Chunk, DataSource
+
+ROOT = Path(__file__).resolve().parents[1]
+GOAL_TTFB_P95_MS = {10_000: 50.0, 100_000: 100.0}
+GOAL_ANSWERS_PER_SECOND = 50.0
+GOAL_LLM_TTFB_P99_MS = 1000.0
+THROUGHPUT_WORKERS = 2
+THROUGHPUT_CLIENTS = 8
+WARMUP_ANSWERS = 5
+LLM_TOKENS = 50
+LLM_TOKEN_DELAY = 0.02
+RATE_LIMIT = [100, 1]
+"""The most messages per session the chatbot settings allow, in the shortest window: never in the way here."""
+
+Vector = npt.NDArray[np.float32]
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# --- Synthetic knowledge --------------------------------------------------------------------------------------------
+
+ZIPF_EXPONENT = 1.0
+TOPIC_SHARE = 0.3
+THEME_WORDS = 8
+DOC_OWN_WORDS = 12
+THEME_SHARE = 0.6
+"""Of a chunk's topic words, this share are its theme's, the rest its document's own."""
+CONTENT_RANKS = (300, 15_000)
+"""Topic words come from this band of the frequency-ordered vocabulary: past the function words, before the rare."""
+DOC_NOISE = 0.015
+"""Standard deviation per dimension of the noise a document's vector adds to its theme's (a norm of about 0.29)."""
+CHUNK_NOISE = 0.01
+"""The same for a chunk's vector around its document's (a norm of about 0.2)."""
+KINDS = ("guide", "handbook", "policy", "manual", "FAQ", "reference", "notes", "overview", "checklist", "primer")
+TEMPLATES = (
+    "What does the documentation say about {a}, {b} and {c}?",
+    "How do I {a} the {b} {c}?",
+    "Can you explain {a} {b} for {c}?",
+    "Where can I find the {a} {b} {c} details?",
+    "Is there anything about {a}, {b} or {c}?",
+    "{A} {b} {c}: what are the rules?",
+    "Tell me about {a} {b} {c} {d}",
+    "Why is {a} {b} needed with {c} {d}?",
+)
+FOCUSED = TEMPLATES[-2:]
+"""Questions with four topic words: nearly all clear the relevance gate (the LLM phase asks these)."""
+
+
+class Vocabulary:
+    """The whole English words of MiniLM's WordPiece vocabulary, most frequent first, with Zipf weights."""
+
+    def __init__(self) -> None:
+        vocab = Tokenizer.from_file(str(default_tokenizer_path())).get_vocab()
+        pairs = sorted((rank, token) for token, rank in vocab.items() if token.isascii() and token.isalpha())
+        self.words = [token for _, token in pairs if len(token) >= 2]
+        weights = 1.0 / np.arange(1, len(self.words) + 1, dtype=np.float64) ** ZIPF_EXPONENT
+        self.cdf = np.cumsum(weights / weights.sum())
+        low, high = CONTENT_RANKS
+        self.content = [word for word in self.words[low:high] if len(word) >= 4]
+
+    def zipf(self, rng: np.random.Generator, count: int) -> list[str]:
+        picked = np.minimum(np.searchsorted(self.cdf, rng.random(count)), len(self.words) - 1)
+        return [self.words[index] for index in picked.tolist()]
+
+
+@dataclass(frozen=True)
+class Themes:
+    words: list[list[str]]
+    vectors: Vector
+    """One MiniLM vector per theme (rows), of a text made of its words."""
+
+
+def make_themes(vocabulary: Vocabulary, count: int, seed: int) -> Themes:
+    rng = np.random.default_rng(seed)
+    words = [
+        [vocabulary.content[i] for i in rng.choice(len(vocabulary.content), THEME_WORDS, replace=False)]
+        for _ in range(count)
+    ]
+    texts = []
+    for theme in words:
+        sentences = [" ".join(theme[start : start + 4]) for start in range(0, THEME_WORDS, 4)]
+        texts.append(". ".join(sentence.capitalize() for sentence in sentences) + ".")
+
+    async def embed() -> Vector:
+        embedder = MiniLMEmbedder()
+        return np.asarray(await embedder.embed_documents(texts), dtype=np.float32)
+
+    started = time.perf_counter()
+    vectors = asyncio.run(embed())
+    log(f"embedded {count} theme texts with MiniLM in {time.perf_counter() - started:.1f} s")
+    return Themes(words, vectors)
+
+
+def _normalised(vectors: Vector) -> Vector:
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return np.asarray(vectors / norms, dtype=np.float32)
+
+
+@dataclass
+class Batch:
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Knowledge:
+    """Generates documents and their chunks (rows for `data_source` and `chunk`), and keeps the topic words of a
+    sample of chunks to ask about."""
+
+    def __init__(self, vocabulary: Vocabulary, themes: Themes, chatbot: str, seed: int) -> None:
+        self.vocabulary, self.themes, self.chatbot = vocabulary, themes, chatbot
+        self.rng = np.random.default_rng(seed)
+        self.asked: list[list[str]] = []
+        self.documents = 0
+
+    def batch(self, chunks: int) -> Batch:
+        """Whole documents until at least `chunks` chunks (the last document is cut at `chunks`)."""
+        batch = Batch()
+        while len(batch.chunks) < chunks:
+            self._document(batch, min(int(self.rng.integers(4, 17)), chunks - len(batch.chunks)))
+        return batch
+
+    def _document(self, batch: Batch, chunks: int) -> None:
+        rng, vocabulary = self.rng, self.vocabulary
+        theme = int(rng.integers(len(self.themes.words)))
+        own = [vocabulary.content[i] for i in rng.choice(len(vocabulary.content), DOC_OWN_WORDS).tolist()]
+        topic = self.themes.words[theme] + own
+        self.documents += 1
+        title = f"{topic[0].capitalize()} {topic[1]} {KINDS[int(rng.integers(len(KINDS)))]} {self.documents}"
+        source = new_uuid()
+        doc_vector = self.themes.vectors[theme] + rng.normal(0, DOC_NOISE, self.themes.vectors.shape[1])
+        noise = rng.normal(0, CHUNK_NOISE, (chunks, self.themes.vectors.shape[1]))
+        vectors = _normalised(np.asarray(_normalised(doc_vector.astype(np.float32)) + noise, dtype=np.float32))
+        size = tokens = 0
+        for position in range(chunks):
+            text, used = self._chunk_text(self.themes.words[theme], own)
+            heading = f"{title} > {topic[int(rng.integers(len(topic)))].capitalize()}"
+            estimate = round(len(text.split()) * 1.3)
+            batch.chunks.append(
+                {
+                    "uuid": new_uuid(),
+                    "data_source_uuid": source,
+                    "chatbot_uuid": self.chatbot,
+                    "position": position,
+                    "heading": heading,
+                    "text": text,
+                    "tokens": estimate,
+                    "embedding": encode_vector(vectors[position]),
+                    "embedder": MINILM_NAME,
+                }
+            )
+            size, tokens = size + len(text), tokens + estimate
+            if len(self.asked) < 5000 and rng.random() < 0.1 and len(used) >= 4:
+                self.asked.append(used)
+        batch.sources.append(
+            {
+                "uuid": source,
+                "chatbot_uuid": self.chatbot,
+                "title": title,
+                "type": "upload",
+                "status": "success",
+                "file_name": f"{title.lower().replace(' ', '-')}.md",
+                "file_size": size,
+                "tokens": tokens,
+                "meta": {},
+            }
+        )
+
+    def _chunk_text(self, theme: list[str], own: list[str]) -> tuple[str, list[str]]:
+        """A chunk's text, and the distinct theme words in it (in order of appearance)."""
+        rng = self.rng
+        count = int(rng.integers(150, 231))
+        words = self.vocabulary.zipf(rng, count)
+        draws = rng.random(count)
+        picks = rng.integers(len(theme) * len(own), size=count).tolist()
+        used: list[str] = []
+        for index, draw in enumerate(draws.tolist()):
+            if draw < TOPIC_SHARE * THEME_SHARE:
+                words[index] = theme[picks[index] % len(theme)]
+                if words[index] not in used:
+                    used.append(words[index])
+            elif draw < TOPIC_SHARE:
+                words[index] = own[picks[index] % len(own)]
+        sentences = []
+        start = 0
+        while start < count:
+            end = start + int(rng.integers(8, 21))
+            sentences.append(" ".join(words[start:end]).capitalize() + ".")
+            start = end
+        return " ".join(sentences), used
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    on_topic: bool
+
+
+def questions(
+    knowledge: Knowledge, count: int, off_topic: float, seed: int, templates: Sequence[str] = TEMPLATES
+) -> list[Question]:
+    rng = random.Random(seed)
+    made = []
+    for _ in range(count):
+        if rng.random() < off_topic or not knowledge.asked:
+            made.append(Question(rng.choice(OFF_DOMAIN), on_topic=False))
+            continue
+        a, b, c, d = rng.sample(rng.choice(knowledge.asked), 4)
+        made.append(Question(rng.choice(templates).format(a=a, b=b, c=c, d=d, A=a.capitalize()), on_topic=True))
+    return made
+
+
+def load_knowledge(settings: Settings, knowledge: Knowledge, chunks: int, batch_size: int = 2000) -> float:
+    """Write `chunks` chunks into the chatbot and bump its knowledge version; the seconds it took."""
+
+    async def write() -> None:
+        database = ServiceDatabase.from_settings(settings)
+        sources, rows = DataSource.__table__, Chunk.__table__
+        assert isinstance(sources, Table) and isinstance(rows, Table)
+        try:
+            done = 0
+            while done < chunks:
+                batch = knowledge.batch(min(batch_size, chunks - done))
+                async with database.transaction() as session:
+                    connection = await session.connection()
+                    await connection.execute(sources.insert(), batch.sources)
+                    await connection.execute(rows.insert(), batch.chunks)
+                done += len(batch.chunks)
+                if done % 20_000 < batch_size:
+                    log(f"  {done} chunks written")
+            async with database.transaction() as session:
+                await ChunkRepository(session).bump_version(knowledge.chatbot)
+        finally:
+            await database.dispose()
+
+    started = time.perf_counter()
+    asyncio.run(write())
+    return time.perf_counter() - started
+
+
+# --- Answers over HTTP ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: Question
+    status: int
+    ttfb_ms: float
+    total_ms: float
+    text: str
+    error: str = ""
+
+    @property
+    def reply(self) -> str:
+        return self.text.removesuffix(NOT_JSON).strip()
+
+    @property
+    def declined(self) -> bool:
+        return self.reply == DEFAULT_NO_ANSWER_MESSAGE
+
+    @property
+    def failed(self) -> bool:
+        return self.status != 200 or bool(self.error) or FAILURE_MESSAGE in self.text
+
+
+async def ask(client: httpx.AsyncClient, session: str, question: Question) -> Answer:
+    """One streamed answer: milliseconds to the first byte of its body and to its end."""
+    url = f"/api/v1/session/{session}/message/stream"
+    started = time.perf_counter()
+    first = math.nan
+    parts: list[bytes] = []
+    status = 0
+    try:
+        async with client.stream("POST", url, json={"query": question.text}) as response:
+            status = response.status_code
+            async for data in response.aiter_raw():
+                if data and math.isnan(first):
+                    first = time.perf_counter()
+                parts.append(data)
+    except httpx.HTTPError as error:
+        elapsed = (time.perf_counter() - started) * 1000
+        return Answer(question, status, math.nan, elapsed, "", f"{type(error).__name__}: {error}")
+    ended = time.perf_counter()
+    text = b"".join(parts).decode(errors="replace")
+    return Answer(question, status, (first - started) * 1000, (ended - started) * 1000, text)
+
+
+def auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+async def create_sessions(client: httpx.AsyncClient, bot: str, count: int, concurrency: int = 8) -> list[str]:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one() -> str:
+        async with gate:
+            response = await client.post(f"/api/v1/chatbot/{bot}/session/create")
+            uuid: str = response.raise_for_status().json()["uuid"]
+            return uuid
+
+    return list(await asyncio.gather(*(one() for _ in range(count))))
+
+
+@dataclass
+class Figures:
+    """What one phase measured."""
+
+    answers: list[Answer]
+    seconds: float = 0.0
+    warmup_ms: list[float] = field(default_factory=list)
+    server_cpu: float = 0.0
+    client_cpu: float = 0.0
+    load: float = 0.0
+    tree_rss_mb: float = 0.0
+    peak_streams: int = 0
+    notes: list[str] = field(default_factory=list)
+    setup: str = ""
+    warmup_note: str = "the first answer builds the index"
+
+    @property
+    def ok(self) -> list[Answer]:
+        return [answer for answer in self.answers if not answer.failed]
+
+    def ttfb(self) -> list[float]:
+        return [answer.ttfb_ms for answer in self.ok if math.isfinite(answer.ttfb_ms)]
+
+    def total(self) -> list[float]:
+        return [answer.total_ms for answer in self.ok]
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    return process_cpu_seconds(pid) + sum(process_cpu_seconds(child) for child in descendants(pid))
+
+
+@contextlib.contextmanager
+def measured(figures: Figures, server: Server) -> Iterator[None]:
+    """Server and client CPU, load average and the server tree's peak memory around a phase's measurement."""
+    figures.load = load_average()
+    server_cpu, client_cpu = tree_cpu_seconds(server.pid), time.process_time()
+    with MemorySampler(server.pid, interval=0.2) as memory:
+        yield
+    figures.server_cpu = tree_cpu_seconds(server.pid) - server_cpu
+    figures.client_cpu = time.process_time() - client_cpu
+    figures.tree_rss_mb = memory.peaks.tree_rss_kb / 1024
+
+
+async def one_client(server: Server, key: str, bot: str, asked: list[Question], per_session: int) -> Figures:
+    async with httpx.AsyncClient(base_url=server.base, headers=auth(key), timeout=300) as client:
+        sessions = await create_sessions(client, bot, math.ceil((len(asked) + WARMUP_ANSWERS) / per_session))
+        warmup = [await ask(client, sessions[0], question) for question in asked[:WARMUP_ANSWERS]]
+        figures = Figures([], warmup_ms=[answer.total_ms for answer in warmup], setup="botyard serve, 1 client")
+        figures.notes += [
+            f"warm-up failed: {answer.status} {answer.error or answer.text[:200]}" for answer in warmup if answer.failed
+        ]
+        with measured(figures, server):
+            started = time.perf_counter()
+            for number, question in enumerate(asked, start=WARMUP_ANSWERS):
+                figures.answers.append(await ask(client, sessions[number // per_session], question))
+            figures.seconds = time.perf_counter() - started
+    return figures
+
+
+async def many_clients(
+    server: Server, key: str, bot: str, asked: list[Question], per_session: int, clients: int, workers: int
+) -> Figures:
+    """`clients` clients, a connection each, share the questions; as fast as the answers come."""
+    headers = auth(key)
+    limits = httpx.Limits(max_connections=1)
+    async with httpx.AsyncClient(base_url=server.base, headers=headers, timeout=300) as client:
+        sessions = await create_sessions(client, bot, math.ceil(len(asked) / per_session) + clients * 3)
+    warm_sessions, sessions = sessions[: clients * 3], sessions[clients * 3 :]
+    figures = Figures([], setup=f"uvicorn --workers {workers}, {clients} clients")
+    figures.warmup_note = f"rounds of {clients} concurrent answers on new connections: each worker builds its index"
+    for round_number in range(3):  # new connections each round, so that both workers get some and build an index
+        round_sessions = warm_sessions[round_number * clients : (round_number + 1) * clients]
+        started = time.perf_counter()
+
+        async def warm(session: str, number: int) -> Answer:
+            async with httpx.AsyncClient(base_url=server.base, headers=headers, timeout=300, limits=limits) as own:
+                return await ask(own, session, asked[number % len(asked)])
+
+        warmup = await asyncio.gather(*(warm(session, n) for n, session in enumerate(round_sessions)))
+        figures.warmup_ms.append((time.perf_counter() - started) * 1000)
+        figures.notes += [f"warm-up failed: {a.status} {a.error or a.text[:200]}" for a in warmup if a.failed]
+    pending = iter(enumerate(asked))
+
+    async def worker() -> None:
+        async with httpx.AsyncClient(base_url=server.base, headers=headers, timeout=300, limits=limits) as own:
+            for number, question in pending:
+                figures.answers.append(await ask(own, sessions[number // per_session], question))
+
+    with measured(figures, server):
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        figures.seconds = time.perf_counter() - started
+    return figures
+
+
+async def llm_streams(server: Server, key: str, bot: str, asked: list[Question], ramp: float) -> Figures:
+    """One stream per question, each in its own session and on its own connection, all at once."""
+    count = len(asked)
+    limits = httpx.Limits(max_connections=count + 16, max_keepalive_connections=count + 16)
+    timeout = httpx.Timeout(300, pool=None)
+    async with httpx.AsyncClient(base_url=server.base, headers=auth(key), timeout=timeout, limits=limits) as client:
+        sessions = await create_sessions(client, bot, count + 1)
+        warmup = await ask(client, sessions[-1], asked[0])
+        setup = f"botyard serve, fake LLM {LLM_TOKENS} tokens x {LLM_TOKEN_DELAY * 1000:.0f} ms, {count} streams"
+        figures = Figures([], warmup_ms=[warmup.total_ms], setup=setup)
+        if warmup.failed:
+            figures.notes.append(f"warm-up failed: {warmup.status} {warmup.error or warmup.text[:200]}")
+        open_now = 0
+
+        async def stream(number: int) -> Answer:
+            nonlocal open_now
+            if ramp:
+                await asyncio.sleep(ramp * number / count)
+            open_now += 1
+            figures.peak_streams = max(figures.peak_streams, open_now)
+            try:
+                return await ask(client, sessions[number], asked[number])
+            finally:
+                open_now -= 1
+
+        with measured(figures, server):
+            started = time.perf_counter()
+            figures.answers = list(await asyncio.gather(*(stream(number) for number in range(count))))
+            figures.seconds = time.perf_counter() - started
+    last_token = f"w{LLM_TOKENS - 1}"
+    incomplete = [answer for answer in figures.ok if not answer.declined and not answer.reply.endswith(last_token)]
+    if incomplete:
+        figures.notes.append(
+            f"{len(incomplete)} answers did not end with {last_token!r}, e.g. {incomplete[0].reply[-120:]!r}"
+        )
+        # Counted as failures: rebuild them with an error.
+        marked = {id(answer) for answer in incomplete}
+        figures.answers = [
+            Answer(a.question, a.status, a.ttfb_ms, a.total_ms, a.text, "incomplete") if id(a) in marked else a
+            for a in figures.answers
+        ]
+    return figures
+
+
+# --- Servers --------------------------------------------------------------------------------------------------------
+
+
+class Workers(Server):
+    """`uvicorn --factory botyard.main:create_app --workers N`: `botyard serve` has no option for several workers.
+    The database must be migrated already (the key was created through `botyard key create`, which migrates)."""
+
+    def __init__(self, data_dir: Path, settings: dict[str, str], workers: int) -> None:
+        super().__init__(data_dir, settings)
+        self.workers = workers
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[Server]:
+        command = [sys.executable, "-m", "uvicorn", "--factory", "botyard.main:create_app"]
+        command += ["--workers", str(self.workers), "--port", str(self.port), "--log-level", "warning"]
+        with self.log_path.open("wb") as log_file:
+            self.process = subprocess.Popen(command, env=self.env, stdout=log_file, stderr=subprocess.STDOUT)  # noqa: S603
+            try:
+                _wait_for_port(self.port, self.process, f"uvicorn --workers {self.workers} (log: {self.log_path})")
+                yield self
+            finally:
+                _stop(self.process)
+
+
+FAKE_LLM = """
+import json, sys
+sys.path.insert(0, {root!r})
+from tests.fake_llm import FakeLlm, Reply
+with FakeLlm(Reply.words({tokens}, delay={delay})) as llm:
+    print(llm.url, flush=True)
+    sys.stdin.read()  # until the benchmark closes our stdin
+    errors = [repr(error) for error in llm.errors]
+    print(json.dumps({{"requests": len(llm.requests), "errors": errors[:5], "error_count": len(errors)}}), flush=True)
+"""
+
+
+@dataclass
+class FakeLlmProcess:
+    url: str
+    process: subprocess.Popen[str]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def fake_llm(tokens: int, delay: float) -> Iterator[FakeLlmProcess]:
+    """tests/fake_llm.py in a process of its own (its thousand threads would fight this client for the GIL)."""
+    code = FAKE_LLM.format(root=str(ROOT), tokens=tokens, delay=delay)
+    process = subprocess.Popen(  # noqa: S603
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    assert process.stdin is not None and process.stdout is not None
+    running = FakeLlmProcess(process.stdout.readline().strip(), process)
+    if not running.url.startswith("http"):
+        process.kill()
+        raise RuntimeError("the fake LLM did not start")
+    try:
+        yield running
+    finally:
+        process.stdin.close()
+        with contextlib.suppress(json.JSONDecodeError):
+            running.summary = json.loads(process.stdout.readline() or "{}")
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def raise_open_files_limit(wanted: int) -> int:
+    """Raise this process's soft limit on open files towards `wanted` (the servers it starts inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft
+
+
+# --- One chunk count ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    backend: str
+    chunks: int
+    load_seconds: float = 0.0
+    documents: int = 0
+    phases: dict[str, Figures] = field(default_factory=dict)
+    log_errors: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def fresh_database(backend: str, postgres_url: str) -> Iterator[tuple[Database, Path]]:
+    with tempfile.TemporaryDirectory(prefix="botyard-bench-chat-") as directory:
+        data_dir = Path(directory)
+        if backend == "sqlite":
+            yield SqliteDatabase(data_dir), data_dir
+        else:
+            with postgres_database(postgres_url) as database:
+                yield database, data_dir
+
+
+EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Timeout|Exit|Cancelled)\b")
+HEX_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def logged_errors(path: Path) -> dict[str, int]:
+    """The exception lines of the tracebacks in a server's log (ids masked), and how often each occurs."""
+    counts: dict[str, int] = {}
+    for line in path.read_text(errors="replace").splitlines():
+        if EXCEPTION_LINE.match(line):
+            key = HEX_ID.sub("<id>", line)[:200]
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+@contextlib.contextmanager
+def phase_server(server: Server, name: str, run: Run) -> Iterator[Server]:
+    """Run `server` for one phase, with a log of its own; the exceptions it logged go into the run's report."""
+    server.log_path = server.log_path.with_name(f"{name}.log")
+    with server.running():
+        yield server
+    errors = logged_errors(server.log_path)
+    if errors:
+        run.log_errors[name] = errors
+        log(f"  the {name} server logged {sum(errors.values())} exceptions; its log ends with:\n{server.log_tail(30)}")
+
+
+def run_size(
+    args: argparse.Namespace, backend: str, chunks: int, vocabulary: Vocabulary, themes: Themes, all_phases: bool
+) -> Run:
+    run = Run(backend, chunks)
+    phases = [phase for phase in args.phase if all_phases or phase == "offline"]
+    with fresh_database(backend, args.postgres_url) as (database, data_dir):
+        env = database.env | dict(item.split("=", 1) for item in args.server_env)
+        service_settings = Settings(data_dir=data_dir, database_url=database.env.get("BOTYARD_DATABASE_URL"))
+        first = Server(data_dir, env)
+        key = first.create_key()
+        with (
+            phase_server(first, "setup", run) as server,
+            httpx.Client(base_url=server.base, headers=auth(key)) as client,
+        ):
+            body = {"name": f"bench {chunks}", "rate_limit": RATE_LIMIT}
+            bot = client.post("/api/v1/chatbot/create", json=body).raise_for_status().json()["uuid"]
+            knowledge = Knowledge(vocabulary, themes, bot, args.seed)
+            log(f"{backend}, {chunks} chunks: writing the knowledge...")
+            run.load_seconds = load_knowledge(service_settings, knowledge, chunks)
+            run.documents = knowledge.documents
+            log(f"  {chunks} chunks in {knowledge.documents} documents written in {run.load_seconds:.1f} s")
+        asked = questions(knowledge, max(args.queries, args.throughput_answers), args.off_topic, args.seed)
+        if "offline" in phases:
+            log("  offline answerer, one client...")
+            with phase_server(Server(data_dir, env), "offline", run) as server:
+                run.phases["offline"] = asyncio.run(
+                    one_client(server, key, bot, asked[: args.queries], args.per_session)
+                )
+        if "throughput" in phases:
+            log(f"  offline answerer, {args.workers} workers and {args.clients} clients...")
+            workers = Workers(data_dir, env, args.workers)
+            with phase_server(workers, "throughput", run) as server:
+                run.phases["throughput"] = asyncio.run(
+                    many_clients(
+                        server, key, bot, asked[: args.throughput_answers], args.per_session, args.clients, args.workers
+                    )
+                )
+        if "llm" in phases:
+            log(f"  fake LLM, {args.llm_streams} concurrent streams...")
+            on_topic = questions(knowledge, args.llm_streams, 0.0, args.seed + 1, FOCUSED)
+            with fake_llm(LLM_TOKENS, LLM_TOKEN_DELAY) as llm:
+                settings = env | {"BOTYARD_LLM_BASE_URL": llm.url, "BOTYARD_LLM_API_KEY": "sk-bench"}
+                with phase_server(Server(data_dir, settings), "llm", run) as server:
+                    figures = asyncio.run(llm_streams(server, key, bot, on_topic, args.llm_ramp))
+            figures.notes.append(f"fake LLM: {llm.summary}")
+            run.phases["llm"] = figures
+    return run
+
+
+# --- Report ---------------------------------------------------------------------------------------------------------
+
+
+def _ms(values: Sequence[float], fraction: float) -> str:
+    return f"{percentile(values, fraction):.1f}" if values else "-"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole}" if whole else "-"
+
+
+def _answered(figures: Figures) -> str:
+    on = [answer for answer in figures.ok if answer.question.on_topic]
+    off = [answer for answer in figures.ok if not answer.question.on_topic]
+    return (
+        f"on-topic answered {_share(sum(not a.declined for a in on), len(on))}, "
+        f"off-topic declined {_share(sum(a.declined for a in off), len(off))}"
+    )
+
+
+def _goal(label: str, met: bool) -> str:
+    return f"{label}: {'MET' if met else 'MISSED'}"
+
+
+def report_run(run: Run) -> list[str]:
+    lines = [f"== {run.backend}, {run.chunks} chunks ({run.documents} documents; written in {run.load_seconds:.1f} s)"]
+    for name, figures in run.phases.items():
+        ttfb, total = figures.ttfb(), figures.total()
+        failures = len(figures.answers) - len(figures.ok)
+        rate = len(figures.ok) / figures.seconds if figures.seconds else 0.0
+        lines += [
+            f"-- {name} ({figures.setup}): {len(figures.answers)} answers in {figures.seconds:.1f} s = {rate:.1f}/s, "
+            f"{failures} failed; {_answered(figures)}",
+            f"   first byte ms: p50 {_ms(ttfb, 0.5)}  p95 {_ms(ttfb, 0.95)}  p99 {_ms(ttfb, 0.99)}  "
+            f"max {_ms(ttfb, 1.0)};  full answer ms: p50 {_ms(total, 0.5)}  p95 {_ms(total, 0.95)}  "
+            f"p99 {_ms(total, 0.99)}",
+            f"   warm-up ms: {', '.join(f'{value:.0f}' for value in figures.warmup_ms)}  ({figures.warmup_note})",
+            f"   server CPU {figures.server_cpu:.1f} s, client CPU {figures.client_cpu:.1f} s, "
+            f"load average {figures.load:.1f} at start, server tree peak RSS {figures.tree_rss_mb:.0f} MB"
+            + (f", peak concurrent streams {figures.peak_streams}" if name == "llm" else ""),
+        ]
+        if name == "offline" and run.chunks in GOAL_TTFB_P95_MS:
+            goal = GOAL_TTFB_P95_MS[run.chunks]
+            lines.append("   " + _goal(f"p95 first byte < {goal:.0f} ms", percentile(ttfb, 0.95) < goal))
+        if name == "throughput":
+            label = f">= {GOAL_ANSWERS_PER_SECOND:.0f} answers/s with {THROUGHPUT_WORKERS} workers and "
+            label += f"{THROUGHPUT_CLIENTS} clients at 10k chunks"
+            lines.append("   " + _goal(label, rate >= GOAL_ANSWERS_PER_SECOND))
+        if name == "llm":
+            met = failures == 0 and len(figures.answers) >= 1000 and percentile(ttfb, 0.99) < GOAL_LLM_TTFB_P99_MS
+            lines.append("   " + _goal("1,000 concurrent streams, 0 failures, p99 first byte < 1 s", met))
+        errors: dict[str, int] = {}
+        for answer in figures.answers:
+            if answer.failed:
+                reason = (answer.error or (f"HTTP {answer.status}" if answer.status != 200 else "failure message"))[
+                    :160
+                ]
+                errors[reason] = errors.get(reason, 0) + 1
+        lines += [f"   failure x{count}: {reason}" for reason, count in errors.items()]
+        lines += [f"   note: {note}" for note in figures.notes]
+        lines += [f"   server log x{count}: {line}" for line, count in run.log_errors.get(name, {}).items()]
+    return lines
+
+
+# --- Command line ---------------------------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0] if __doc__ else None)
+    parser.add_argument("--chunks", type=int, nargs="+", default=[10_000, 100_000], help="chunk counts to run")
+    parser.add_argument(
+        "--phase",
+        action="append",
+        choices=["offline", "throughput", "llm"],
+        help="phases to run (repeatable; default: all). throughput and llm run on the smallest chunk count",
+    )
+    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="sqlite")
+    parser.add_argument(
+        "--postgres-url",
+        default="postgresql://postgres@127.0.0.1:5432/postgres",
+        help="a server where the benchmark may create and drop a database",
+    )
+    parser.add_argument("--queries", type=int, default=500, help="questions of the one-client phase")
+    parser.add_argument("--throughput-answers", type=int, default=2000, help="questions of the throughput phase")
+    parser.add_argument("--workers", type=int, default=THROUGHPUT_WORKERS, help="uvicorn workers (throughput phase)")
+    parser.add_argument("--clients", type=int, default=THROUGHPUT_CLIENTS, help="clients (throughput phase)")
+    parser.add_argument("--llm-streams", type=int, default=1000, help="concurrent streams of the LLM phase")
+    parser.add_argument("--llm-ramp", type=float, default=0.0, help="seconds over which the streams start")
+    parser.add_argument("--per-session", type=int, default=10, help="questions per chat session")
+    parser.add_argument("--off-topic", type=float, default=0.2, help="share of chit-chat / off-domain questions")
+    parser.add_argument("--themes", type=int, default=300, help="themes of the synthetic knowledge")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="BOTYARD_NAME=VALUE",
+        help="a setting for every server started (repeatable), e.g. BOTYARD_EMBEDDER=none",
+    )
+    args = parser.parse_args(argv)
+    args.phase = args.phase or ["offline", "throughput", "llm"]
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    files = raise_open_files_limit(65_536)
+    if "llm" in args.phase and files < 3 * args.llm_streams:
+        log(f"warning: only {files} open files allowed; {args.llm_streams} streams need about {3 * args.llm_streams}")
+    started = time.monotonic()
+    vocabulary = Vocabulary()
+    themes = make_themes(vocabulary, args.themes, args.seed)
+    backends = ["sqlite", "postgres"] if args.backend == "both" else [args.backend]
+    smallest = min(args.chunks)
+    print(f"{os.cpu_count()} CPUs, open files limit {files}", flush=True)
+    for backend in backends:
+        for chunks in sorted(set(args.chunks)):
+            run = run_size(args, backend, chunks, vocabulary, themes, all_phases=chunks == smallest)
+            print("\n".join(report_run(run)), flush=True)
+    print(f"\ndone in {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
