@@ -18,7 +18,7 @@ class Hit:
     heading: str
     text: str
     score: float
-    """The fused score the ranking and the relevance gate use."""
+    """The fused score the ranking uses (the gate reads the first pass: `Retrieval.relevant`)."""
     scores: dict[str, float] = field(default_factory=dict)
     """Per method (`bm25`, `dense`), for the owners' retrieve endpoint ("hit testing")."""
     source_meta: dict[str, Any] = field(default_factory=dict)

@@ -7,7 +7,7 @@ builds a new one (`Retriever`) and the old one is dropped when its last search e
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -16,9 +16,12 @@ from botyard.embedding import Vectors
 from botyard.retrieval.dense import DenseIndex
 from botyard.retrieval.fusion import (
     DENSE_WEIGHT,
+    FEEDBACK_DOCS,
+    GATE_DENSE_WEIGHT,
     Method,
     Ranked,
     candidates,
+    feedback_query,
     fuse_weighted,
     lookup,
     order,
@@ -124,5 +127,28 @@ class ChatbotIndex:
             score = dense
         else:
             score = fuse_weighted(bm25, dense, DENSE_WEIGHT)
+        gate_score = fuse_weighted(bm25, dense, GATE_DENSE_WEIGHT) if method is Method.HYBRID else score
+        gate = float(gate_score.max()) if len(gate_score) else 0.0
+        if method is Method.HYBRID and len(rows):
+            rows, bm25, score = self._feedback(search, rows, score, (bm25_rows, bm25_scores), limit)
+            dense = dense_all[rows]
         best = order(rows, score)[: search.top_k]
-        return Ranked(rows=rows[best], score=score[best], bm25=bm25[best], dense=dense[best])
+        return Ranked(rows=rows[best], score=score[best], bm25=bm25[best], dense=dense[best], gate=gate)
+
+    def _feedback(
+        self,
+        search: Search,
+        rows: npt.NDArray[np.int64],
+        score: npt.NDArray[np.float32],
+        bm25_result: tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]],
+        limit: int,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The second, feedback pass of hybrid ranking (see `fusion`): candidates, their BM25 and fused scores."""
+        assert self.dense is not None and search.vector is not None
+        seeds = rows[order(rows, score)[:FEEDBACK_DOCS]]
+        vector = feedback_query(np.asarray(search.vector, dtype=np.float32), self.dense.matrix[seeds])
+        moved_rows, moved_all = self._dense_candidates(replace(search, vector=vector), limit)
+        bm25_rows, bm25_scores = bm25_result
+        rows = candidates(bm25_rows, moved_rows)
+        bm25 = lookup(rows, bm25_rows, bm25_scores.astype(np.float32), 0.0)
+        return rows, bm25, fuse_weighted(bm25, moved_all[rows], DENSE_WEIGHT)
