@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.pool import QueuePool
 
+from botyard.config import Settings
+from botyard.db.engine import create_engine
 from botyard.models import Account
 from tests.conftest import Db
 
@@ -45,3 +49,11 @@ def test_a_failed_transaction_writes_nothing(client: object, db: Db) -> None:
         return list(await session.scalars(select(Account.email)))
 
     assert "half@example.com" not in db.run(emails)
+
+
+def test_the_pool_follows_the_settings(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, database_pool_size=3, database_pool_overflow=7)
+    engine = create_engine(settings)
+    assert isinstance(engine.pool, QueuePool)
+    assert (engine.pool.size(), engine.pool._max_overflow) == (3, 7)
+    asyncio.run(engine.dispose())

@@ -23,6 +23,12 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL; postgresql://... selects PostgreSQL. Default: SQLite in data_dir.",
     )
     database_echo: bool = False
+    database_pool_size: int = Field(
+        default=10, ge=1, description="Connections one process keeps open (each answer uses a few, briefly)."
+    )
+    database_pool_overflow: int = Field(
+        default=20, ge=0, description="Extra connections under bursts (keep processes x total under PostgreSQL's max)."
+    )
 
     # HTTP
     max_body_kb: int = Field(default=1024, ge=1, description="Cap on JSON request bodies.")

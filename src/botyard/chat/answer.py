@@ -33,6 +33,7 @@ from botyard.chat import access, ratelimit
 from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
 from botyard.chat.repository import MessageRepository
 from botyard.db.session import Database
+from botyard.embedding import Vectors
 from botyard.ingestion.tokens import count_tokens
 from botyard.models import Message
 from botyard.retrieval.base import Retrieval
@@ -58,7 +59,10 @@ class Retriever(Protocol):
         *,
         source_uuids: Collection[str] | None = None,
         top_k: int = 8,
+        vector: Vectors | None = None,
     ) -> Retrieval: ...
+
+    async def embed_query(self, query: str) -> Vectors | None: ...
 
 
 def stream_owner() -> str:
@@ -165,9 +169,10 @@ class AnswerRun:
         if agent is None or self.retriever is None or agent.source_uuids == []:
             return Retrieval(hits=[], relevant=False)
         query = await self.answerer.search_query(self.prepared.query, self.prepared.history, agent.model)
+        vector = await self.retriever.embed_query(query)  # before the transaction: no connection held meanwhile
         async with self.database.transaction(write=False) as db:
             retrieval = await self.retriever.retrieve(
-                db, self.prepared.chatbot_uuid, query, source_uuids=agent.source_uuids, top_k=TOP_K
+                db, self.prepared.chatbot_uuid, query, source_uuids=agent.source_uuids, top_k=TOP_K, vector=vector
             )
             if retrieval.relevant and retrieval.hits:
                 source_uuids = list(dict.fromkeys(hit.data_source_uuid for hit in retrieval.hits))

@@ -22,10 +22,18 @@ def create_engine(settings: Settings) -> AsyncEngine:
     url = settings.resolved_database_url
     if url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url, echo=settings.database_echo, connect_args={"timeout": 30})
+        engine = create_async_engine(url, connect_args={"timeout": 30}, **_pool(settings))
         _configure_sqlite(engine)
         return engine
-    return create_async_engine(url, echo=settings.database_echo, pool_pre_ping=True)
+    return create_async_engine(url, pool_pre_ping=True, **_pool(settings))
+
+
+def _pool(settings: Settings) -> dict[str, Any]:
+    return {
+        "echo": settings.database_echo,
+        "pool_size": settings.database_pool_size,
+        "max_overflow": settings.database_pool_overflow,
+    }
 
 
 def writer(engine: AsyncEngine) -> AsyncEngine:

@@ -66,14 +66,21 @@ class Retriever:
         source_uuids: Collection[str] | None = None,
         top_k: int = 8,
         method: Method = Method.HYBRID,
+        vector: Vectors | None = None,
     ) -> Retrieval:
         """The `top_k` best chunks of the chatbot for `query`, best first, among `source_uuids` when given (None:
         all the chatbot's sources; the caller resolves an agent's `use_all_sources` / `data_source_uuids`), and
-        whether the best of them clears the relevance gate. `method` exists for measurements and hit testing."""
+        whether the best of them clears the relevance gate. `method` exists for measurements and hit testing.
+
+        `vector`: the query's vector from `embed_query`, computed before the caller opened `db`, so that no
+        database connection is held while the model runs; computed here when not given."""
         index = await self.index(db, chatbot_uuid)
         if index is None or index.size == 0 or top_k <= 0 or (source_uuids is not None and not source_uuids):
             return Retrieval(hits=[], relevant=False)
-        vector = await self._query_vector(index, query, method)
+        if method is Method.BM25 or not index.has_vectors:
+            vector = None
+        elif vector is None:
+            vector = await self.embed_query(query)
         used = method if vector is not None else Method.BM25
         search = Search(query, vector, frozenset(source_uuids) if source_uuids is not None else None, top_k, used)
         if index.size >= OFF_LOOP_ROWS:
@@ -130,10 +137,10 @@ class Retriever:
         """Chunks held by the cache (for metrics and tests of the bound)."""
         return sum(index.size for index in self._cache.values())
 
-    async def _query_vector(self, index: ChatbotIndex, query: str, method: Method) -> Vectors | None:
-        """The query's vector when the method needs one and the index has vectors; None falls back to BM25 (an
-        embeddings endpoint that is down degrades answers, it does not stop them)."""
-        if self.embedder is None or method is Method.BM25 or not index.has_vectors or not query.strip():
+    async def embed_query(self, query: str) -> Vectors | None:
+        """The query's vector; None without an embedder or when embedding fails, and retrieval falls back to BM25
+        (an embeddings endpoint that is down degrades answers, it does not stop them)."""
+        if self.embedder is None or not query.strip():
             return None
         try:
             return await self.embedder.embed_query(query)
