@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx2 as httpx
 import pytest
@@ -51,17 +52,30 @@ def test_the_window_slides(alice: Api, client: TestClient) -> None:
 
 @pytest.fixture
 def two_workers(settings: Settings, client: TestClient) -> Iterator[str]:
-    """`uvicorn --workers 2` serving the app on the test database."""
+    """`botyard serve --workers 2` (two uvicorn worker processes) serving the app on the test database."""
     server = Server(settings)  # for its environment and free port
     server.env |= {"BOTYARD_EMBEDDER": "none", "BOTYARD_JOBS_IN_PROCESS": "false"}
-    command = [sys.executable, "-m", "uvicorn", "--factory", "botyard.main:create_app", "--workers", "2"]
-    command += ["--port", str(server.port), "--log-level", "warning"]
+    command = [sys.executable, "-m", "botyard", "serve", "--workers", "2", "--port", str(server.port)]
     server.process = subprocess.Popen(command, env=server.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         server.wait_ready()
+        assert len(children(server.process.pid)) >= 2  # the workers, under uvicorn's supervisor
         yield server.base
     finally:
         server.stop()
+
+
+def children(pid: int) -> list[int]:
+    """Process ids whose parent is `pid` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the process ended meanwhile
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
 
 
 def test_two_workers_never_over_admit(two_workers: str, db: Db) -> None:

@@ -45,15 +45,23 @@ def main(ctx: click.Context) -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
+@click.option(
+    "--workers", default=1, show_default=True, type=click.IntRange(min=1), help="Server processes on the one port."
+)
 @click.pass_obj
-def serve(settings: Settings, host: str, port: int) -> None:
+def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     """Apply migrations, then serve the API."""
     import uvicorn
 
     from botyard.main import create_app
 
     upgrade(settings)
-    uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False)
+    if workers == 1:
+        uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False)
+        return
+    # Each worker process builds its app from the same environment; rate limits, jobs and streams are coordinated
+    # through the database, so any number of them is correct.
+    uvicorn.run("botyard.main:create_app", factory=True, host=host, port=port, workers=workers, proxy_headers=False)
 
 
 @main.command()
