@@ -215,3 +215,23 @@ def test_deleting_a_source_cancels_its_pending_jobs(db: Db) -> None:
 
     db.run(remove)
     assert job_states(db) == {}
+
+
+def test_a_freed_slot_takes_the_next_job_without_waiting_for_the_poll(db: Db) -> None:
+    handler = Recorder()
+    jobs = add_jobs(db, 5)
+    # One slot and a poll far longer than the test may take: only the wake-up on completion gets through the queue.
+    runner = JobRunner(db.database, [handler], RunnerConfig(lease_seconds=30, poll_seconds=120, concurrency=1))
+
+    async def run_until_done() -> None:
+        await runner.start()
+        try:
+            for _ in range(500):
+                if len(handler.done) == len(jobs):
+                    return
+                await asyncio.sleep(0.02)
+        finally:
+            await runner.stop()
+
+    call(db, run_until_done)
+    assert sorted(handler.done) == sorted(jobs)
