@@ -9,7 +9,7 @@ from typing import Any
 from botyard.answering.base import AnswerRequest, Delta, Finished, Turn
 from botyard.answering.citations import CitedSource, cite_data, markers_in, number_hits
 from botyard.answering.context import search_query
-from botyard.answering.offline import OfflineAnswerer, compose
+from botyard.answering.offline import WORDS_PER_DELTA, OfflineAnswerer, compose
 from botyard.answering.text import sentences, word_groups
 from botyard.chat.answer import NOT_JSON, json_guard
 from botyard.retrieval.base import Hit
@@ -90,7 +90,7 @@ def test_sentences_from_two_chunks_each_carry_their_marker() -> None:
 def test_the_stream_is_word_groups_that_join_to_the_answer_with_usage() -> None:
     answer_request = request("When is the shop open?", hit(HOURS, "s1"))
     deltas, finished = run(answer_request)
-    assert len(deltas) > 3 and all(len(d.split()) <= 3 for d in deltas)
+    assert len(deltas) > 1 and all(len(d.split()) <= WORDS_PER_DELTA for d in deltas)
     assert "".join(deltas) == compose(answer_request)
     assert finished.finish_reason == "stop"
     assert finished.usage.prompt_tokens > 0 and finished.usage.completion_tokens > 0

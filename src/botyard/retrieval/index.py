@@ -7,7 +7,7 @@ builds a new one (`Retriever`) and the old one is dropped when its last search e
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -130,25 +130,19 @@ class ChatbotIndex:
         gate_score = fuse_weighted(bm25, dense, GATE_DENSE_WEIGHT) if method is Method.HYBRID else score
         gate = float(gate_score.max()) if len(gate_score) else 0.0
         if method is Method.HYBRID and len(rows):
-            rows, bm25, score = self._feedback(search, rows, score, (bm25_rows, bm25_scores), limit)
-            dense = dense_all[rows]
+            score = self._feedback(search, rows, score, bm25)
         best = order(rows, score)[: search.top_k]
         return Ranked(rows=rows[best], score=score[best], bm25=bm25[best], dense=dense[best], gate=gate)
 
     def _feedback(
-        self,
-        search: Search,
-        rows: npt.NDArray[np.int64],
-        score: npt.NDArray[np.float32],
-        bm25_result: tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]],
-        limit: int,
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """The second, feedback pass of hybrid ranking (see `fusion`): candidates, their BM25 and fused scores."""
+        self, search: Search, rows: npt.NDArray[np.int64], score: npt.NDArray[np.float32], bm25: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float32]:
+        """The second, feedback pass of hybrid ranking (see `fusion`): the candidates' fused scores again, with the
+        query vector moved towards the best of them. Only the candidates are scored: on msmarco-5k rescoring the
+        whole chatbot ranked exactly the same, at the cost of a second full matrix product."""
         assert self.dense is not None and search.vector is not None
         seeds = rows[order(rows, score)[:FEEDBACK_DOCS]]
         vector = feedback_query(np.asarray(search.vector, dtype=np.float32), self.dense.matrix[seeds])
-        moved_rows, moved_all = self._dense_candidates(replace(search, vector=vector), limit)
-        bm25_rows, bm25_scores = bm25_result
-        rows = candidates(bm25_rows, moved_rows)
-        bm25 = lookup(rows, bm25_rows, bm25_scores.astype(np.float32), 0.0)
-        return rows, bm25, fuse_weighted(bm25, moved_all[rows], DENSE_WEIGHT)
+        moved = self.dense.matrix[rows] @ vector
+        moved[~self.dense.present[rows]] = -np.inf
+        return fuse_weighted(bm25, np.asarray(moved, dtype=np.float32), DENSE_WEIGHT)
