@@ -1,6 +1,6 @@
 """One answer, from the stored query to the finalised message: the persistence contract of the chat flow.
 
-1. `prepare` (in the request's write transaction, committed before any byte is streamed): authorise, rate limit,
+1. `prepare` (committed before any byte is streamed): authorise, rate limit,
    store the query as a message in state `streaming`, choose the agent, read the history.
 2. `AnswerRun.events` (while the response streams): retrieve, pass the relevance gate, run the answerer, and turn
    its deltas into chat events (text, citations as their markers appear, pings while nothing comes).
@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import anyio
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Delta, Finished, Turn, Usage
@@ -34,6 +35,7 @@ from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Starte
 from botyard.chat.repository import MessageRepository
 from botyard.db.session import Database
 from botyard.embedding import Vectors
+from botyard.errors import not_found
 from botyard.ingestion.tokens import count_tokens
 from botyard.models import Message
 from botyard.retrieval.base import Retrieval
@@ -83,36 +85,39 @@ class Prepared:
     agent: ChosenAgent | None
 
 
-async def prepare(db: AsyncSession, account_uuid: str | None, session_uuid: str, query: str, now: datetime) -> Prepared:
-    """Authorise, count against the rate limit and store the query in state `streaming`. Raises before anything
-    is stored when the caller may not chat here or is over the limit."""
-    session, chatbot = await access.chat_session(db, account_uuid, session_uuid)
-    await ratelimit.admit(db, chatbot, ratelimit.session_device(session.uuid), now)
-    messages = MessageRepository(db)
-    history = [Turn(m.query, m.response) for m in await messages.recent_finished(session.uuid, HISTORY_TURNS)]
-    variables = (session.meta or {}).get("variables") or {}
-    agent = await choose_agent(db, chatbot.uuid, query, variables if isinstance(variables, dict) else {})
-    message = await messages.add(
-        Message(
-            session_uuid=session.uuid,
-            query=query,
-            response="",
-            state="streaming",
-            meta={"streaming_owner": stream_owner()},
-            created_at=now,
-            modified_at=now,
-        )
-    )
-    return Prepared(message.uuid, session.uuid, chatbot.uuid, query, history, chatbot.show_citations, agent)
-
-
-async def prepare_committed(
+async def prepare(
     database: Database, account_uuid: str | None, session_uuid: str, query: str, now: datetime
 ) -> Prepared:
-    """`prepare` in a write transaction of its own, committed before the answer starts (or rolled back by the
-    refusal: over the rate limit nothing is stored)."""
-    async with database.transaction() as db:
-        return await prepare(db, account_uuid, session_uuid, query, now)
+    """Authorise, count against the rate limit and store the query in state `streaming`, committed before the answer
+    starts. Raises before anything is stored when the caller may not chat here or is over the limit.
+
+    Two transactions: the reads (session, chatbot, history, agent) take no write lock; the write transaction holds
+    only the rate-limit count and the insert, which must be atomic together. SQLite has one writer at a time, and
+    several server processes meet at its lock, so the shorter the write, the more answers per second.
+    """
+    async with database.transaction(write=False) as db:
+        session, chatbot = await access.chat_session(db, account_uuid, session_uuid)
+        turns = await MessageRepository(db).recent_finished(session.uuid, HISTORY_TURNS)
+        history = [Turn(m.query, m.response) for m in turns]
+        variables = (session.meta or {}).get("variables") or {}
+        agent = await choose_agent(db, chatbot.uuid, query, variables if isinstance(variables, dict) else {})
+    try:
+        async with database.transaction() as db:
+            await ratelimit.admit(db, chatbot, ratelimit.session_device(session.uuid), now)
+            message = await MessageRepository(db).add(
+                Message(
+                    session_uuid=session.uuid,
+                    query=query,
+                    response="",
+                    state="streaming",
+                    meta={"streaming_owner": stream_owner()},
+                    created_at=now,
+                    modified_at=now,
+                )
+            )
+    except IntegrityError as error:  # the session (or its chatbot) was deleted between the two transactions
+        raise not_found("Session") from error
+    return Prepared(message.uuid, session.uuid, chatbot.uuid, query, history, chatbot.show_citations, agent)
 
 
 def json_guard(text: str) -> str:
