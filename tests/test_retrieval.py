@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.config import Settings
+from botyard.ingestion.tokens import count_tokens
 from botyard.jobs.runner import JobRunner, RunnerConfig
 from botyard.main import create_app
 from botyard.models import Job
@@ -174,6 +175,13 @@ def test_scope_by_source_uuids_in_the_retriever(alice: Api, db: Db, shop: tuple[
     assert scoped.hits and {hit.data_source_uuid for hit in scoped.hits} <= {sources["refunds"], sources["shipping"]}
     assert run([]).hits == []
     assert run(["0" * 32]).hits == []  # a uuid that is not a source of the chatbot
+
+
+def test_hits_carry_the_token_counts_made_at_ingestion(alice: Api, db: Db, shop: tuple[str, dict[str, str]]) -> None:
+    bot, _ = shop
+    retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
+    hits = db.run(lambda session: retriever.retrieve(session, bot, "shop opening hours")).hits
+    assert hits and all(hit.tokens == count_tokens(hit.text) > 0 for hit in hits)
 
 
 def test_index_follows_the_knowledge_version(alice: Api, db: Db) -> None:

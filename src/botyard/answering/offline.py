@@ -53,10 +53,11 @@ class OfflineAnswerer:
         for group in word_groups(text, WORDS_PER_DELTA):
             yield Delta(group)
             await asyncio.sleep(0)  # let the response send each group (and notice a client that left)
-        prompt = [request.agent_prompt, request.query, *(item.hit.text for item in request.hits)]
-        prompt += [f"{turn.query}\n{turn.response}" for turn in request.history]
+        prompt = [request.agent_prompt, request.query, *(f"{turn.query}\n{turn.response}" for turn in request.history)]
+        # The chunks' counts were made at ingestion: counting 8 chunks again cost more CPU than composing the answer.
+        chunk_tokens = sum(item.hit.tokens or count_tokens(item.hit.text) for item in request.hits)
         usage = Usage(
-            prompt_tokens=max(1, sum(count_tokens(part) for part in prompt)),
+            prompt_tokens=max(1, chunk_tokens + sum(count_tokens(part) for part in prompt)),
             completion_tokens=max(1, count_tokens(text)),
         )
         yield Finished("stop", usage, meta={"answerer": self.name})

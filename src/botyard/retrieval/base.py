@@ -23,6 +23,8 @@ class Hit:
     """Per method (`bm25`, `dense`), for the owners' retrieve endpoint ("hit testing")."""
     source_meta: dict[str, Any] = field(default_factory=dict)
     """The source's `meta_json` (a Q&A pair's question, answer and `reference_source_link`; a page's URL)."""
+    tokens: int = 0
+    """The o200k count of `text` stored at ingestion; 0 when unknown."""
 
 
 @dataclass(frozen=True)

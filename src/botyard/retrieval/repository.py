@@ -25,6 +25,8 @@ class ChunkRow:
     source_title: str
     source_type: str
     source_meta: dict[str, Any]
+    tokens: int = 0
+    """The o200k count of `text`, made at ingestion (answerers report usage without counting again)."""
 
 
 class RetrievalRepository:
@@ -52,6 +54,7 @@ class RetrievalRepository:
                 Chunk.position,
                 Chunk.heading,
                 Chunk.text,
+                Chunk.tokens,
                 vector.label("vector"),
                 DataSource.title,
                 DataSource.type,
@@ -72,6 +75,7 @@ class RetrievalRepository:
                 source_title=row.title or "",
                 source_type=row.type,
                 source_meta=dict(row.meta or {}),
+                tokens=row.tokens,
             )
             for row in rows
         ]

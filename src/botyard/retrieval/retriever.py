@@ -167,6 +167,7 @@ def _hits(index: ChatbotIndex, ranked: Ranked) -> list[Hit]:
                 score=score,
                 scores=scores,
                 source_meta=row.source_meta,
+                tokens=row.tokens,
             )
         )
     return hits
