@@ -115,6 +115,17 @@ def test_follow_ups_borrow_the_last_turns_key_terms() -> None:
     assert search_query("What about Saturdays?", []) == "What about Saturdays?"
 
 
+def test_follow_ups_borrow_back_to_the_last_question_that_named_its_subject() -> None:
+    returns = Turn("Can I return something I bought?", "Within 30 days.")
+    shipping = Turn("How much does shipping cost?", "Twelve euros.")
+    borrowed = search_query("And how long does it take?", [returns, shipping]).split("?", 1)[1].split()
+    assert "shipping" in borrowed and "return" not in borrowed
+    saturdays = Turn("And on Saturdays?", "Ten to two.")
+    opening = Turn("When is the shop open?", "Nine to five.")
+    borrowed = search_query("And on Sundays?", [opening, saturdays]).split("?", 1)[1].split()
+    assert {"saturdays", "shop", "open"} <= set(borrowed)
+
+
 def test_a_follow_up_is_answered_from_the_context() -> None:
     history = [Turn("When is the shop open?", "Monday to Friday, nine to five.")]
     text = compose(request("What about Saturdays?", hit(HOURS, "s1"), history=history))

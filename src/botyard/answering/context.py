@@ -21,8 +21,9 @@ SELF_CONTAINED_WORDS = 2
 is taken to name its own subject; "Saturdays?" alone does not."""
 BORROWED_TERMS = 6
 """At most this many terms are borrowed from earlier turns."""
-LOOK_BACK = 2
-"""How many earlier turns may lend terms, the most recent first."""
+LOOK_BACK = 3
+"""How many earlier turns may lend terms, the most recent first, stopping at the first that named its own subject
+("How much is shipping?" then "And how long does it take?" must not borrow from the question before about returns)."""
 
 
 def is_follow_up(query: str) -> bool:
@@ -44,5 +45,7 @@ def search_query(query: str, history: Sequence[Turn]) -> str:
         for word in content_words(turn.query):
             if word not in own and word not in borrowed:
                 borrowed.append(word)
+        if not is_follow_up(turn.query):
+            break  # that turn named its own subject: anything older is another topic
     borrowed = borrowed[:BORROWED_TERMS]
     return f"{query} {' '.join(borrowed)}" if borrowed else query
