@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,10 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.embedding import Embedder
+from botyard.ingestion.pipeline import SourceProcessor
 from botyard.ingestion.tokens import count_tokens
 from botyard.jobs.runner import JobRunner, RunnerConfig
-from botyard.models import Chatbot, Chunk, Job
-from botyard.runtime import Runtime, job_handlers
+from botyard.models import Chatbot, Chunk, DataSource, Job
+from botyard.runtime import Runtime, ingestion_config, job_handlers
 from tests.api import Api, assert_error
 from tests.conftest import Db
 from tests.fake_dns import FakeDns
@@ -51,11 +54,17 @@ APP_EMBEDDER: Any = object()
 """`process`'s default: the app's own embedder (the real bundled model)."""
 
 
-def process(client: TestClient, embedder: Embedder | None = APP_EMBEDDER) -> None:
+def process(
+    client: TestClient, embedder: Embedder | None = APP_EMBEDDER, show_stage_after: float | None = None
+) -> None:
     """Run every queued job to its end with the app's own egress client and, unless told otherwise, its embedder."""
     runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
     chosen = runtime.embedder if embedder is APP_EMBEDDER else embedder
-    runner = JobRunner(runtime.database, job_handlers(runtime.settings, runtime.egress, chosen), FAST)
+    handlers = job_handlers(runtime.settings, runtime.egress, chosen)
+    if show_stage_after is not None:
+        config = replace(ingestion_config(runtime.settings), show_stage_after=show_stage_after)
+        handlers = [SourceProcessor(runtime.egress, config, chosen)]
+    runner = JobRunner(runtime.database, handlers, FAST)
 
     async def drain() -> None:
         for _ in range(200):
@@ -120,6 +129,36 @@ def test_a_web_page_is_fetched_extracted_and_chunked(alice: Api, bot: str, db: D
     assert "open from nine in the morning" in text
     assert "Gift wrapping is free" in text
     assert "Copyright Example Shop" not in text  # boilerplate is not knowledge
+
+
+def statuses_while_processing(api: Api, db: Db, uuids: list[str], show_stage_after: float) -> dict[str, list[str]]:
+    """Every status each source showed while the job runner worked, in order (sampled every 20 ms)."""
+    seen: dict[str, list[str]] = {uuid: [] for uuid in uuids}
+    worker = threading.Thread(target=process, args=(api.client,), kwargs={"show_stage_after": show_stage_after})
+    worker.start()
+    while True:
+        running = worker.is_alive()
+        for uuid, status in db.run(lambda s: s.execute(select(DataSource.uuid, DataSource.status))).all():
+            if uuid in seen and (not seen[uuid] or seen[uuid][-1] != status):
+                seen[uuid].append(status)
+        if not running:
+            return seen
+        worker.join(0.02)
+
+
+def test_a_lasting_stage_shows_in_the_status(alice: Api, bot: str, db: Db, site: WebSite) -> None:
+    site.pages["/slow-hours"] = Page(ARTICLE, delay=1.0)
+    slow = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": site.url("/slow-hours")}))["uuid"]
+    seen = statuses_while_processing(alice, db, [slow], show_stage_after=0.1)
+    assert seen[slow][0] == "queued" and "downloading" in seen[slow] and seen[slow][-1] == "success"
+
+
+def test_quick_stages_cost_no_status_writes(alice: Api, bot: str, db: Db, site: WebSite) -> None:
+    site.pages["/hours-again"] = Page(ARTICLE, delay=0.3)
+    uuid = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": site.url("/hours-again")}))["uuid"]
+    seen = statuses_while_processing(alice, db, [uuid], show_stage_after=60)
+    assert seen[uuid] == ["queued", "success"]  # one write for the whole job: chunks, status and completion
+    assert db.run(lambda s: s.scalar(select(Job.status).where(Job.data_source_uuid == uuid))) == "done"
 
 
 def test_a_renamed_source_keeps_its_title(alice: Api, bot: str, site: WebSite) -> None:

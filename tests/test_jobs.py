@@ -167,6 +167,49 @@ def test_an_expired_lease_is_recovered_and_the_old_owner_is_fenced_out(db: Db) -
 
     with pytest.raises(LeaseLost):
         call(db, stale_write)
+
+    async def stale_finish() -> None:
+        async def write(session: AsyncSession) -> None:
+            raise AssertionError("a fenced completion ran without the lease")
+
+        await stale.finish(write)
+
+    with pytest.raises(LeaseLost):
+        call(db, stale_finish)
+    assert job_states(db)[job] == ("done", 2, None)
+
+
+@dataclass
+class Finisher:
+    """A handler that stores its result and completes its job in one transaction; the first `broken` attempts fail
+    inside that transaction, after the completion was written."""
+
+    kind: str = "test"
+    timeout_seconds: float = 5.0
+    broken: int = 1
+    stored: list[int] = field(default_factory=list)
+
+    async def run(self, ctx: JobContext) -> None:
+        async def store(session: AsyncSession) -> None:
+            job = await session.get(Job, ctx.job_uuid)
+            assert job is not None and job.status == "done"  # the completion is the fence, written first
+            if ctx.attempt <= self.broken:
+                raise RuntimeError("the store failed")
+            self.stored.append(ctx.attempt)
+
+        await ctx.finish(store)
+
+    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+        raise AssertionError("never gives up")
+
+
+def test_a_job_completes_in_the_transaction_that_stores_its_result(db: Db) -> None:
+    handler = Finisher()
+    [job] = add_jobs(db, 1)
+    runner = JobRunner(db.database, [handler], FAST)
+    call(db, lambda: drain(runner))
+    # The failed store rolled the completion back with it: the job ran again, and its second run completed it.
+    assert handler.stored == [2]
     assert job_states(db)[job] == ("done", 2, None)
 
 

@@ -62,7 +62,7 @@ async def embed_chunks(embedder: Embedder, chunks: Sequence[Chunk]) -> None:
 
 async def stale_chunks(ctx: JobContext, source_uuid: str, embedder: Embedder) -> list[tuple[str, str, str]]:
     """(uuid, heading, text) of the stored chunks of a source that `embedder` did not embed."""
-    return await ctx.write(lambda db: ChunkRepository(db).stale(source_uuid, embedder.name))
+    return await ctx.read(lambda db: ChunkRepository(db).stale(source_uuid, embedder.name))
 
 
 async def embed_stale(embedder: Embedder, stale: Sequence[tuple[str, str, str]]) -> list[tuple[str, bytes]]:
@@ -96,7 +96,7 @@ class SourceReembedder:
                 await ChunkRepository(db).set_embeddings(source.chatbot_uuid, vectors, name)
 
         if vectors:
-            await ctx.write(store)
+            await ctx.finish(store)
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
         source = await session.get(DataSource, str(job.payload.get("data_source_uuid")))

@@ -1,10 +1,11 @@
 """The `process_source` job: extract a source's text, chunk it, count its tokens, embed the chunks, store them.
 
-Stages move the source's `status` along (`downloading` → `extracting` → `chunking` → `embedding` → `success`), each
-write fenced by the job's lease. The chunks (with their vectors) and the final status are written in one
-transaction, so readers see the old chunks or the new ones, never a mix, and a re-run replaces instead of
-duplicating. Content whose hash did not change is not chunked again, and its chunks are embedded again only if the
-configured embedder did not produce them (`botyard.ingestion.embed`).
+Stages move the source's `status` along (`downloading` → `extracting` → `chunking` → `embedding` → `success`),
+each write fenced by the job's lease; a stage shows only if it lasts (`botyard.ingestion.stages`). The chunks (with
+their vectors), the final status and the job's completion are written in one transaction, so readers see the old
+chunks or the new ones, never a mix, and a re-run replaces instead of duplicating. Content whose hash did not
+change is not chunked again, and its chunks are embedded again only if the configured embedder did not produce
+them (`botyard.ingestion.embed`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from botyard.ingestion.errors import SourceFailed, SourceRetry
 from botyard.ingestion.jobs import PROCESS_SOURCE
 from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, SandboxError, parse_file
 from botyard.ingestion.repository import ChunkRepository
+from botyard.ingestion.stages import SHOW_AFTER, StageReporter
 from botyard.ingestion.tokens import count_tokens
 from botyard.jobs.runner import JobContext
 from botyard.models import Chunk, DataSource, Job
@@ -48,6 +50,8 @@ class IngestionConfig:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     parse_limits: ParseLimits = field(default_factory=ParseLimits)
     max_fetch_bytes: int = 20 * 1024 * 1024
+    show_stage_after: float = SHOW_AFTER
+    """Seconds a stage must last before the source's status shows it."""
 
 
 class SourceProcessor:
@@ -68,23 +72,31 @@ class SourceProcessor:
 
     async def run(self, ctx: JobContext) -> None:
         source_uuid = str(ctx.payload["data_source_uuid"])
-        source = await ctx.write(lambda db: db.get(DataSource, source_uuid))
+        source = await ctx.read(lambda db: db.get(DataSource, source_uuid))
         if source is None:  # deleted since the job was queued
             return
-        extracted = await self._extract(ctx, source)
+        stages = StageReporter(ctx, source_uuid, self.config.show_stage_after)
+        try:
+            await self._process(ctx, source, stages)
+        finally:
+            stages.cancel()
+
+    async def _process(self, ctx: JobContext, source: DataSource, stages: StageReporter) -> None:
+        source_uuid = source.uuid
+        extracted = await self._extract(stages, ctx, source)
         if not extracted.markdown.strip():
             raise SourceFailed("no text")
         content_hash = hashlib.sha256(extracted.markdown.encode()).hexdigest()
         chunks: list[Chunk] | None = None
         vectors: list[tuple[str, bytes]] = []
         if content_hash != source.content_hash:
-            await self._set_status(ctx, source_uuid, "chunking")
+            await stages.enter("chunking")
             chunks = await asyncio.to_thread(self._chunks, source, extracted)
             if self.embedder is not None:
-                await self._set_status(ctx, source_uuid, "embedding")
+                await stages.enter("embedding")
                 await embed_chunks(self.embedder, chunks)
         elif self.embedder is not None and (stale := await stale_chunks(ctx, source_uuid, self.embedder)):
-            await self._set_status(ctx, source_uuid, "embedding")
+            await stages.enter("embedding")
             vectors = await embed_stale(self.embedder, stale)
         tokens = count_tokens(extracted.markdown)
 
@@ -107,7 +119,8 @@ class SourceProcessor:
             if extracted.title and current.title == current.file_name:  # still the URL: take the page's title
                 current.title = extracted.title[:500]
 
-        await ctx.write(store)
+        await stages.settle()
+        await ctx.finish(store)
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
         source = await session.get(DataSource, str(job.payload.get("data_source_uuid")))
@@ -132,26 +145,18 @@ class SourceProcessor:
             for position, (heading, text) in enumerate(pieces)
         ]
 
-    async def _set_status(self, ctx: JobContext, source_uuid: str, status: str) -> None:
-        async def write(db: AsyncSession) -> None:
-            source = await db.get(DataSource, source_uuid)
-            if source is not None:
-                source.status = status
-
-        await ctx.write(write)
-
-    async def _extract(self, ctx: JobContext, source: DataSource) -> Extracted:
+    async def _extract(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
         if source.type == "qa":
             question, answer = str(source.meta.get("question", "")), str(source.meta.get("answer", ""))
             return Extracted(f"{question.strip()}\n\n{answer.strip()}", atomic=True)
         if source.type == "link":
-            return await self._extract_link(ctx, source)
+            return await self._extract_link(stages, source)
         if source.type == "upload":
-            return await self._extract_upload(ctx, source)
+            return await self._extract_upload(stages, ctx, source)
         raise SourceFailed("unsupported type")
 
-    async def _extract_link(self, ctx: JobContext, source: DataSource) -> Extracted:
-        await self._set_status(ctx, source.uuid, "downloading")
+    async def _extract_link(self, stages: StageReporter, source: DataSource) -> Extracted:
+        await stages.enter("downloading")
         url = str(source.meta.get("url") or source.file_name)
         try:
             result = await self.egress.fetch(url, max_bytes=self.config.max_fetch_bytes)
@@ -159,18 +164,18 @@ class SourceProcessor:
             raise SourceRetry(error.reason) from error
         except EgressError as error:
             raise SourceFailed(error.reason) from error
-        await self._set_status(ctx, source.uuid, "extracting")
+        await stages.enter("extracting")
         parsed = await self._parse(result.body, _name_for(result.url, result.content_type), result.content_type)
         return Extracted(parsed.markdown, parsed.title, fetched_bytes=len(result.body))
 
-    async def _extract_upload(self, ctx: JobContext, source: DataSource) -> Extracted:
-        await self._set_status(ctx, source.uuid, "extracting")
+    async def _extract_upload(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
+        await stages.enter("extracting")
 
         async def load(db: AsyncSession) -> tuple[bytes, str] | None:
             stored = await SourceFileRepository(db).of_source(source.uuid)
             return None if stored is None else (stored.content, stored.content_type)
 
-        loaded = await ctx.write(load)
+        loaded = await ctx.read(load)
         if loaded is None:
             raise SourceFailed("file missing")
         parsed = await self._parse(loaded[0], source.file_name, loaded[1])

@@ -34,9 +34,9 @@ class PermanentError(Exception):
     """A failure that retrying cannot fix; the job gives up at once. The message becomes the reason."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class JobContext:
-    """What a handler gets: the job's ids-only payload and a fenced way to write its results."""
+    """What a handler gets: the job's ids-only payload and fenced ways to write its results."""
 
     job_uuid: str
     kind: str
@@ -45,6 +45,13 @@ class JobContext:
     max_attempts: int
     owner: str
     database: Database
+    finished: bool = False
+    """Set by `finish`: the job is already done, the runner has nothing left to record."""
+
+    async def read(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """Run `work` in a read-only transaction (no lease check: reading changes nothing)."""
+        async with self.database.transaction(write=False) as session:
+            return await work(session)
 
     async def write(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         """Run `work` in a write transaction, only while this runner still holds the job's lease."""
@@ -52,6 +59,16 @@ class JobContext:
             if not await JobRepository(session).holds_lease(self.job_uuid, self.owner):
                 raise LeaseLost(self.job_uuid)
             return await work(session)
+
+    async def finish(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """Run `work` and mark the job done in one transaction, so its results and its completion commit together
+        (and a crash in between cannot make it run again). Fenced like `write`: the completion is the check."""
+        async with self.database.transaction() as session:
+            if not await JobRepository(session).finish(self.job_uuid, self.owner):
+                raise LeaseLost(self.job_uuid)
+            result = await work(session)
+        self.finished = True
+        return result
 
     @property
     def last_attempt(self) -> bool:
@@ -197,6 +214,8 @@ class JobRunner:
             return
         finally:
             heartbeat.cancel()
+        if ctx.finished:
+            return
         async with self.database.transaction() as session:
             await JobRepository(session).finish(job.uuid, self.owner)
 
