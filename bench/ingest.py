@@ -4,7 +4,8 @@ meanwhile.
 What one run measures (a fresh database and a fresh server process per run):
 
 - Workload `html`: `--pages` generated HTML articles (600-1000 words each) served by a loopback web site are added
-  as URL sources, one POST after the other. Workload `pdf`: `--pdfs` generated multi-page PDFs are uploaded.
+  as URL sources by `--submitters` clients at once (4 by default). Workload `pdf`: `--pdfs` generated multi-page
+  PDFs are uploaded the same way.
 - Elapsed time, end to end: from the first POST until the last source reached `success` (or `error:...`), taken
   from the largest `data_source.modified_at` once every source is done. It includes the submissions, fetching,
   parsing in the sandbox, chunking, token counting and storing (and embedding, when an embedder is on).
@@ -35,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -87,6 +88,8 @@ class Variant:
     settings: dict[str, str]
     documents: int
     """The first this many pages or PDFs of the material."""
+    submitters: int
+    """Clients that submit the documents at once."""
 
 
 @dataclass
@@ -147,31 +150,45 @@ def embedder_variants(include_default: bool) -> list[tuple[str, dict[str, str]]]
     return variants
 
 
-def submit_pages(client: httpx.Client, bot: str, material: Material, count: int) -> dict[str, int]:
-    """Add the first `count` pages as URL sources; source uuid -> pages."""
-    created = {}
-    for url in material.page_urls[:count]:
-        response = client.post(f"/api/v1/chatbot/{bot}/data-source/url", json={"url": url})
-        response.raise_for_status()
-        created[response.json()["uuid"]] = 1
-    return created
+def submit_pages(client: httpx.Client, bot: str, material: Material, count: int) -> list[Submission]:
+    """Requests that add the first `count` pages as URL sources, each with its page count."""
+    url = f"/api/v1/chatbot/{bot}/data-source/url"
+    return [Submission(partial(client.post, url, json={"url": page}), 1) for page in material.page_urls[:count]]
 
 
-def submit_pdfs(client: httpx.Client, bot: str, material: Material, count: int) -> dict[str, int]:
-    """Upload the first `count` PDFs; source uuid -> its pages."""
-    created = {}
-    for pdf in material.pdfs[:count]:
-        files = {"file": (pdf.name, pdf.content, "application/pdf")}
-        response = client.post(f"/api/v1/chatbot/{bot}/data-source/upload", files=files)
-        response.raise_for_status()
-        created[response.json()["uuid"]] = pdf.pages
-    return created
+def submit_pdfs(client: httpx.Client, bot: str, material: Material, count: int) -> list[Submission]:
+    """Requests that upload the first `count` PDFs, each with its page count."""
+    url = f"/api/v1/chatbot/{bot}/data-source/upload"
+    return [
+        Submission(partial(client.post, url, files={"file": (pdf.name, pdf.content, "application/pdf")}), pdf.pages)
+        for pdf in material.pdfs[:count]
+    ]
 
 
-SUBMITTERS: dict[str, Callable[[httpx.Client, str, Material, int], dict[str, int]]] = {
+@dataclass(frozen=True)
+class Submission:
+    send: Callable[[], httpx.Response]
+    pages: int
+
+
+SUBMITTERS: dict[str, Callable[[httpx.Client, str, Material, int], list[Submission]]] = {
     "html": submit_pages,
     "pdf": submit_pdfs,
 }
+
+
+def submit_all(submissions: list[Submission], clients: int, submit_ms: list[float]) -> dict[str, int]:
+    """Send the submissions from `clients` threads at once (a team adding a site's pages, or a script with a pool);
+    the source uuid -> pages of each created source. Each request's latency goes to `submit_ms`."""
+
+    def send(submission: Submission) -> tuple[str, int]:
+        started = time.perf_counter()
+        response = submission.send().raise_for_status()
+        submit_ms.append((time.perf_counter() - started) * 1000)
+        return str(response.json()["uuid"]), submission.pages
+
+    with ThreadPoolExecutor(clients) as pool:
+        return dict(pool.map(send, submissions))
 
 
 def wait_until_done(database: Database, total: int, timeout: float) -> bool:
@@ -188,19 +205,6 @@ def idle_latencies(client: httpx.Client, url: str, count: int = 50) -> list[floa
     for _ in range(5):  # warm up connections and caches
         timed_get(client, url)
     return [value for value in (timed_get(client, url) for _ in range(count)) if value is not None]
-
-
-def timing_hooks(submit_ms: list[float]) -> dict[str, list[Callable[..., None]]]:
-    """httpx event hooks that record each submission's latency in milliseconds."""
-    started: list[float] = []
-
-    def on_request(request: httpx.Request) -> None:
-        started.append(time.perf_counter())
-
-    def on_response(response: httpx.Response) -> None:
-        submit_ms.append((time.perf_counter() - started.pop()) * 1000)
-
-    return {"request": [on_request], "response": [on_response]}
 
 
 def run(variant: Variant, database: Database, data_dir: Path, material: Material, timeout: float) -> Outcome:
@@ -234,13 +238,12 @@ def measure(
     submit = SUBMITTERS[outcome.variant.workload]
     outcome.load_at_start = load_average()
     cpu_before, machine_before = process_cpu_seconds(server.pid), MachineCpu.read()
-    client.event_hooks = timing_hooks(outcome.submit_ms)
     with MemorySampler(server.pid) as memory, LatencyProbe(server.base + PROBE_PATH, headers) as probe:
         started = datetime.now(UTC)
-        created = submit(client, bot, material, outcome.variant.documents)
+        submissions = submit(client, bot, material, outcome.variant.documents)
+        created = submit_all(submissions, outcome.variant.submitters, outcome.submit_ms)
         outcome.submit_seconds = (datetime.now(UTC) - started).total_seconds()
         outcome.timed_out = not wait_until_done(database, len(created), timeout)
-    client.event_hooks = {"request": [], "response": []}
     outcome.server_cpu_seconds = process_cpu_seconds(server.pid) - cpu_before
     outcome.machine_busy = MachineCpu.read().busy_share_since(machine_before)
     finished = datetime.now(UTC) if outcome.timed_out else as_utc(database.query(LAST_CHANGE_SQL)[0][0])
@@ -366,6 +369,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--postgres-url", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="a server where the benchmark may create and drop a database")  # fmt: skip
+    parser.add_argument("--submitters", type=int, default=4, help="clients submitting the documents at once")
     parser.add_argument("--job-concurrency", type=int, help="BOTYARD_JOB_CONCURRENCY (default: the service's)")
     parser.add_argument("--embeddings-off-only", action="store_true", help="skip the runs with the default embedder")
     parser.add_argument("--embedder-share", type=float, default=0.1,
@@ -382,7 +386,7 @@ def variants(args: argparse.Namespace) -> list[Variant]:
     common = {} if args.job_concurrency is None else {"BOTYARD_JOB_CONCURRENCY": str(args.job_concurrency)}
     share = {label: 1.0 if label in OFF_LABELS else args.embedder_share for label, _ in embedders}
     return [
-        Variant(backend, workload, label, common | settings, max(1, round(count * share[label])))
+        Variant(backend, workload, label, common | settings, max(1, round(count * share[label])), args.submitters)
         for backend in backends
         for label, settings in embedders
         for workload, count in workloads
@@ -407,7 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 outcomes.append(outcome)
     print(report(outcomes))
     print(f"\n{len(outcomes)} runs in {time.monotonic() - started:.0f} s; {len(pdfs)} PDFs with "
-          f"{sum(pdf.pages for pdf in pdfs)} pages; job concurrency {args.job_concurrency or 'default'}")  # fmt: skip
+          f"{sum(pdf.pages for pdf in pdfs)} pages; job concurrency {args.job_concurrency or 'default'}; "
+          f"{args.submitters} submitting clients")  # fmt: skip
     return 0
 
 

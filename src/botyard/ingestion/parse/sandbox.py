@@ -1,9 +1,10 @@
 """`parse_file`: parse one file in a sandboxed child process, without blocking the event loop.
 
 One zygote process per service process (started on first use, or by `warm_up()` in the app's lifespan, restarted
-if it dies) forks a supervisor and a parser child per file; see `zygote`. The per-file cost is two forks of a
-process that already imported every parsing library, a few milliseconds, instead of a new interpreter (about a
-second). Cancelling `parse_file` closes the job's socket, and the supervisor kills the child."""
+if it dies) forks a supervisor per connection, and the supervisor a parser child; see `zygote`. Connections are
+kept for the next file (up to `IDLE_CONNECTIONS` idle ones), and so are their children while they stay healthy:
+a web page costs one parse in a warm process, not two forks. Cancelling `parse_file` closes its connection, and
+the supervisor kills the child."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from botyard.ingestion.parse.model import ParsedDocument, ParseError, ParseLimit
 
 # The parent's own backstop over the supervisor's wall-clock limit (which counts from the request it received).
 GRACE_SECONDS = 10.0
+IDLE_CONNECTIONS = 4
+"""Connections kept for the next file: as many as files are parsed at once by default (the job concurrency)."""
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[3])  # the directory holding the botyard package
 _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
@@ -30,10 +33,12 @@ _BOOT = (
 class Sandbox:
     """A zygote process and the control socket to it. Thread-safe; any event loop may use it."""
 
-    def __init__(self) -> None:
+    def __init__(self, idle_connections: int = IDLE_CONNECTIONS) -> None:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
+        self._idle: list[socket.socket] = []
+        self._idle_cap = idle_connections
 
     @property
     def pid(self) -> int | None:
@@ -46,8 +51,24 @@ class Sandbox:
         with self._lock:
             self._ensure()
 
+    def connect(self) -> tuple[socket.socket, bool]:
+        """A connection to a supervisor, ready for a request, and whether it served one before (an idle one may
+        have died since). Blocking; call it from a thread."""
+        with self._lock:
+            if self._idle:
+                return self._idle.pop(), True
+        return self.open_job(), False
+
+    def release(self, connection: socket.socket) -> None:
+        """Keep a connection whose request was answered for the next file."""
+        with self._lock:
+            if len(self._idle) < self._idle_cap and self._control is not None:
+                self._idle.append(connection)
+                return
+        connection.close()
+
     def open_job(self) -> socket.socket:
-        """A socket to a new supervisor, ready for one request (blocking; call it from a thread)."""
+        """A socket to a new supervisor (blocking; call it from a thread)."""
         ours, theirs = socket.socketpair()
         try:
             with self._lock:
@@ -65,8 +86,11 @@ class Sandbox:
         return ours
 
     def close(self) -> None:
-        """Stop the zygote; files being parsed finish on their own."""
+        """Stop the zygote and the idle supervisors; files being parsed finish on their own."""
         with self._lock:
+            for connection in self._idle:
+                connection.close()  # its supervisor sees the end and exits, its child with it
+            self._idle.clear()
             self._stop()
 
     def _ensure(self) -> socket.socket:
@@ -121,19 +145,36 @@ async def parse_file(
 ) -> ParsedDocument:
     """Parse one file in a sandboxed child process. Raises `ParseError` for this file (its `reason` is the
     source's `error:<reason>`), `SandboxError` when the sandbox itself fails (worth a retry)."""
-    job = await asyncio.to_thread((sandbox or _default).open_job)
-    with job:
-        job.setblocking(False)
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(limits.wall_seconds + GRACE_SECONDS):
-                for part in wire.request(data, file_name, content_type, limits):
-                    await loop.sock_sendall(job, part)
-                answer = await wire.read_frame_async(job, wire.answer_cap(limits))
-        except TimeoutError as error:
-            raise ParseError("timeout", "the sandbox did not answer in time") from error
-        except OSError as error:
-            raise SandboxError(f"lost the parser sandbox: {error}") from error
+    box = sandbox or _default
+    request = wire.request(data, file_name, content_type, limits)
+    connection, reused = await asyncio.to_thread(box.connect)
+    answer = await _exchange(connection, request, limits)
+    if answer is None and reused:  # an idle supervisor that died meanwhile: a new one takes the file
+        connection = await asyncio.to_thread(box.open_job)
+        answer = await _exchange(connection, request, limits)
     if answer is None:  # the supervisor always answers, even for a child that died: the sandbox itself failed
         raise SandboxError("the parser sandbox closed without an answer")
+    box.release(connection)
     return wire.decode_answer(answer)
+
+
+async def _exchange(connection: socket.socket, request: list[bytes], limits: ParseLimits) -> bytes | None:
+    """Send one request and read its answer; None if the supervisor is gone. The connection is closed unless an
+    answer came (also when this is cancelled: the supervisor then kills the child)."""
+    answered = False
+    try:
+        connection.setblocking(False)
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(limits.wall_seconds + GRACE_SECONDS):
+            for part in request:
+                await loop.sock_sendall(connection, part)
+            answer = await wire.read_frame_async(connection, wire.answer_cap(limits))
+        answered = answer is not None
+        return answer
+    except TimeoutError as error:
+        raise ParseError("timeout", "the sandbox did not answer in time") from error
+    except OSError:
+        return None
+    finally:
+        if not answered:
+            connection.close()
