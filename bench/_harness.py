@@ -143,7 +143,8 @@ def as_utc(value: object) -> datetime:
 class Server:
     """`botyard serve` as a child process on a free port, configured only through `BOTYARD_*` variables."""
 
-    def __init__(self, data_dir: Path, settings: dict[str, str]) -> None:
+    def __init__(self, data_dir: Path, settings: dict[str, str], workers: int = 1) -> None:
+        self.workers = workers
         self.env = {name: value for name, value in os.environ.items() if not name.startswith("BOTYARD_")}
         self.env |= {"BOTYARD_DATA_DIR": str(data_dir), "BOTYARD_EGRESS_ALLOWLIST": "127.0.0.1"} | settings
         self.port = free_port()
@@ -164,13 +165,19 @@ class Server:
     @contextlib.contextmanager
     def running(self) -> Iterator[Server]:
         with self.log_path.open("wb") as log:
-            command = [*BOTYARD, "serve", "--port", str(self.port)]
+            command = [*BOTYARD, "serve", "--port", str(self.port), "--workers", str(self.workers)]
             self.process = subprocess.Popen(command, env=self.env, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603
             try:
                 _wait_for_port(self.port, self.process, f"botyard serve (log: {self.log_path})")
                 yield self
             finally:
                 _stop(self.process)
+
+    def service_pids(self) -> list[int]:
+        """The processes that serve requests and run jobs: this one, or with several workers its children."""
+        if self.workers == 1:
+            return [self.pid]
+        return [self.pid, *(int(pid) for pid in Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split())]
 
     def log_tail(self, lines: int = 20) -> str:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])

@@ -90,6 +90,8 @@ class Variant:
     """The first this many pages or PDFs of the material."""
     submitters: int
     """Clients that submit the documents at once."""
+    server_workers: int
+    """`botyard serve --workers`: each worker process serves requests and runs jobs."""
 
 
 @dataclass
@@ -209,7 +211,7 @@ def idle_latencies(client: httpx.Client, url: str, count: int = 50) -> list[floa
 
 def run(variant: Variant, database: Database, data_dir: Path, material: Material, timeout: float) -> Outcome:
     """One measured run on a new server over `database`."""
-    server = Server(data_dir, database.env | variant.settings)
+    server = Server(data_dir, database.env | variant.settings, variant.server_workers)
     headers = {"Authorization": f"Bearer {server.create_key()}"}
     outcome = Outcome(variant, variant.documents)
     with server.running(), httpx.Client(base_url=server.base, headers=headers, timeout=60) as client:
@@ -237,14 +239,15 @@ def measure(
     fills in the outcome's timings, latencies, CPU and memory. The sources created: uuid -> pages."""
     submit = SUBMITTERS[outcome.variant.workload]
     outcome.load_at_start = load_average()
-    cpu_before, machine_before = process_cpu_seconds(server.pid), MachineCpu.read()
+    service = server.service_pids()
+    cpu_before, machine_before = sum(map(process_cpu_seconds, service)), MachineCpu.read()
     with MemorySampler(server.pid) as memory, LatencyProbe(server.base + PROBE_PATH, headers) as probe:
         started = datetime.now(UTC)
         submissions = submit(client, bot, material, outcome.variant.documents)
         created = submit_all(submissions, outcome.variant.submitters, outcome.submit_ms)
         outcome.submit_seconds = (datetime.now(UTC) - started).total_seconds()
         outcome.timed_out = not wait_until_done(database, len(created), timeout)
-    outcome.server_cpu_seconds = process_cpu_seconds(server.pid) - cpu_before
+    outcome.server_cpu_seconds = sum(map(process_cpu_seconds, service)) - cpu_before
     outcome.machine_busy = MachineCpu.read().busy_share_since(machine_before)
     finished = datetime.now(UTC) if outcome.timed_out else as_utc(database.query(LAST_CHANGE_SQL)[0][0])
     outcome.seconds = (finished - started).total_seconds()
@@ -369,6 +372,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--postgres-url", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="a server where the benchmark may create and drop a database")  # fmt: skip
+    parser.add_argument("--workers", type=int, default=1, help="botyard serve --workers (each one also runs jobs)")
     parser.add_argument("--submitters", type=int, default=4, help="clients submitting the documents at once")
     parser.add_argument("--job-concurrency", type=int, help="BOTYARD_JOB_CONCURRENCY (default: the service's)")
     parser.add_argument("--embeddings-off-only", action="store_true", help="skip the runs with the default embedder")
@@ -386,7 +390,15 @@ def variants(args: argparse.Namespace) -> list[Variant]:
     common = {} if args.job_concurrency is None else {"BOTYARD_JOB_CONCURRENCY": str(args.job_concurrency)}
     share = {label: 1.0 if label in OFF_LABELS else args.embedder_share for label, _ in embedders}
     return [
-        Variant(backend, workload, label, common | settings, max(1, round(count * share[label])), args.submitters)
+        Variant(
+            backend,
+            workload,
+            label,
+            common | settings,
+            max(1, round(count * share[label])),
+            args.submitters,
+            args.workers,
+        )
         for backend in backends
         for label, settings in embedders
         for workload, count in workloads
@@ -412,7 +424,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(report(outcomes))
     print(f"\n{len(outcomes)} runs in {time.monotonic() - started:.0f} s; {len(pdfs)} PDFs with "
           f"{sum(pdf.pages for pdf in pdfs)} pages; job concurrency {args.job_concurrency or 'default'}; "
-          f"{args.submitters} submitting clients")  # fmt: skip
+          f"{args.submitters} submitting clients; {args.workers} server workers")  # fmt: skip
     return 0
 
 
