@@ -43,12 +43,13 @@ class DuplicateSource(AppError):
         return dict(self.existing)
 
 
-async def schedule_processing(db: AsyncSession, source: DataSource) -> None:
+async def schedule_processing(db: AsyncSession, source: DataSource, *, new: bool = False) -> None:
     """The one place where a source's processing (fetch or parse, chunk, embed) starts: called when a source is
-    created, re-scraped or restarted, with the source already `queued`. The job is written in the caller's
+    created (`new`), re-scraped or restarted, with the source already `queued`. The job is written in the caller's
     transaction, so it exists exactly when the source row does; a job still waiting for the same source is
     replaced rather than doubled."""
-    await JobRepository(db).drop_queued(PROCESS_SOURCE, source.uuid)
+    if not new:
+        await JobRepository(db).drop_queued(PROCESS_SOURCE, source.uuid)
     await enqueue(
         db,
         PROCESS_SOURCE,
@@ -98,16 +99,13 @@ async def _add_deduplicated(
     db: AsyncSession, source: DataSource, dedupe_key: str, file: SourceFile | None = None
 ) -> DataSource:
     repository = DataSourceRepository(db)
+    source.dedupe_key = dedupe_key
+    if await repository.add_unique(source, file):  # the unique key decides, also between concurrent requests
+        await schedule_processing(db, source, new=True)
+        return source
     existing = await repository.by_dedupe_key(source.chatbot_uuid, dedupe_key)
-    if existing is None:
-        source.dedupe_key = dedupe_key
-        if await repository.add_unique(source, file):
-            await schedule_processing(db, source)
-            return source
-        # A concurrent request added the same source first.
-        existing = await repository.by_dedupe_key(source.chatbot_uuid, dedupe_key)
-        if existing is None:
-            raise AppError(409, ErrorCode.CONFLICT, "The data source could not be added; retry")
+    if existing is None:  # taken, then deleted meanwhile
+        raise AppError(409, ErrorCode.CONFLICT, "The data source could not be added; retry")
     raise DuplicateSource(existing)
 
 
@@ -122,7 +120,7 @@ async def create_qa(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body
         meta=_meta(body.reference_source_link, question=body.question, answer=body.answer),
     )
     await DataSourceRepository(db).add(source)
-    await schedule_processing(db, source)
+    await schedule_processing(db, source, new=True)
     return source
 
 
