@@ -1,8 +1,11 @@
 """Engine construction for SQLite (embedded default) and PostgreSQL.
 
-SQLite runs in WAL mode with foreign keys and a busy timeout. Write transactions start with `BEGIN IMMEDIATE`:
-a deferred transaction that reads and then writes can fail at once with "database is locked" when another writer
-got in between, whereas an immediate one waits for the lock (up to the busy timeout).
+SQLite runs in WAL mode with foreign keys. Writes go through an engine of their own whose transactions start with
+`BEGIN IMMEDIATE` (a deferred transaction that reads and then writes can fail at once with "database is locked"
+when another writer got in between; an immediate one holds the lock from its first statement) and whose busy
+timeout is zero: SQLite's own busy handler sleeps 1, 2, 5, 10, 15, 20, 25... ms between tries, in the driver's
+thread, so a writer often slept on past the moment the lock came free. `Database` waits for the lock itself
+instead, in short asynchronous steps. Readers keep a busy timeout (WAL readers rarely need it).
 """
 
 from __future__ import annotations
@@ -15,17 +18,29 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from botyard.config import Settings
 
-SQLITE_BEGIN = "sqlite_begin"
+READ_BUSY_TIMEOUT_MS = 30_000
+WRITER_POOL = {"pool_size": 2, "max_overflow": 2}
+"""A process runs one SQLite write transaction at a time (`Database`): two connections are plenty."""
 
 
 def create_engine(settings: Settings) -> AsyncEngine:
     url = settings.resolved_database_url
     if url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url, connect_args={"timeout": 30}, **_pool(settings))
-        _configure_sqlite(engine)
+        engine = create_async_engine(url, **_pool(settings))
+        _configure_sqlite(engine, busy_timeout_ms=READ_BUSY_TIMEOUT_MS, begin="DEFERRED")
         return engine
     return create_async_engine(url, pool_pre_ping=True, **_pool(settings))
+
+
+def create_sqlite_writer(settings: Settings) -> AsyncEngine | None:
+    """The SQLite write engine (see the module's note); None for PostgreSQL, whose writers share the one engine."""
+    url = settings.resolved_database_url
+    if not url.startswith("sqlite"):
+        return None
+    engine = create_async_engine(url, echo=settings.database_echo, **WRITER_POOL)
+    _configure_sqlite(engine, busy_timeout_ms=0, begin="IMMEDIATE")
+    return engine
 
 
 def _pool(settings: Settings) -> dict[str, Any]:
@@ -36,12 +51,7 @@ def _pool(settings: Settings) -> dict[str, Any]:
     }
 
 
-def writer(engine: AsyncEngine) -> AsyncEngine:
-    """The same engine, but its transactions take SQLite's write lock up front (no effect on PostgreSQL)."""
-    return engine.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
-
-
-def _configure_sqlite(engine: AsyncEngine) -> None:
+def _configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int, begin: str) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy, not the driver, emit BEGIN so that we choose its mode below.
@@ -50,10 +60,9 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        mode = conn.get_execution_options().get(SQLITE_BEGIN, "DEFERRED")
-        conn.exec_driver_sql(f"BEGIN {mode}")
+        conn.exec_driver_sql(f"BEGIN {begin}")

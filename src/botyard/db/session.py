@@ -2,33 +2,84 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from botyard.config import Settings
-from botyard.db.engine import create_engine, writer
+from botyard.db.engine import create_engine, create_sqlite_writer
+
+LOCK_WAIT_SECONDS = 30.0
+"""How long a SQLite writer waits for another process to release the write lock before it fails."""
+FIRST_RETRY_SECONDS = 0.0005
+LAST_RETRY_SECONDS = 0.004
 
 
 class Database:
-    """An engine plus two session factories: readers, and writers that take SQLite's write lock up front."""
+    """An engine for readers and the way to write: on PostgreSQL the same engine; on SQLite a write engine whose
+    transactions take the write lock up front, one at a time per process (`create_sqlite_writer`)."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, sqlite_writer: AsyncEngine | None = None) -> None:
         self.engine = engine
+        self.sqlite_writer = sqlite_writer
         self._read = async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
-        self._write = async_sessionmaker(writer(engine), expire_on_commit=False, autoflush=False)
+        self._write = async_sessionmaker(sqlite_writer or engine, expire_on_commit=False, autoflush=False)
+        self._writers = asyncio.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Database:
-        return cls(create_engine(settings))
+        return cls(create_engine(settings), create_sqlite_writer(settings))
 
     @asynccontextmanager
     async def transaction(self, *, write: bool = True) -> AsyncIterator[AsyncSession]:
         """One unit of work: commits when the block ends normally, rolls back (writing nothing) otherwise."""
-        factory = self._write if write else self._read
-        async with factory() as session, session.begin():
+        if write and self.sqlite_writer is not None:
+            async with self._sqlite_write() as session:
+                yield session
+            return
+        async with (self._write if write else self._read)() as session, session.begin():
             yield session
+
+    @asynccontextmanager
+    async def _sqlite_write(self) -> AsyncIterator[AsyncSession]:
+        # The in-process lock queues this process's writers in order, without polling each other; only another
+        # process holding SQLite's lock makes `_locked_session` try again.
+        async with self._writers:
+            session = await self._locked_session()
+            try:
+                yield session
+                await session.commit()
+            except BaseException:
+                await session.rollback()
+                raise
+            finally:
+                await session.close()
+
+    async def _locked_session(self) -> AsyncSession:
+        """A session whose transaction holds SQLite's write lock (its `BEGIN IMMEDIATE` succeeded)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + LOCK_WAIT_SECONDS
+        delay = FIRST_RETRY_SECONDS
+        while True:
+            session = self._write()
+            try:
+                await session.connection()  # begins the transaction
+                return session
+            except OperationalError as error:
+                await session.close()
+                if "locked" not in str(error.orig) or loop.time() > deadline:
+                    raise
+            except BaseException:
+                await session.close()
+                raise
+            await asyncio.sleep(delay * random.uniform(0.5, 1.5))
+            delay = min(delay * 2, LAST_RETRY_SECONDS)
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        if self.sqlite_writer is not None:
+            await self.sqlite_writer.dispose()
