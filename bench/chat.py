@@ -10,8 +10,8 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   Figures: time to first byte (the first byte of the answer's body; the message is stored and retrieval done by
   then) p50/p95/p99, and time to the end of the body p50/p95/p99. Goal: p95 first byte under 50 ms at 10k chunks
   and under 100 ms at 100k.
-- `throughput`: `uvicorn --factory botyard.main:create_app --workers 2` (`botyard serve` has no workers option;
-  this is how tests/test_rate_limit.py runs two workers) on the same database; 8 clients, one connection each,
+- `throughput`: `botyard serve --workers 2` (a listening socket per worker, see botyard/serving.py) on the same
+  database; 8 clients, one connection each,
   share `--throughput-answers` questions and ask as fast as the answers come. Each worker builds its own index, so
   three rounds of 8 concurrent warm-up questions on new connections come first. Goal: at least 50 answers/s.
 - `llm`: `botyard serve` pointed at tests/fake_llm.py (in a process of its own), which streams 50 tokens 20 ms
@@ -83,8 +83,6 @@ from _harness import (
     MemorySampler,
     Server,
     SqliteDatabase,
-    _stop,
-    _wait_for_port,
     descendants,
     load_average,
     percentile,
@@ -444,9 +442,13 @@ def measured(figures: Figures, server: Server) -> Iterator[None]:
     """Server and client CPU, load average and the server tree's peak memory around a phase's measurement."""
     figures.load = load_average()
     server_cpu, client_cpu = tree_cpu_seconds(server.pid), time.process_time()
+    workers = {pid: tree_cpu_seconds(pid) for pid in server.service_pids()[1:]}
     with MemorySampler(server.pid, interval=0.2) as memory:
         yield
     figures.server_cpu = tree_cpu_seconds(server.pid) - server_cpu
+    if workers:  # the kernel hands each connection to one worker: an uneven split caps the throughput
+        split = " / ".join(f"{tree_cpu_seconds(pid) - before:.1f}" for pid, before in workers.items())
+        figures.notes.append(f"CPU seconds per worker: {split}")
     figures.client_cpu = time.process_time() - client_cpu
     figures.tree_rss_mb = memory.peaks.tree_rss_kb / 1024
 
@@ -476,7 +478,7 @@ async def many_clients(
     async with httpx.AsyncClient(base_url=server.base, headers=headers, timeout=300) as client:
         sessions = await create_sessions(client, bot, math.ceil(len(asked) / per_session) + clients * 3)
     warm_sessions, sessions = sessions[: clients * 3], sessions[clients * 3 :]
-    figures = Figures([], setup=f"uvicorn --workers {workers}, {clients} clients")
+    figures = Figures([], setup=f"botyard serve --workers {workers}, {clients} clients")
     figures.warmup_note = f"rounds of {clients} concurrent answers on new connections: each worker builds its index"
     for round_number in range(3):  # new connections each round, so that both workers get some and build an index
         round_sessions = warm_sessions[round_number * clients : (round_number + 1) * clients]
@@ -548,27 +550,6 @@ async def llm_streams(server: Server, key: str, bot: str, asked: list[Question],
 
 
 # --- Servers --------------------------------------------------------------------------------------------------------
-
-
-class Workers(Server):
-    """`uvicorn --factory botyard.main:create_app --workers N`: `botyard serve` has no option for several workers.
-    The database must be migrated already (the key was created through `botyard key create`, which migrates)."""
-
-    def __init__(self, data_dir: Path, settings: dict[str, str], workers: int) -> None:
-        super().__init__(data_dir, settings)
-        self.workers = workers
-
-    @contextlib.contextmanager
-    def running(self) -> Iterator[Server]:
-        command = [sys.executable, "-m", "uvicorn", "--factory", "botyard.main:create_app"]
-        command += ["--workers", str(self.workers), "--port", str(self.port), "--log-level", "warning"]
-        with self.log_path.open("wb") as log_file:
-            self.process = subprocess.Popen(command, env=self.env, stdout=log_file, stderr=subprocess.STDOUT)  # noqa: S603
-            try:
-                _wait_for_port(self.port, self.process, f"uvicorn --workers {self.workers} (log: {self.log_path})")
-                yield self
-            finally:
-                _stop(self.process)
 
 
 FAKE_LLM = """
@@ -705,7 +686,7 @@ def run_size(
                 )
         if "throughput" in phases:
             log(f"  offline answerer, {args.workers} workers and {args.clients} clients...")
-            workers = Workers(data_dir, env, args.workers)
+            workers = Server(data_dir, env, args.workers)
             with phase_server(workers, "throughput", run) as server:
                 run.phases["throughput"] = asyncio.run(
                     many_clients(
@@ -808,7 +789,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--queries", type=int, default=500, help="questions of the one-client phase")
     parser.add_argument("--throughput-answers", type=int, default=2000, help="questions of the throughput phase")
-    parser.add_argument("--workers", type=int, default=THROUGHPUT_WORKERS, help="uvicorn workers (throughput phase)")
+    parser.add_argument(
+        "--workers", type=int, default=THROUGHPUT_WORKERS, help="botyard serve --workers (throughput phase)"
+    )
     parser.add_argument("--clients", type=int, default=THROUGHPUT_CLIENTS, help="clients (throughput phase)")
     parser.add_argument("--llm-streams", type=int, default=1000, help="concurrent streams of the LLM phase")
     parser.add_argument("--llm-ramp", type=float, default=0.0, help="seconds over which the streams start")

@@ -61,7 +61,12 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         return
     # Each worker process builds its app from the same environment; rate limits, jobs and streams are coordinated
     # through the database, so any number of them is correct.
-    uvicorn.run("botyard.main:create_app", factory=True, host=host, port=port, workers=workers, proxy_headers=False)
+    from botyard.serving import serve_workers
+
+    try:
+        serve_workers(host, port, workers)
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
 
 
 @main.command()

@@ -1,0 +1,99 @@
+"""`botyard serve --workers N`: a listening socket per worker on the one port, dead workers replaced, a clean stop,
+and a clear error for a port in use. Real processes on loopback, SQLite."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from botyard.config import Settings
+from tests.test_crash import Server
+from tests.test_rate_limit import children
+
+
+@pytest.fixture
+def workers(tmp_path: Path) -> Iterator[Server]:
+    server = Server(Settings(data_dir=tmp_path))
+    server.env |= {"BOTYARD_EMBEDDER": "none"}
+    command = [sys.executable, "-m", "botyard", "serve", "--workers", "2", "--port", str(server.port)]
+    server.process = subprocess.Popen(command, env=server.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        server.wait_ready()
+        wait_for(lambda: len(listeners(server)) == 2)
+        yield server
+    finally:
+        server.stop()
+
+
+def wait_for(condition: object, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def listeners(server: Server) -> dict[int, int]:
+    """Worker pid -> the inode of the socket it listens on at the server's port (from /proc)."""
+    assert server.process is not None
+    listening = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == server.port:  # 0A: LISTEN
+                listening.add(int(fields[9]))
+    found = {}
+    for pid in children(server.process.pid):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:[") and int(target[8:-1]) in listening:
+                found[pid] = int(target[8:-1])
+    return found
+
+
+def test_each_worker_listens_on_its_own_socket(workers: Server) -> None:
+    sockets = listeners(workers)
+    assert len(sockets) == 2 and len(set(sockets.values())) == 2  # the kernel spreads connections over both
+    for _ in range(10):
+        with httpx.Client() as client:  # a new connection each time
+            assert client.get(f"{workers.base}/healthz").status_code == 200
+
+
+def test_a_dead_worker_is_replaced(workers: Server) -> None:
+    [victim, survivor] = sorted(listeners(workers))
+    os.kill(victim, signal.SIGKILL)
+    wait_for(lambda: len(listeners(workers)) == 2 and victim not in listeners(workers))
+    assert survivor in listeners(workers)
+    assert httpx.get(f"{workers.base}/healthz").status_code == 200
+
+
+def test_stopping_the_supervisor_stops_every_worker(workers: Server) -> None:
+    pids = list(listeners(workers))
+    assert workers.process is not None
+    workers.process.send_signal(signal.SIGTERM)
+    assert workers.process.wait(timeout=30) == 0
+    for pid in pids:
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+
+def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        server = Server(Settings(data_dir=tmp_path))
+        command = [sys.executable, "-m", "botyard", "serve", "--workers", "2", "--port", str(port)]
+        result = subprocess.run(command, env=server.env, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
