@@ -29,6 +29,12 @@ class Settings(BaseSettings):
     database_pool_overflow: int = Field(
         default=20, ge=0, description="Extra connections under bursts (keep processes x total under PostgreSQL's max)."
     )
+    answer_admission: int = Field(
+        default=16,
+        ge=1,
+        description="Answers per process that prepare and search at once; a burst beyond waits its turn, in order, "
+        "instead of every request holding on to the database pool until it times out.",
+    )
 
     # HTTP
     max_body_kb: int = Field(default=1024, ge=1, description="Cap on JSON request bodies.")

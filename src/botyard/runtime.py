@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from botyard.answering.base import Answerer
@@ -47,6 +48,8 @@ class Runtime:
     answerer: Answerer
     """Offline, or the LLM answerer when a provider is configured; one instance serves every request."""
     llm: Provider | None
+    admission: asyncio.Semaphore
+    """Bounds the answers that prepare and search at once (`answer_admission`)."""
 
     @classmethod
     def build(cls, settings: Settings, resolver: Resolver | None = None) -> Runtime:
@@ -56,7 +59,9 @@ class Runtime:
         config = RunnerConfig(lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency)
         runner = JobRunner(database, job_handlers(settings, egress, embedder), config)
         answerer, llm = build_answerer(settings)
-        return cls(settings, database, egress, runner, embedder, Retriever(embedder, settings), answerer, llm)
+        admission = asyncio.Semaphore(settings.answer_admission)
+        retriever = Retriever(embedder, settings)
+        return cls(settings, database, egress, runner, embedder, retriever, answerer, llm, admission)
 
     async def start_jobs(self) -> None:
         """Start the runner, after queueing the re-embedding of chunks another embedder produced (a changed

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -151,8 +152,10 @@ class AnswerRun:
         retriever: Retriever | None,
         answerer: Answerer,
         ping_seconds: float | None,
+        admission: asyncio.Semaphore | None = None,
     ) -> None:
         self.prepared = prepared
+        self.admission = admission or asyncio.Semaphore()
         self.database = database
         self.retriever = retriever
         self.answerer = answerer
@@ -187,7 +190,8 @@ class AnswerRun:
 
     async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:
         """The answerer's events, or the no-knowledge message when the relevance gate finds nothing."""
-        retrieval = await self._retrieve()
+        async with self.admission:
+            retrieval = await self._retrieve()
         agent = self.prepared.agent
         if agent is None or not retrieval.relevant or not retrieval.hits:
             no_answer = agent.no_answer_message if agent else ChosenAgent.no_answer_message

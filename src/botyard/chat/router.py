@@ -124,7 +124,8 @@ async def stream_message(
     accept: Annotated[str | None, Header()] = None,
 ) -> AnswerResponse:
     """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots."""
-    prepared = await answer.prepare(runtime.database, account, uuid, body.query, utcnow())
+    async with runtime.admission:
+        prepared = await answer.prepare(runtime.database, account, uuid, body.query, utcnow())
     events = wants_events(accept)
     return AnswerResponse(answer_run(runtime, prepared, events=events), events=events)
 
@@ -134,7 +135,8 @@ async def message_non_stream(
     uuid: str, body: MessageCreate, account: OptionalAccount, runtime: AppRuntime
 ) -> MessageReply:
     """Send a message and get the whole answer at once as `{"response": "..."}`."""
-    prepared = await answer.prepare(runtime.database, account, uuid, body.query, utcnow())
+    async with runtime.admission:
+        prepared = await answer.prepare(runtime.database, account, uuid, body.query, utcnow())
     return {"response": await collect(answer_run(runtime, prepared, events=False))}
 
 

@@ -9,4 +9,4 @@ from botyard.runtime import Runtime
 def answer_run(runtime: Runtime, prepared: Prepared, *, events: bool) -> AnswerRun:
     """Pings are for SSE only: the plain-text format has no framing to carry them."""
     ping = runtime.settings.chat_ping_seconds if events else None
-    return AnswerRun(prepared, runtime.database, runtime.retriever, runtime.answerer, ping)
+    return AnswerRun(prepared, runtime.database, runtime.retriever, runtime.answerer, ping, runtime.admission)

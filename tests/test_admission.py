@@ -1,0 +1,61 @@
+"""Answer admission: a burst of concurrent answers beyond `answer_admission` waits its turn and is answered in full.
+
+The app runs with an admission of one, so every answer's preparation and search take turns; a second acquisition
+of the same slot inside one answer would deadlock here, and a slot not given back would stall the next answer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from botyard.accounts.service import issue_key
+from botyard.main import create_app
+from tests.api import Api
+from tests.chat_helpers import messages, new_session
+from tests.conftest import Db, backend_params, fresh_settings
+from tests.fake_dns import FakeDns
+from tests.test_ingestion import process
+
+ANSWER = "Parcels leave the warehouse within two working days and arrive three to five days later."
+
+
+@pytest.fixture(scope="module", params=backend_params())
+def narrow(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    data_dir: Path = tmp_path_factory.mktemp("botyard-admission")
+    overrides = {"jobs_in_process": False, "embedder": "none", "answer_admission": 1}
+    with (
+        fresh_settings(request.param, data_dir, **overrides) as settings,
+        TestClient(create_app(settings, resolver=FakeDns()), raise_server_exceptions=False) as client,
+    ):
+        yield client
+
+
+def test_a_burst_beyond_the_admission_is_answered_in_full(narrow: TestClient) -> None:
+    key = Db(narrow).run(lambda session: issue_key(session, "burst@example.com")).key
+    api = Api(narrow, key)
+    bot = api.chatbot()["uuid"]
+    api.ok(api.post(f"/chatbot/{bot}/data-source/qa", {"question": "How long does delivery take?", "answer": ANSWER}))
+    process(narrow)
+    sessions = [new_session(api, bot) for _ in range(8)]
+
+    async def burst() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=narrow.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://botyard", headers=api.auth) as client:
+            asks = [
+                client.post(f"/api/v1/session/{chat}/message/stream", json={"query": "How long does delivery take?"})
+                for chat in sessions
+            ]
+            return await asyncio.wait_for(asyncio.gather(*asks), timeout=60)
+
+    assert narrow.portal is not None
+    responses = narrow.portal.call(burst)
+    assert [response.status_code for response in responses] == [200] * 8
+    assert all("two working days" in response.text for response in responses)
+    for chat in sessions:
+        [stored] = messages(api, chat)
+        assert "two working days" in stored["response"]
