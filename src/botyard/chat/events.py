@@ -57,6 +57,11 @@ async def with_heartbeat(events: AsyncGenerator[T, None], interval: float | None
     The source is driven by one task of its own, start to end, so that an answerer holding an HTTP stream open
     across its yields is never resumed from different tasks; waiting on its queue can be cancelled at any time.
     """
+    if interval is None:  # nothing to time: the consumer's task drives the source itself, with no queue between
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+        return
     queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=1)
 
     async def pump() -> None:
