@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from botyard.answering.base import Answerer
 from botyard.answering.select import build_answerer
+from botyard.answering.supervisor import AgentRouter
 from botyard.config import Settings
 from botyard.db.session import Database
 from botyard.egress import EgressClient, Resolver
@@ -50,6 +51,8 @@ class Runtime:
     llm: Provider | None
     admission: asyncio.Semaphore
     """Bounds the answers that prepare and search at once (`answer_admission`)."""
+    router: AgentRouter
+    """The supervisor: which agent answers each query."""
 
     @classmethod
     def build(cls, settings: Settings, resolver: Resolver | None = None) -> Runtime:
@@ -61,7 +64,8 @@ class Runtime:
         answerer, llm = build_answerer(settings)
         admission = asyncio.Semaphore(settings.answer_admission)
         retriever = Retriever(embedder, settings)
-        return cls(settings, database, egress, runner, embedder, retriever, answerer, llm, admission)
+        router = AgentRouter(embedder)
+        return cls(settings, database, egress, runner, embedder, retriever, answerer, llm, admission, router)
 
     async def start_jobs(self) -> None:
         """Start the runner, after queueing the re-embedding of chunks another embedder produced (a changed

@@ -18,12 +18,13 @@ HUMAN_ESCALATION = "human-escalation"
 PRE_CANNED = "pre-canned"
 SPAM_DEFENSE = "spam-defense"
 
-_ROUTED = frozenset({USER_FACING, HUMAN_ESCALATION, PRE_CANNED, SPAM_DEFENSE})
+ROUTED = frozenset({USER_FACING, HUMAN_ESCALATION, PRE_CANNED, SPAM_DEFENSE})
+"""Types of which one agent answers each query (background agents never reply)."""
 
 APPLIES_TO: dict[str, frozenset[str]] = {
     "use_all_sources": frozenset({USER_FACING}),
-    "bias": _ROUTED,
-    "stickness": _ROUTED,
+    "bias": ROUTED,
+    "stickness": ROUTED,
     "default_message": frozenset({PRE_CANNED, SPAM_DEFENSE}),
     "tags": frozenset({BACKGROUND}),
     "human_escalation_settings": frozenset({HUMAN_ESCALATION}),

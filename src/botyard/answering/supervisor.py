@@ -1,22 +1,39 @@
-"""Which agent answers a query. For now: the chatbot's first enabled user-facing agent (the default General Q&A).
+"""Which agent answers a query: the supervisor. `routed_agents` loads the candidates inside the request's read
+transaction; `AgentRouter.choose` decides after it (it may embed the query), by the rules of `routing`.
 
-Routing between several agents (descriptions, `bias`, `stickness`, pre-canned, spam-defense and human-escalation
-agents) is a later step; it extends `choose_agent`, the one place the rest of the chat flow asks.
+Pre-canned and spam-defense agents reply with their `default_message`, a human-escalation agent with its
+`human_requested_message` (and the session is flagged by the caller); a user-facing agent answers from its sources.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.repository import AgentRepository
-from botyard.agents.rules import USER_FACING
+from botyard.agents.rules import (
+    DEFAULT_HUMAN_ESCALATION_SETTINGS,
+    DEFAULT_MESSAGES,
+    HUMAN_ESCALATION,
+    ROUTED,
+    SPAM_DEFENSE,
+    USER_FACING,
+)
+from botyard.answering.routing import Candidate, best, similarities, spam_reason
+from botyard.embedding import Embedder, Vectors
 from botyard.llm.catalogue import DEFAULT_MODEL
 from botyard.models import Agent
 
+log = logging.getLogger(__name__)
+
 DEFAULT_NO_ANSWER_MESSAGE = "Sorry, I cannot find related information in my reference documents."
+PROFILE_CACHE = 4096
+"""Profile vectors kept per process (a few per chatbot)."""
 
 
 @dataclass(frozen=True)
@@ -32,40 +49,152 @@ class ChosenAgent:
     """None: all the chatbot's sources (`use_all_sources`); otherwise only these (possibly none)."""
     no_answer_message: str = DEFAULT_NO_ANSWER_MESSAGE
     variables: dict[str, str] = field(default_factory=dict)
+    type: str = USER_FACING
+    reply: str | None = None
+    """A fixed reply instead of an answer from the sources (pre-canned, spam-defense, human-escalation)."""
+    forced: bool = False
+    """No choice was made: the only enabled agent, or a spam rule."""
+    reason: str = "only agent"
+
+    @property
+    def human_requested(self) -> bool:
+        return self.type == HUMAN_ESCALATION
 
 
-def _variables(agent: Agent, session_variables: dict[str, object]) -> dict[str, str]:
+def _variables(card: AgentCard, session_variables: dict[str, object]) -> dict[str, str]:
     values = {
         str(variable.get("name")): str((variable.get("default_value") or {}).get("content", ""))
-        for variable in agent.variables or []
+        for variable in card.variables
         if isinstance(variable, dict) and variable.get("name")
     }
     values.update({str(name): str(value) for name, value in session_variables.items()})
     return values
 
 
-async def choose_agent(
-    db: AsyncSession, chatbot_uuid: str, query: str, session_variables: dict[str, object] | None = None
-) -> ChosenAgent | None:
-    """The agent that answers `query`, or None when the chatbot has no enabled agent able to answer."""
-    del query  # routing by the query comes with the supervisor
+@dataclass(frozen=True)
+class AgentCard:
+    """An enabled routed agent, copied out of the transaction that loaded it."""
+
+    uuid: str
+    name: str
+    type: str
+    description: str
+    prompt: str
+    meta: dict[str, Any]
+    variables: list[Any]
+    human_escalation_settings: dict[str, Any]
+    source_uuids: list[str] | None
+
+
+async def routed_agents(db: AsyncSession, chatbot_uuid: str) -> list[AgentCard]:
+    """The chatbot's enabled agents that can answer a query (not background ones), oldest first."""
     repository = AgentRepository(db)
-    candidates: Sequence[Agent] = [
-        agent for agent in await repository.of_chatbot(chatbot_uuid) if agent.enabled and agent.type == USER_FACING
+    agents: Sequence[Agent] = [
+        agent for agent in await repository.of_chatbot(chatbot_uuid) if agent.enabled and agent.type in ROUTED
     ]
-    if not candidates:
-        return None
-    agent = candidates[0]
-    meta = agent.meta or {}
-    sources = None if agent.use_all_sources else (await repository.data_sources([agent.uuid])).get(agent.uuid, [])
-    no_answer = meta.get("no_answer_message")
+    own = [agent.uuid for agent in agents if agent.type == USER_FACING and not agent.use_all_sources]
+    sources = await repository.data_sources(own) if own else {}
+    return [
+        AgentCard(
+            uuid=agent.uuid,
+            name=agent.name,
+            type=agent.type,
+            description=agent.description or "",
+            prompt=agent.prompt,
+            meta=dict(agent.meta or {}),
+            variables=list(agent.variables or []),
+            human_escalation_settings=dict(agent.human_escalation_settings or {}),
+            source_uuids=None if agent.uuid not in own else sources.get(agent.uuid, []),
+        )
+        for agent in agents
+    ]
+
+
+def _fraction(value: object) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _reply(card: AgentCard) -> str | None:
+    """The fixed reply of a pre-canned, spam-defense or human-escalation agent (None: the agent answers)."""
+    if card.type in DEFAULT_MESSAGES:
+        message = card.meta.get("default_message")
+        return message if isinstance(message, str) and message.strip() else DEFAULT_MESSAGES[card.type]
+    if card.type == HUMAN_ESCALATION:
+        settings = DEFAULT_HUMAN_ESCALATION_SETTINGS | card.human_escalation_settings
+        return str(settings["human_requested_message"])
+    return None
+
+
+def chosen(card: AgentCard, session_variables: dict[str, object], *, forced: bool, reason: str) -> ChosenAgent:
+    no_answer = card.meta.get("no_answer_message")
     return ChosenAgent(
-        uuid=agent.uuid,
-        name=agent.name,
-        prompt=agent.prompt,
-        model=str(meta.get("model") or DEFAULT_MODEL),
-        temperature=float(meta.get("temperature") or 0),
-        source_uuids=sources,
+        uuid=card.uuid,
+        name=card.name,
+        prompt=card.prompt,
+        model=str(card.meta.get("model") or DEFAULT_MODEL),
+        temperature=_fraction(card.meta.get("temperature")),
+        source_uuids=card.source_uuids,
         no_answer_message=no_answer if isinstance(no_answer, str) and no_answer.strip() else DEFAULT_NO_ANSWER_MESSAGE,
-        variables=_variables(agent, session_variables or {}),
+        variables=_variables(card, session_variables),
+        type=card.type,
+        reply=_reply(card),
+        forced=forced,
+        reason=reason,
     )
+
+
+class AgentRouter:
+    """Chooses the agent for each query (see `routing`); keeps the vectors of the agents' profiles, which change
+    only when an agent's name or description does."""
+
+    def __init__(self, embedder: Embedder | None) -> None:
+        self.embedder = embedder
+        self._profiles: dict[tuple[str, str], Vectors] = {}
+
+    async def choose(
+        self,
+        cards: Sequence[AgentCard],
+        query: str,
+        previous_uuid: str | None = None,
+        session_variables: dict[str, object] | None = None,
+    ) -> ChosenAgent | None:
+        """The agent that answers `query`, or None when the chatbot has no enabled agent able to answer."""
+        variables = session_variables or {}
+        if not cards:
+            return None
+        guard = next((card for card in cards if card.type == SPAM_DEFENSE), None)
+        if guard is not None and (spam := spam_reason(query)) is not None:
+            return chosen(guard, variables, forced=True, reason=f"spam: {spam}")
+        if len(cards) == 1:
+            return chosen(cards[0], variables, forced=True, reason="only agent")
+        candidates = [
+            Candidate(
+                card.uuid,
+                card.name,
+                card.description,
+                _fraction(card.meta.get("bias")),
+                _fraction(card.meta.get("stickness")),
+            )
+            for card in cards
+        ]
+        query_vector, profiles = await self._vectors(query, candidates)
+        index = best(candidates, similarities(query, candidates, query_vector, profiles), previous_uuid)
+        return chosen(cards[index], variables, forced=False, reason="scored")
+
+    async def _vectors(self, query: str, candidates: Sequence[Candidate]) -> tuple[Vectors | None, Vectors | None]:
+        """The query's vector and the profiles' (None, None without an embedder or when it fails: key terms then)."""
+        if self.embedder is None:
+            return None, None
+        try:
+            missing = [c for c in candidates if (c.uuid, c.profile) not in self._profiles]
+            if missing:
+                if len(self._profiles) > PROFILE_CACHE:
+                    self._profiles.clear()
+                vectors = await self.embedder.embed_documents([c.profile for c in missing])
+                for candidate, vector in zip(missing, vectors, strict=True):
+                    self._profiles[(candidate.uuid, candidate.profile)] = vector
+            query_vector = await self.embedder.embed_query(query)
+        except Exception:
+            log.warning("routing without vectors: the embedder failed", exc_info=True)
+            return None, None
+        return query_vector, np.stack([self._profiles[(c.uuid, c.profile)] for c in candidates])

@@ -29,16 +29,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Delta, Finished, Turn, Usage
 from botyard.answering.citations import CitedSource, cite_data, cite_entry, markers_in, number_hits
-from botyard.answering.supervisor import ChosenAgent, choose_agent
+from botyard.answering.supervisor import AgentRouter, ChosenAgent, routed_agents
 from botyard.answering.text import word_groups
 from botyard.chat import access, ratelimit
 from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
 from botyard.chat.repository import MessageRepository
+from botyard.db.base import iso
 from botyard.db.session import Database
 from botyard.embedding import Vectors
 from botyard.errors import not_found
 from botyard.ingestion.tokens import count_tokens
-from botyard.models import Message
+from botyard.models import ChatSession, Message
 from botyard.retrieval.base import Retrieval
 from botyard.sources.repository import DataSourceRepository
 
@@ -87,21 +88,30 @@ class Prepared:
 
 
 async def prepare(
-    database: Database, account_uuid: str | None, session_uuid: str, query: str, now: datetime
+    database: Database,
+    router: AgentRouter,
+    account_uuid: str | None,
+    session_uuid: str,
+    query: str,
+    now: datetime,
 ) -> Prepared:
-    """Authorise, count against the rate limit and store the query in state `streaming`, committed before the answer
-    starts. Raises before anything is stored when the caller may not chat here or is over the limit.
+    """Authorise, choose the agent, count against the rate limit and store the query in state `streaming`,
+    committed before the answer starts. Raises before anything is stored when the caller may not chat here or is
+    over the limit.
 
-    Two transactions: the reads (session, chatbot, history, agent) take no write lock; the write transaction holds
-    only the rate-limit count and the insert, which must be atomic together. SQLite has one writer at a time, and
+    Two transactions: the reads (session, chatbot, history, agents) take no write lock, and the agent is chosen
+    between them (it may embed the query); the write transaction holds only the rate-limit count, the insert and,
+    for a human hand-off, the session's flag, which must be atomic together. SQLite has one writer at a time, and
     several server processes meet at its lock, so the shorter the write, the more answers per second.
     """
     async with database.transaction(write=False) as db:
         session, chatbot = await access.chat_session(db, account_uuid, session_uuid)
         turns = await MessageRepository(db).recent_finished(session.uuid, HISTORY_TURNS)
-        history = [Turn(m.query, m.response) for m in turns]
-        variables = (session.meta or {}).get("variables") or {}
-        agent = await choose_agent(db, chatbot.uuid, query, variables if isinstance(variables, dict) else {})
+        cards = await routed_agents(db, chatbot.uuid)
+    history = [Turn(m.query, m.response) for m in turns]
+    previous = str((turns[-1].meta or {}).get("agent_uuid") or "") if turns else None
+    variables = (session.meta or {}).get("variables") or {}
+    agent = await router.choose(cards, query, previous, variables if isinstance(variables, dict) else {})
     try:
         async with database.transaction() as db:
             await ratelimit.admit(db, chatbot, ratelimit.session_device(session.uuid), now)
@@ -116,9 +126,18 @@ async def prepare(
                     modified_at=now,
                 )
             )
+            if agent is not None and agent.human_requested:
+                await flag_for_operators(db, session.uuid, now)
     except IntegrityError as error:  # the session (or its chatbot) was deleted between the two transactions
         raise not_found("Session") from error
     return Prepared(message.uuid, session.uuid, chatbot.uuid, query, history, chatbot.show_citations, agent)
+
+
+async def flag_for_operators(db: AsyncSession, session_uuid: str, now: datetime) -> None:
+    """Mark the session as asking for a person (`meta.human_requested`), keeping the first time it asked."""
+    session = await db.get(ChatSession, session_uuid)
+    if session is not None and not (session.meta or {}).get("human_requested"):
+        session.meta = {**(session.meta or {}), "human_requested": True, "human_requested_at": iso(now)}
 
 
 def json_guard(text: str) -> str:
@@ -136,10 +155,12 @@ def json_guard(text: str) -> str:
     return NOT_JSON
 
 
-async def _canned(text: str, query: str) -> AsyncIterator[AnswerEvent]:
+async def _canned(text: str, query: str, relevant: bool | None = False) -> AsyncIterator[AnswerEvent]:
+    """A fixed text streamed as an answer; `relevant` (what the gate said, if it was asked) goes in its meta."""
     for group in word_groups(text):
         yield Delta(group)
-    yield Finished("stop", Usage(max(1, count_tokens(query)), max(1, count_tokens(text))), meta={"relevant": False})
+    meta = {} if relevant is None else {"relevant": relevant}
+    yield Finished("stop", Usage(max(1, count_tokens(query)), max(1, count_tokens(text))), meta=meta)
 
 
 class AnswerRun:
@@ -190,9 +211,13 @@ class AnswerRun:
 
     async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:
         """The answerer's events, or the no-knowledge message when the relevance gate finds nothing."""
+        agent = self.prepared.agent
+        if agent is not None and agent.reply is not None:  # pre-canned, spam defense, human hand-off: no search
+            async for event in _canned(agent.reply, self.prepared.query, relevant=None):
+                yield event
+            return
         async with self.admission:
             retrieval = await self._retrieve()
-        agent = self.prepared.agent
         if agent is None or not retrieval.relevant or not retrieval.hits:
             no_answer = agent.no_answer_message if agent else ChosenAgent.no_answer_message
             async for event in _canned(no_answer, self.prepared.query):
@@ -283,8 +308,10 @@ class AnswerRun:
                 "total_tokens": usage.total_tokens,
             }
         }
-        if self.prepared.agent is not None:
-            meta["agent_uuid"] = self.prepared.agent.uuid
+        agent = self.prepared.agent
+        if agent is not None:
+            meta |= {"agent_uuid": agent.uuid, "agent_name": agent.name, "agent_type": agent.type}
+            meta["routing"] = {"forced": agent.forced, "reason": agent.reason}
         if self.finished is not None:
             meta.update({key: value for key, value in self.finished.meta.items() if key not in meta})
         if interrupted:

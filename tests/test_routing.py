@@ -1,0 +1,125 @@
+"""The supervisor over HTTP: which agent answers each query, from names and descriptions, with `bias`, `stickness`,
+disabled agents, the fixed replies of pre-canned, spam-defense and human-escalation agents, and the spam rules.
+Real app, real bundled embedding model, both databases."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from botyard.answering.routing import Candidate, best, spam_reason
+from tests.api import Api
+from tests.chat_helpers import ask, messages, new_session
+from tests.test_agents import make_agent
+
+BILLING = "Invoices, payments, refunds, prices and charges on your card."
+SHIPPING = "Delivery times, parcels, tracking numbers and couriers."
+JOBS = "Careers and job openings: applying to work with us."
+HIRING_REPLY = "Thank you for your interest! Please send your CV to jobs@example.com."
+
+
+def agent(api: Api, bot: str, type_: str, name: str, description: str = "", **fields: Any) -> str:
+    uuid: str = make_agent(api, bot, type_, name, description=description, **fields)["uuid"]
+    api.ok(api.post(f"/agent/{uuid}/update", {"enabled": True}))
+    return uuid
+
+
+def disable_default(api: Api, bot: str) -> None:
+    [general] = [a for a in api.ok(api.get(f"/chatbot/{bot}/agents")) if a["name"] == "General Q&A"]
+    api.ok(api.post(f"/agent/{general['uuid']}/update", {"enabled": False}))
+
+
+def answered_by(api: Api, chat: str, query: str) -> tuple[str, dict[str, Any]]:
+    """The reply to `query`, and the meta of its stored message."""
+    response = ask(api, chat, query)
+    assert response.status_code == 200, response.text
+    meta: dict[str, Any] = json.loads(messages(api, chat)[-1]["meta_json"])
+    return response.text, meta
+
+
+@pytest.fixture
+def shop(alice: Api) -> str:
+    """A chatbot with two user-facing agents instead of the default one."""
+    bot: str = alice.chatbot()["uuid"]
+    disable_default(alice, bot)
+    agent(alice, bot, "user-facing", "Billing", BILLING)
+    agent(alice, bot, "user-facing", "Shipping", SHIPPING)
+    return bot
+
+
+def test_each_query_goes_to_the_agent_whose_description_fits(alice: Api, shop: str) -> None:
+    chat = new_session(alice, shop)
+    _, meta = answered_by(alice, chat, "When will my parcel arrive?")
+    assert (meta["agent_name"], meta["routing"]) == ("Shipping", {"forced": False, "reason": "scored"})
+    _, meta = answered_by(alice, chat, "I was charged twice for the same invoice")
+    assert meta["agent_name"] == "Billing" and meta["agent_type"] == "user-facing"
+
+
+def test_a_third_agent_and_a_pre_canned_one_take_their_queries(alice: Api, shop: str) -> None:
+    agent(alice, shop, "pre-canned", "Jobs", JOBS, meta={"default_message": HIRING_REPLY})
+    chat = new_session(alice, shop)
+    text, meta = answered_by(alice, chat, "Are you hiring? I would like to apply for a job")
+    assert text == HIRING_REPLY and meta["agent_name"] == "Jobs"
+    assert messages(alice, chat)[-1]["cite_data_json"] in ("{}", "[]", "null")
+    _, meta = answered_by(alice, chat, "How do I track my parcel?")
+    assert meta["agent_name"] == "Shipping"
+
+
+def test_a_disabled_agent_never_answers(alice: Api, shop: str) -> None:
+    [shipping] = [a for a in alice.ok(alice.get(f"/chatbot/{shop}/agents")) if a["name"] == "Shipping"]
+    alice.ok(alice.post(f"/agent/{shipping['uuid']}/update", {"enabled": False}))
+    _, meta = answered_by(alice, new_session(alice, shop), "When will my parcel arrive?")
+    assert meta["agent_name"] == "Billing" and meta["routing"] == {"forced": True, "reason": "only agent"}
+
+
+def test_bias_favours_an_agent_and_stickness_keeps_the_last_one(alice: Api) -> None:
+    bot = alice.chatbot()["uuid"]
+    disable_default(alice, bot)
+    agent(alice, bot, "user-facing", "Desk A", SHIPPING, stickness=1.0)
+    agent(alice, bot, "user-facing", "Desk B", SHIPPING)
+    chat = new_session(alice, bot)
+    assert answered_by(alice, chat, "Where is my parcel?")[1]["agent_name"] == "Desk A"  # equals: the first
+    [desk_b] = [a for a in alice.ok(alice.get(f"/chatbot/{bot}/agents")) if a["name"] == "Desk B"]
+    alice.ok(alice.post(f"/agent/{desk_b['uuid']}/update", {"bias": 0.4}))
+    # Desk A answered last and sticks (1.0 x 0.25) more than Desk B's bias pulls (0.4 x 0.25)...
+    assert answered_by(alice, chat, "Where is my parcel?")[1]["agent_name"] == "Desk A"
+    # ...while in a new conversation nothing sticks, and the bias decides.
+    assert answered_by(alice, new_session(alice, bot), "Where is my parcel?")[1]["agent_name"] == "Desk B"
+
+
+def test_spam_goes_to_the_spam_guard_without_scoring(alice: Api, shop: str) -> None:
+    agent(alice, shop, "spam-defense", "Guard", "Spam and abuse", meta={"default_message": "No, thank you."})
+    chat = new_session(alice, shop)
+    flood = "cheap pills http://a.example http://b.example http://c.example"
+    text, meta = answered_by(alice, chat, flood)
+    assert text == "No, thank you." and meta["routing"] == {"forced": True, "reason": "spam: links"}
+    _, meta = answered_by(alice, chat, "When will my parcel arrive?")
+    assert meta["agent_name"] == "Shipping"
+
+
+def test_asking_for_a_person_flags_the_session(alice: Api, shop: str) -> None:
+    agent(alice, shop, "human-escalation", "Human hand-off", "Talk to a real person, a human operator, staff")
+    chat = new_session(alice, shop)
+    assert alice.ok(alice.get(f"/session/{chat}"))["meta"]["human_requested"] is False
+    text, meta = answered_by(alice, chat, "I want to talk to a real person please")
+    assert text.startswith("I have let our team know") and meta["agent_type"] == "human-escalation"
+    assert alice.ok(alice.get(f"/session/{chat}"))["meta"]["human_requested"] is True
+
+
+def test_the_spam_rules() -> None:
+    assert spam_reason("When will my parcel arrive?") is None
+    assert spam_reason("see https://example.com for the manual") is None
+    assert spam_reason("x" * 2001) == "oversize"
+    assert spam_reason("buy www.a.example www.b.example www.c.example") == "links"
+    assert spam_reason("help!!!!!!!!!!!!!!!!!!!!!!!!") == "repetition"
+    assert spam_reason(" ".join(["win"] * 12)) == "repetition"
+
+
+def test_scores_add_bias_and_stickness_to_closeness() -> None:
+    a, b = Candidate("a", "A", "", bias=0.0, stickness=0.8), Candidate("b", "B", "", bias=0.5)
+    assert best([a, b], [0.5, 0.5], previous_uuid=None) == 1  # bias
+    assert best([a, b], [0.5, 0.5], previous_uuid="a") == 0  # stickness outweighs it
+    assert best([a, b], [0.9, 0.5], previous_uuid=None) == 0  # closeness first
+    assert best([Candidate("x", "X", ""), Candidate("y", "Y", "")], [0.3, 0.3], None) == 0  # equals: the first
