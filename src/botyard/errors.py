@@ -34,6 +34,8 @@ class ErrorCode(StrEnum):
     URL_REFUSED = "url_refused"
     UNKNOWN_UUIDS = "unknown_uuids"
     RATE_LIMITED = "rate_limited"
+    LIVE_CHAT_ACTIVE = "live_chat_active"
+    LIVE_CHAT_INACTIVE = "live_chat_inactive"
     INTERNAL_ERROR = "internal_error"
 
 

@@ -12,8 +12,9 @@ from sqlalchemy import text
 from botyard import __version__
 from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
-from botyard.chat.answer import sweep_streaming
+from botyard.chat.live_router import router as live_router
 from botyard.chat.router import router as chat_router
+from botyard.chat.sweep import sweep_streaming
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
 from botyard.db.base import utcnow
@@ -54,7 +55,16 @@ def create_app(settings: Settings | None = None, resolver: Resolver | None = Non
     install_error_handlers(app)
 
     api = APIRouter(prefix="/api/v1")
-    for router in (accounts_router, chatbots_router, agents_router, sources_router, chat_router, retrieval_router):
+    routers = (
+        accounts_router,
+        chatbots_router,
+        agents_router,
+        sources_router,
+        chat_router,
+        live_router,
+        retrieval_router,
+    )
+    for router in routers:
         api.include_router(router)
     app.include_router(api)
     app.include_router(restart_router, prefix="/api")  # the SDK's unversioned path

@@ -85,6 +85,14 @@ class AgentCard:
     human_escalation_settings: dict[str, Any]
     source_uuids: list[str] | None
 
+    @property
+    def monitored(self) -> list[str]:
+        """A human-escalation agent's `monitored_messages` (phrases that flag a session when an AI reply says them)."""
+        if self.type != HUMAN_ESCALATION:
+            return []
+        phrases = self.human_escalation_settings.get("monitored_messages") or []
+        return [str(phrase) for phrase in phrases if isinstance(phrase, str)]
+
 
 async def routed_agents(db: AsyncSession, chatbot_uuid: str) -> list[AgentCard]:
     """The chatbot's enabled agents that can answer a query (not background ones), oldest first."""

@@ -15,12 +15,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Collection
 from contextlib import aclosing
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 
 import anyio
@@ -31,10 +29,11 @@ from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHi
 from botyard.answering.citations import CitedSource, cite_data, cite_entry, markers_in, number_hits
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, routed_agents
 from botyard.answering.text import word_groups
-from botyard.chat import access, ratelimit
+from botyard.chat import access, live, ratelimit
 from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
 from botyard.chat.repository import MessageRepository
-from botyard.db.base import iso
+from botyard.chat.sweep import stream_owner
+from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.embedding import Vectors
 from botyard.errors import not_found
@@ -48,8 +47,6 @@ log = logging.getLogger(__name__)
 HISTORY_TURNS = 6
 TOP_K = 8
 FAILURE_MESSAGE = "Sorry, something went wrong while answering. Please try again."
-OTHER_HOST_STALE = timedelta(hours=1)
-"""A `streaming` row of another machine is only taken for abandoned after this long (no stream lasts that long)."""
 NOT_JSON = "\u200b"
 """Appended (invisibly) to an answer that would otherwise be a valid JSON document; see `json_guard`."""
 
@@ -69,11 +66,6 @@ class Retriever(Protocol):
     async def embed_query(self, query: str) -> Vectors | None: ...
 
 
-def stream_owner() -> str:
-    """Which process streams a message: the start-up sweep leaves other live processes' streams alone."""
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
 @dataclass(frozen=True)
 class Prepared:
     """Everything the streaming part needs, copied out of the request's transaction."""
@@ -85,6 +77,10 @@ class Prepared:
     history: list[Turn]
     show_citations: bool
     agent: ChosenAgent | None
+    live_chat: bool = False
+    """An operator has the session: the query is stored for them, nobody else answers."""
+    monitored: list[str] = field(default_factory=list)
+    """Phrases that, in the AI's reply, flag the session for operators."""
 
 
 async def prepare(
@@ -108,36 +104,45 @@ async def prepare(
         session, chatbot = await access.chat_session(db, account_uuid, session_uuid)
         turns = await MessageRepository(db).recent_finished(session.uuid, HISTORY_TURNS)
         cards = await routed_agents(db, chatbot.uuid)
-    history = [Turn(m.query, m.response) for m in turns]
-    previous = str((turns[-1].meta or {}).get("agent_uuid") or "") if turns else None
-    variables = (session.meta or {}).get("variables") or {}
-    agent = await router.choose(cards, query, previous, variables if isinstance(variables, dict) else {})
+    history = [Turn(m.query, m.response) for m in turns if m.query]  # not the operator's rows
+    live_chat, flagged = live.is_live(session), live.is_flagged(session)
+    agent = None if live_chat else await router.choose(cards, query, _last_agent(turns), _variables(session))
     try:
         async with database.transaction() as db:
             await ratelimit.admit(db, chatbot, ratelimit.session_device(session.uuid), now)
+            meta: dict[str, Any] = {"streaming_owner": stream_owner()}
             message = await MessageRepository(db).add(
                 Message(
                     session_uuid=session.uuid,
                     query=query,
                     response="",
                     state="streaming",
-                    meta={"streaming_owner": stream_owner()},
+                    meta=meta,
                     created_at=now,
                     modified_at=now,
                 )
             )
             if agent is not None and agent.human_requested:
-                await flag_for_operators(db, session.uuid, now)
+                await live.flag_for_operators(db, session.uuid, now, reason="asked for a person")
+            elif live_chat or flagged:
+                await live.record(db, session, live.USER_MESSAGE, now, message_uuid=message.uuid, query=query)
     except IntegrityError as error:  # the session (or its chatbot) was deleted between the two transactions
         raise not_found("Session") from error
-    return Prepared(message.uuid, session.uuid, chatbot.uuid, query, history, chatbot.show_citations, agent)
+    monitored = next((card.monitored for card in cards if card.monitored), [])
+    return Prepared(
+        message.uuid, session.uuid, chatbot.uuid, query, history, chatbot.show_citations, agent, live_chat, monitored
+    )
 
 
-async def flag_for_operators(db: AsyncSession, session_uuid: str, now: datetime) -> None:
-    """Mark the session as asking for a person (`meta.human_requested`), keeping the first time it asked."""
-    session = await db.get(ChatSession, session_uuid)
-    if session is not None and not (session.meta or {}).get("human_requested"):
-        session.meta = {**(session.meta or {}), "human_requested": True, "human_requested_at": iso(now)}
+def _last_agent(turns: list[Message]) -> str | None:
+    """The agent that answered the session's previous query (for `stickness`)."""
+    answered = [turn for turn in turns if (turn.meta or {}).get("agent_uuid")]
+    return str((answered[-1].meta or {})["agent_uuid"]) if answered else None
+
+
+def _variables(session: ChatSession) -> dict[str, object]:
+    variables = (session.meta or {}).get("variables") or {}
+    return variables if isinstance(variables, dict) else {}
 
 
 def json_guard(text: str) -> str:
@@ -212,6 +217,9 @@ class AnswerRun:
     async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:
         """The answerer's events, or the no-knowledge message when the relevance gate finds nothing."""
         agent = self.prepared.agent
+        if self.prepared.live_chat:  # the operator answers, through the live-chat endpoints
+            yield Finished("stop", Usage(max(1, count_tokens(self.prepared.query)), 0), meta={"kind": "live_chat_user"})
+            return
         if agent is not None and agent.reply is not None:  # pre-canned, spam defense, human hand-off: no search
             async for event in _canned(agent.reply, self.prepared.query, relevant=None):
                 yield event
@@ -331,9 +339,12 @@ class AnswerRun:
             "meta": self._meta(interrupted),
             "state": "complete",
         }
+        phrase = None if self.prepared.live_chat else live.monitored_phrase(text, self.prepared.monitored)
         try:
             async with self.database.transaction() as db:
                 await finalise_message(db, self.prepared.message_uuid, values)
+                if phrase is not None:
+                    await live.flag_for_operators(db, self.prepared.session_uuid, utcnow(), reason=f"said: {phrase}")
         except Exception:
             log.exception("storing message %s failed", self.prepared.message_uuid)
         return citations
@@ -345,44 +356,3 @@ async def finalise_message(db: AsyncSession, message_uuid: str, values: dict[str
     message = await repository.session.get(Message, message_uuid)
     if message is not None:
         await repository.update(message, values)
-
-
-async def sweep_streaming(db: AsyncSession, now: datetime) -> int:
-    """At start-up: mark the messages left `streaming` by a process that is gone as complete and interrupted.
-
-    A row names the process that streams it; rows of another live process on this host (a sibling uvicorn worker)
-    are left alone, and so are recent rows of other machines (which this process cannot check). Rows of this very
-    process id are leftovers of an earlier incarnation (a restarted container
-    often gets the same pid): this process has not streamed anything yet.
-    """
-    host, _, _ = stream_owner().partition(":")
-    swept = 0
-    for message in await MessageRepository(db).streaming():
-        owner = str((message.meta or {}).get("streaming_owner", ""))
-        owner_host, _, owner_pid = owner.partition(":")
-        if owner_host == host and owner_pid.isdigit() and int(owner_pid) != os.getpid() and _alive(int(owner_pid)):
-            continue
-        if owner_host not in ("", host) and message.modified_at > now - OTHER_HOST_STALE:
-            continue
-        meta = {key: value for key, value in (message.meta or {}).items() if key != "streaming_owner"}
-        meta["interrupted"] = True
-        if not meta.get("actual_token_distribution"):
-            prompt, completion = max(1, count_tokens(message.query)), max(1, count_tokens(message.response))
-            meta["actual_token_distribution"] = {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            }
-        await MessageRepository(db).update(message, {"state": "complete", "meta": meta})
-        swept += 1
-    return swept
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

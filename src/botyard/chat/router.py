@@ -69,9 +69,13 @@ async def list_sessions(
     account: CurrentAccount,
     start_timestamp: Annotated[TimestampParam, Query(description="Created at or after (to the second).")] = None,
     end_timestamp: Annotated[TimestampParam, Query(description="Created at or before (the whole second).")] = None,
+    human_requested: Annotated[
+        bool | None, Query(description="Only sessions that asked for a person (1) or only the others (0).")
+    ] = None,
 ) -> list[SessionSummary]:
-    """List a chatbot's sessions, oldest first, optionally only those created between two moments (inclusive)."""
-    sessions = await service.list_sessions(db, account, uuid, start_timestamp, end_timestamp)
+    """List a chatbot's sessions, oldest first, optionally only those created between two moments (inclusive) and
+    only those flagged for operators (`human_requested=1`, the live-chat inbox)."""
+    sessions = await service.list_sessions(db, account, uuid, start_timestamp, end_timestamp, human_requested)
     return [service.session_summary(session) for session in sessions]
 
 

@@ -63,12 +63,21 @@ def _creation_window(start: datetime | None, end: datetime | None) -> tuple[date
 
 
 async def list_sessions(
-    db: AsyncSession, account_uuid: str, chatbot_uuid: str, start: datetime | None, end: datetime | None
+    db: AsyncSession,
+    account_uuid: str,
+    chatbot_uuid: str,
+    start: datetime | None,
+    end: datetime | None,
+    human_requested: bool | None = None,
 ) -> Sequence[ChatSession]:
-    """The chatbot's sessions created between `start` and `end` (both inclusive, each optional), oldest first."""
+    """The chatbot's sessions created between `start` and `end` (both inclusive, each optional), oldest first;
+    only those whose `meta.human_requested` is `human_requested`, when given."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     created_from, created_before = _creation_window(start, end)
-    return await ChatSessionRepository(db).of_chatbot(chatbot.uuid, created_from, created_before)
+    sessions = await ChatSessionRepository(db).of_chatbot(chatbot.uuid, created_from, created_before)
+    if human_requested is None:
+        return sessions
+    return [s for s in sessions if bool((s.meta or {}).get("human_requested")) == human_requested]
 
 
 async def delete_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> None:

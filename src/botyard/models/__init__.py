@@ -4,6 +4,7 @@ from botyard.models.account import Account, ApiKey
 from botyard.models.agent import Agent, AgentDataSource
 from botyard.models.chat_session import ChatSession
 from botyard.models.chatbot import Chatbot
+from botyard.models.chatbot_event import ChatbotEvent
 from botyard.models.chunk import Chunk
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.job import Job
@@ -19,6 +20,7 @@ __all__ = [
     "ApiKey",
     "ChatSession",
     "Chatbot",
+    "ChatbotEvent",
     "Chunk",
     "DataSource",
     "Job",

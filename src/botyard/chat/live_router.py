@@ -1,0 +1,104 @@
+"""Live chat for operators (the owner's key): take a flagged session over, reply, hand it back, and follow a
+chatbot's events. Not in the hosted interface; designed in its style (`/session/{uuid}/...`, `/chatbot/{uuid}/...`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query
+from fastapi.responses import StreamingResponse
+from pydantic import StringConstraints
+
+from botyard.chat import live, service
+from botyard.chat.schemas import Message, Session
+from botyard.chatbots.service import get_owned as get_owned_chatbot
+from botyard.db.base import utcnow
+from botyard.db.session import Database
+from botyard.deps import AppRuntime, CurrentAccount, DbSession
+from botyard.schemas import RequestModel
+
+router = APIRouter(tags=["live chat"])
+
+POLL_SECONDS = 0.5
+PING_SECONDS = 15.0
+
+
+class OperatorReply(RequestModel):
+    text: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+
+
+_EVENTS: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-sent events, oldest first, each with `id:` (resume with `Last-Event-ID` or `after`): "
+        "`human_requested` ({session_uuid, reason}), `user_message` ({session_uuid, message_uuid, query}: a user "
+        "wrote in a flagged or live session), `live_chat_started`, `operator_message` ({message_uuid}), "
+        "`live_chat_ended`; every event also carries `id`, `type`, `session_uuid`, `created_at`. `ping` every 15 s.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.post("/session/{uuid}/live-chat/start", response_model=Session)
+async def start_live_chat(uuid: str, db: DbSession, account: CurrentAccount) -> Session:
+    """Take the session over: the start announcement is added to the transcript and the AI stops answering it
+    (the user's messages are stored for the operator). 409 `live_chat_active` if an operator already has it."""
+    return service.session_to_wire(await live.start(db, account, uuid, utcnow()))
+
+
+@router.post("/session/{uuid}/live-chat/message", response_model=Message)
+async def operator_message(uuid: str, body: OperatorReply, db: DbSession, account: CurrentAccount) -> Message:
+    """Reply to the user as the operator (a transcript row with an empty query and `meta_json.kind` `operator`).
+    409 `live_chat_inactive` unless a live chat is on."""
+    return service.message_to_wire(await live.reply(db, account, uuid, body.text, utcnow()))
+
+
+@router.post("/session/{uuid}/live-chat/end", response_model=Session)
+async def end_live_chat(uuid: str, db: DbSession, account: CurrentAccount) -> Session:
+    """Hand the session back to the AI: the end announcement is added and `human_requested` is cleared."""
+    return service.session_to_wire(await live.end(db, account, uuid, utcnow()))
+
+
+@router.get("/chatbot/{uuid}/events", response_class=StreamingResponse, responses=_EVENTS)
+async def chatbot_events(
+    uuid: str,
+    db: DbSession,
+    account: CurrentAccount,
+    runtime: AppRuntime,
+    after: Annotated[int | None, Query(ge=0, description="Send the events after this id (default: from now).")] = None,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> StreamingResponse:
+    """Follow the chatbot's operator events (server-sent events) until the client disconnects."""
+    chatbot = await get_owned_chatbot(db, account, uuid)
+    start = after if after is not None else _resume_point(last_event_id)
+    if start is None:
+        start = await live.last_event_id(db, chatbot.uuid)
+    stream = _events(runtime.database, chatbot.uuid, start)
+    return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
+def _resume_point(header: str | None) -> int | None:
+    return int(header) if header is not None and header.strip().isdigit() else None
+
+
+async def _events(database: Database, chatbot_uuid: str, after: int) -> AsyncIterator[bytes]:
+    """Poll the event table (each worker and machine sees the same rows) and send what is new."""
+    loop = asyncio.get_running_loop()
+    last_sent = loop.time()
+    yield b": events\n\n"  # the response starts at once, before the first event
+    while True:
+        async with database.transaction(write=False) as db:
+            found = await live.events_after(db, chatbot_uuid, after)
+        for event in found:
+            after = event.id
+            data = json.dumps(live.event_to_wire(event), ensure_ascii=False)
+            yield f"id: {event.id}\nevent: {event.kind}\ndata: {data}\n\n".encode()
+            last_sent = loop.time()
+        if loop.time() - last_sent >= PING_SECONDS:
+            yield b"event: ping\ndata: {}\n\n"
+            last_sent = loop.time()
+        if not found:
+            await asyncio.sleep(POLL_SECONDS)

@@ -1,0 +1,61 @@
+"""Which process streams a message, and the start-up sweep of the `streaming` rows that processes left behind."""
+
+from __future__ import annotations
+
+import os
+import socket
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.chat.repository import MessageRepository
+from botyard.ingestion.tokens import count_tokens
+
+OTHER_HOST_STALE = timedelta(hours=1)
+"""A `streaming` row of another machine is only taken for abandoned after this long (no stream lasts that long)."""
+
+
+def stream_owner() -> str:
+    """Which process streams a message: the start-up sweep leaves other live processes' streams alone."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+async def sweep_streaming(db: AsyncSession, now: datetime) -> int:
+    """At start-up: mark the messages left `streaming` by a process that is gone as complete and interrupted.
+
+    A row names the process that streams it; rows of another live process on this host (a sibling uvicorn worker)
+    are left alone, and so are recent rows of other machines (which this process cannot check). Rows of this very
+    process id are leftovers of an earlier incarnation (a restarted container
+    often gets the same pid): this process has not streamed anything yet.
+    """
+    host, _, _ = stream_owner().partition(":")
+    swept = 0
+    for message in await MessageRepository(db).streaming():
+        owner = str((message.meta or {}).get("streaming_owner", ""))
+        owner_host, _, owner_pid = owner.partition(":")
+        if owner_host == host and owner_pid.isdigit() and int(owner_pid) != os.getpid() and _alive(int(owner_pid)):
+            continue
+        if owner_host not in ("", host) and message.modified_at > now - OTHER_HOST_STALE:
+            continue
+        meta = {key: value for key, value in (message.meta or {}).items() if key != "streaming_owner"}
+        meta["interrupted"] = True
+        if not meta.get("actual_token_distribution"):
+            prompt, completion = max(1, count_tokens(message.query)), max(1, count_tokens(message.response))
+            meta["actual_token_distribution"] = {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            }
+        await MessageRepository(db).update(message, {"state": "complete", "meta": meta})
+        swept += 1
+    return swept
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
