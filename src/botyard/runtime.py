@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from botyard.answering.base import Answerer
 from botyard.answering.select import build_answerer
 from botyard.answering.supervisor import AgentRouter
+from botyard.chat.tagging import SessionTagger
 from botyard.config import Settings
 from botyard.db.session import Database
 from botyard.egress import EgressClient, Resolver
@@ -32,7 +33,11 @@ def ingestion_config(settings: Settings) -> IngestionConfig:
 
 def job_handlers(settings: Settings, egress: EgressClient, embedder: Embedder | None = None) -> list[JobHandler]:
     """Every kind of job the service runs."""
-    return [SourceProcessor(egress, ingestion_config(settings), embedder), SourceReembedder(embedder)]
+    return [
+        SourceProcessor(egress, ingestion_config(settings), embedder),
+        SourceReembedder(embedder),
+        SessionTagger(embedder),
+    ]
 
 
 @dataclass

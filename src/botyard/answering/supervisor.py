@@ -1,5 +1,5 @@
-"""Which agent answers a query: the supervisor. `routed_agents` loads the candidates inside the request's read
-transaction; `AgentRouter.choose` decides after it (it may embed the query), by the rules of `routing`.
+"""Which agent answers a query: the supervisor. The candidates are loaded inside the request's read transaction
+(`enabled_agents`); `AgentRouter.choose` decides after it (it may embed the query), by the rules of `routing`.
 
 Pre-canned and spam-defense agents reply with their `default_message`, a human-escalation agent with its
 `human_requested_message` (and the session is flagged by the caller); a user-facing agent answers from its sources.
@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.repository import AgentRepository
 from botyard.agents.rules import (
+    BACKGROUND,
     DEFAULT_HUMAN_ESCALATION_SETTINGS,
     DEFAULT_MESSAGES,
     HUMAN_ESCALATION,
@@ -94,12 +95,23 @@ class AgentCard:
         return [str(phrase) for phrase in phrases if isinstance(phrase, str)]
 
 
-async def routed_agents(db: AsyncSession, chatbot_uuid: str) -> list[AgentCard]:
-    """The chatbot's enabled agents that can answer a query (not background ones), oldest first."""
+@dataclass(frozen=True)
+class Roster:
+    cards: list[AgentCard]
+    """The enabled agents that can answer a query, oldest first."""
+    tagging: bool
+    """An enabled background agent has tags to assign after each answer."""
+
+
+async def enabled_agents(db: AsyncSession, chatbot_uuid: str) -> Roster:
+    """The chatbot's enabled agents as routing and tagging need them."""
+    everyone = [agent for agent in await AgentRepository(db).of_chatbot(chatbot_uuid) if agent.enabled]
+    tagging = any(agent.type == BACKGROUND and (agent.meta or {}).get("tags") for agent in everyone)
+    return Roster(await _cards(db, [agent for agent in everyone if agent.type in ROUTED]), tagging)
+
+
+async def _cards(db: AsyncSession, agents: Sequence[Agent]) -> list[AgentCard]:
     repository = AgentRepository(db)
-    agents: Sequence[Agent] = [
-        agent for agent in await repository.of_chatbot(chatbot_uuid) if agent.enabled and agent.type in ROUTED
-    ]
     own = [agent.uuid for agent in agents if agent.type == USER_FACING and not agent.use_all_sources]
     sources = await repository.data_sources(own) if own else {}
     return [

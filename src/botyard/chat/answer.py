@@ -27,12 +27,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Delta, Finished, Turn, Usage
 from botyard.answering.citations import CitedSource, cite_data, cite_entry, markers_in, number_hits
-from botyard.answering.supervisor import AgentRouter, ChosenAgent, routed_agents
+from botyard.answering.supervisor import AgentRouter, ChosenAgent, enabled_agents
 from botyard.answering.text import word_groups
 from botyard.chat import access, live, ratelimit
 from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
 from botyard.chat.repository import MessageRepository
 from botyard.chat.sweep import stream_owner
+from botyard.chat.tagging import schedule_tagging
 from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.embedding import Vectors
@@ -81,6 +82,8 @@ class Prepared:
     """An operator has the session: the query is stored for them, nobody else answers."""
     monitored: list[str] = field(default_factory=list)
     """Phrases that, in the AI's reply, flag the session for operators."""
+    tagging: bool = False
+    """Background agents have tags to assign: the answer queues a `tag_session` job."""
 
 
 async def prepare(
@@ -103,10 +106,10 @@ async def prepare(
     async with database.transaction(write=False) as db:
         session, chatbot = await access.chat_session(db, account_uuid, session_uuid)
         turns = await MessageRepository(db).recent_finished(session.uuid, HISTORY_TURNS)
-        cards = await routed_agents(db, chatbot.uuid)
+        roster = await enabled_agents(db, chatbot.uuid)
     history = [Turn(m.query, m.response) for m in turns if m.query]  # not the operator's rows
     live_chat, flagged = live.is_live(session), live.is_flagged(session)
-    agent = None if live_chat else await router.choose(cards, query, _last_agent(turns), _variables(session))
+    agent = None if live_chat else await router.choose(roster.cards, query, _last_agent(turns), _variables(session))
     try:
         async with database.transaction() as db:
             await ratelimit.admit(db, chatbot, ratelimit.session_device(session.uuid), now)
@@ -128,9 +131,18 @@ async def prepare(
                 await live.record(db, session, live.USER_MESSAGE, now, message_uuid=message.uuid, query=query)
     except IntegrityError as error:  # the session (or its chatbot) was deleted between the two transactions
         raise not_found("Session") from error
-    monitored = next((card.monitored for card in cards if card.monitored), [])
+    monitored = next((card.monitored for card in roster.cards if card.monitored), [])
     return Prepared(
-        message.uuid, session.uuid, chatbot.uuid, query, history, chatbot.show_citations, agent, live_chat, monitored
+        message.uuid,
+        session.uuid,
+        chatbot.uuid,
+        query,
+        history,
+        chatbot.show_citations,
+        agent,
+        live_chat,
+        monitored,
+        roster.tagging,
     )
 
 
@@ -345,6 +357,8 @@ class AnswerRun:
                 await finalise_message(db, self.prepared.message_uuid, values)
                 if phrase is not None:
                     await live.flag_for_operators(db, self.prepared.session_uuid, utcnow(), reason=f"said: {phrase}")
+                if self.prepared.tagging and not self.prepared.live_chat:
+                    await schedule_tagging(db, self.prepared.session_uuid, self.prepared.chatbot_uuid)
         except Exception:
             log.exception("storing message %s failed", self.prepared.message_uuid)
         return citations

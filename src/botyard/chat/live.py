@@ -29,6 +29,7 @@ USER_MESSAGE = "user_message"
 LIVE_CHAT_STARTED = "live_chat_started"
 OPERATOR_MESSAGE = "operator_message"
 LIVE_CHAT_ENDED = "live_chat_ended"
+TAGS_ASSIGNED = "tags_assigned"
 
 
 def is_live(session: ChatSession) -> bool:

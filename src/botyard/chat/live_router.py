@@ -36,7 +36,8 @@ _EVENTS: dict[int | str, dict[str, Any]] = {
         "description": "Server-sent events, oldest first, each with `id:` (resume with `Last-Event-ID` or `after`): "
         "`human_requested` ({session_uuid, reason}), `user_message` ({session_uuid, message_uuid, query}: a user "
         "wrote in a flagged or live session), `live_chat_started`, `operator_message` ({message_uuid}), "
-        "`live_chat_ended`; every event also carries `id`, `type`, `session_uuid`, `created_at`. `ping` every 15 s.",
+        "`live_chat_ended`, `tags_assigned` ({tags}); every event also carries `id`, `type`, `session_uuid` and "
+        "`created_at`. `ping` every 15 s.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
 }

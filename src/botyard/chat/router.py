@@ -72,10 +72,15 @@ async def list_sessions(
     human_requested: Annotated[
         bool | None, Query(description="Only sessions that asked for a person (1) or only the others (0).")
     ] = None,
+    tag: Annotated[
+        list[str] | None, Query(description="Only sessions with this tag (repeat: with all of them).")
+    ] = None,
 ) -> list[SessionSummary]:
-    """List a chatbot's sessions, oldest first, optionally only those created between two moments (inclusive) and
-    only those flagged for operators (`human_requested=1`, the live-chat inbox)."""
-    sessions = await service.list_sessions(db, account, uuid, start_timestamp, end_timestamp, human_requested)
+    """List a chatbot's sessions, oldest first, optionally only those created between two moments (inclusive),
+    only those flagged for operators (`human_requested=1`, the live-chat inbox), and only those with given tags."""
+    sessions = await service.list_sessions(
+        db, account, uuid, start_timestamp, end_timestamp, human_requested, tag or []
+    )
     return [service.session_summary(session) for session in sessions]
 
 

@@ -69,15 +69,18 @@ async def list_sessions(
     start: datetime | None,
     end: datetime | None,
     human_requested: bool | None = None,
+    tags: Sequence[str] = (),
 ) -> Sequence[ChatSession]:
     """The chatbot's sessions created between `start` and `end` (both inclusive, each optional), oldest first;
-    only those whose `meta.human_requested` is `human_requested`, when given."""
+    only those whose `meta.human_requested` is `human_requested`, when given, and that have every tag of `tags`."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     created_from, created_before = _creation_window(start, end)
     sessions = await ChatSessionRepository(db).of_chatbot(chatbot.uuid, created_from, created_before)
-    if human_requested is None:
-        return sessions
-    return [s for s in sessions if bool((s.meta or {}).get("human_requested")) == human_requested]
+    if human_requested is not None:
+        sessions = [s for s in sessions if bool((s.meta or {}).get("human_requested")) == human_requested]
+    if tags:
+        sessions = [s for s in sessions if set(tags) <= set((s.meta or {}).get("tags") or [])]
+    return sessions
 
 
 async def delete_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> None:
