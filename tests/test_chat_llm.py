@@ -144,3 +144,20 @@ def test_the_model_condenses_a_follow_up_before_retrieval(shop: tuple[Api, str],
     assert "Do you offer gift cards?" in condense.messages[-1]["content"]
     assert GIFT_CARDS in answer.messages[-1]["content"]
     assert json.loads(messages(api, chat)[-1]["cite_data_json"])["1.1"]["type"] == "qa"
+
+
+def test_the_agent_prompt_gets_the_sessions_variables(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, _ = shop
+    [bot] = [chatbot["uuid"] for chatbot in api.ok(api.get("/chatbots"))]
+    [general] = api.ok(api.get(f"/chatbot/{bot}/agents"))
+    variables = [
+        {"name": "customer_name", "type": "string"},
+        {"name": "company", "type": "string", "default_value": {"content": "ACME", "static": 1}},
+    ]
+    prompt = "You assist {{customer_name}} from {{ company }}."
+    api.ok(api.post(f"/agent/{general['uuid']}/update", {"prompt": prompt, "variables": variables}))
+    seed = {"customer_name": "Ann", "company": "Other Ltd"}
+    chat = api.ok(api.post(f"/chatbot/{bot}/session/create", {"initial_variables": seed}))["uuid"]
+    assert ask(api, chat, "Do you offer gift cards?").status_code == 200
+    system = llm.requests[-1].messages[0]["content"]
+    assert "You assist Ann from ACME." in system  # the static value wins over the session's

@@ -28,7 +28,7 @@ REPLY_PRIMING = 3
 """Tokens that start the assistant's reply."""
 _MIN_TRUNCATED_TURN = 32
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _DELIMITER = re.compile(r"<(/?)(document|reference_documents)\b", re.IGNORECASE)
 
 DEFAULT_ROLE = "You are a helpful assistant."
@@ -61,11 +61,12 @@ def completion_reserve(budget: int) -> int:
 
 
 def fill_variables(template: str, variables: Mapping[str, str]) -> str:
-    """Replace `{name}` by the variable's value, in one pass (a value is never expanded again); unknown names stay.
+    """Replace `{{name}}` or `{name}` by the variable's value, in one pass (a value is never expanded again);
+    unknown names stay.
 
     Deliberately not `str.format`: an owner's prompt with `{0.__class__}` or a stray brace must not break or leak.
     """
-    return _PLACEHOLDER.sub(lambda m: variables.get(m[1], m[0]), template)
+    return _PLACEHOLDER.sub(lambda m: variables.get(m[1] or m[2], m[0]), template)
 
 
 def system_text(request: AnswerRequest, limit: int) -> str:

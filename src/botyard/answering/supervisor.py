@@ -26,6 +26,7 @@ from botyard.agents.rules import (
     USER_FACING,
 )
 from botyard.answering.routing import Candidate, best, similarities, spam_reason
+from botyard.answering.variables import is_static
 from botyard.embedding import Embedder, Vectors
 from botyard.llm.catalogue import DEFAULT_MODEL
 from botyard.models import Agent
@@ -63,12 +64,13 @@ class ChosenAgent:
 
 
 def _variables(card: AgentCard, session_variables: dict[str, object]) -> dict[str, str]:
-    values = {
-        str(variable.get("name")): str((variable.get("default_value") or {}).get("content", ""))
-        for variable in card.variables
-        if isinstance(variable, dict) and variable.get("name")
-    }
+    """The values of the agent's variables: the session's, over the defaults; a static variable keeps its default."""
+    defined = [variable for variable in card.variables if isinstance(variable, dict) and variable.get("name")]
+    values = {str(v["name"]): str((v.get("default_value") or {}).get("content", "")) for v in defined}
     values.update({str(name): str(value) for name, value in session_variables.items()})
+    values.update(
+        {str(v["name"]): str((v.get("default_value") or {}).get("content", "")) for v in defined if is_static(v)}
+    )
     return values
 
 

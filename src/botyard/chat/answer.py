@@ -25,6 +25,7 @@ import anyio
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.answering import variables
 from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Delta, Finished, Turn, Usage
 from botyard.answering.citations import CitedSource, cite_data, cite_entry, markers_in, number_hits
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, enabled_agents
@@ -109,7 +110,10 @@ async def prepare(
         roster = await enabled_agents(db, chatbot.uuid)
     history = [Turn(m.query, m.response) for m in turns if m.query]  # not the operator's rows
     live_chat, flagged = live.is_live(session), live.is_flagged(session)
-    agent = None if live_chat else await router.choose(roster.cards, query, _last_agent(turns), _variables(session))
+    declared = [variable for card in roster.cards for variable in card.variables if isinstance(variable, dict)]
+    filled = {} if live_chat else variables.extract(declared, query)
+    values = {**_variables(session), **filled}
+    agent = None if live_chat else await router.choose(roster.cards, query, _last_agent(turns), values)
     try:
         async with database.transaction() as db:
             await ratelimit.admit(db, chatbot, ratelimit.session_device(session.uuid), now)
@@ -125,6 +129,8 @@ async def prepare(
                     modified_at=now,
                 )
             )
+            if filled:
+                await _store_variables(db, session.uuid, filled)
             if agent is not None and agent.human_requested:
                 await live.flag_for_operators(db, session.uuid, now, reason="asked for a person")
             elif live_chat or flagged:
@@ -144,6 +150,14 @@ async def prepare(
         monitored,
         roster.tagging,
     )
+
+
+async def _store_variables(db: AsyncSession, session_uuid: str, filled: dict[str, str]) -> None:
+    """Merge the values a message gave into the session's `meta.variables`."""
+    session = await db.get(ChatSession, session_uuid)
+    if session is not None:
+        current = (session.meta or {}).get("variables") or {}
+        session.meta = {**(session.meta or {}), "variables": {**current, **filled}}
 
 
 def _last_agent(turns: list[Message]) -> str | None:
