@@ -123,3 +123,12 @@ def test_scores_add_bias_and_stickness_to_closeness() -> None:
     assert best([a, b], [0.5, 0.5], previous_uuid="a") == 0  # stickness outweighs it
     assert best([a, b], [0.9, 0.5], previous_uuid=None) == 0  # closeness first
     assert best([Candidate("x", "X", ""), Candidate("y", "Y", "")], [0.3, 0.3], None) == 0  # equals: the first
+
+
+def test_a_chatbot_without_an_enabled_agent_says_so(alice: Api) -> None:
+    bot = alice.chatbot()["uuid"]
+    disable_default(alice, bot)
+    agent(alice, bot, "background", "Tagger", "Tags conversations")  # enabled, but it never replies
+    text, meta = answered_by(alice, new_session(alice, bot), "When will my parcel arrive?")
+    assert text == "Sorry, this chatbot cannot answer right now."
+    assert meta["routing"] == {"forced": True, "reason": "no enabled agent"} and "agent_uuid" not in meta

@@ -35,6 +35,11 @@ class Settings(BaseSettings):
         description="Answers per process that prepare and search at once; a burst beyond waits its turn, in order, "
         "instead of every request holding on to the database pool until it times out.",
     )
+    no_agent_message: str = Field(
+        default="Sorry, this chatbot cannot answer right now.",
+        min_length=1,
+        description="The reply of a chatbot none of whose agents that answer queries is enabled.",
+    )
 
     # HTTP
     max_body_kb: int = Field(default=1024, ge=1, description="Cap on JSON request bodies.")

@@ -69,7 +69,7 @@ class Runtime:
         answerer, llm = build_answerer(settings)
         admission = asyncio.Semaphore(settings.answer_admission)
         retriever = Retriever(embedder, settings)
-        router = AgentRouter(embedder)
+        router = AgentRouter(embedder, settings.no_agent_message)
         return cls(settings, database, egress, runner, embedder, retriever, answerer, llm, admission, router)
 
     async def start_jobs(self) -> None:

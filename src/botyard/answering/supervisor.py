@@ -34,6 +34,8 @@ from botyard.models import Agent
 log = logging.getLogger(__name__)
 
 DEFAULT_NO_ANSWER_MESSAGE = "Sorry, I cannot find related information in my reference documents."
+NOBODY = ""
+"""The uuid and type of the `ChosenAgent` of a chatbot with no enabled agent that answers queries."""
 PROFILE_CACHE = 4096
 """Profile vectors kept per process (a few per chatbot)."""
 
@@ -169,8 +171,9 @@ class AgentRouter:
     """Chooses the agent for each query (see `routing`); keeps the vectors of the agents' profiles, which change
     only when an agent's name or description does."""
 
-    def __init__(self, embedder: Embedder | None) -> None:
+    def __init__(self, embedder: Embedder | None, no_agent_message: str) -> None:
         self.embedder = embedder
+        self.no_agent_message = no_agent_message
         self._profiles: dict[tuple[str, str], Vectors] = {}
 
     async def choose(
@@ -179,11 +182,23 @@ class AgentRouter:
         query: str,
         previous_uuid: str | None = None,
         session_variables: dict[str, object] | None = None,
-    ) -> ChosenAgent | None:
-        """The agent that answers `query`, or None when the chatbot has no enabled agent able to answer."""
+    ) -> ChosenAgent:
+        """The agent that answers `query`; with no enabled agent able to answer, nobody (`NOBODY`) with the
+        configured `no_agent_message` as its reply."""
         variables = session_variables or {}
         if not cards:
-            return None
+            return ChosenAgent(
+                NOBODY,
+                "",
+                "",
+                DEFAULT_MODEL,
+                0.0,
+                [],
+                type=NOBODY,
+                reply=self.no_agent_message,
+                forced=True,
+                reason="no enabled agent",
+            )
         guard = next((card for card in cards if card.type == SPAM_DEFENSE), None)
         if guard is not None and (spam := spam_reason(query)) is not None:
             return chosen(guard, variables, forced=True, reason=f"spam: {spam}")

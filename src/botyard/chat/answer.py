@@ -344,7 +344,8 @@ class AnswerRun:
         }
         agent = self.prepared.agent
         if agent is not None:
-            meta |= {"agent_uuid": agent.uuid, "agent_name": agent.name, "agent_type": agent.type}
+            if agent.uuid:
+                meta |= {"agent_uuid": agent.uuid, "agent_name": agent.name, "agent_type": agent.type}
             meta["routing"] = {"forced": agent.forced, "reason": agent.reason}
         if self.finished is not None:
             meta.update({key: value for key, value in self.finished.meta.items() if key not in meta})
