@@ -161,3 +161,51 @@ def test_the_agent_prompt_gets_the_sessions_variables(shop: tuple[Api, str], llm
     assert ask(api, chat, "Do you offer gift cards?").status_code == 200
     system = llm.requests[-1].messages[0]["content"]
     assert "You assist Ann from ACME." in system  # the static value wins over the session's
+
+
+def json_reply(value: Any) -> Reply:
+    return Reply(tokens=(json.dumps(value),))
+
+
+def add_agent(api: Api, bot: str, type_: str, name: str, description: str, **fields: Any) -> str:
+    body = {"name": name, "type": type_, "description": description, **fields}
+    uuid: str = api.ok(api.post(f"/chatbot/{bot}/agent/create", body))["uuid"]
+    api.ok(api.post(f"/agent/{uuid}/update", {"enabled": True}))
+    return uuid
+
+
+def test_with_a_provider_the_model_rates_the_agents(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    [bot] = [chatbot["uuid"] for chatbot in api.ok(api.get("/chatbots"))]
+    add_agent(api, bot, "user-facing", "Billing", "Invoices and payments", use_all_sources=True)
+    add_agent(api, bot, "user-facing", "Shipping", "Parcels", use_all_sources=True, prompt="SECRET-PROMPT-TEXT")
+    llm.script(json_reply({"1": 1, "2": 3, "3": 9}))
+    assert ask(api, chat, "Do you offer gift cards?").status_code == 200
+    meta = stored_meta(api, chat)
+    assert (meta["agent_name"], meta["routing"]["reason"]) == ("Shipping", "rated")
+    rating = llm.requests[0].messages[-1]["content"]
+    assert "Invoices and payments" in rating and "<message>Do you offer gift cards?</message>" in rating
+    assert "SECRET-PROMPT-TEXT" not in rating  # names and descriptions only, never the prompts
+
+    llm.forget()
+    llm.script(Reply(tokens=("I think Billing fits best",)))  # not JSON: the offline scorer decides instead
+    assert ask(api, chat, "Do you offer gift cards?").status_code == 200
+    assert stored_meta(api, chat)["routing"]["reason"] == "scored"
+
+
+def test_with_a_provider_the_model_judges_tags_and_fills_variables(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    [bot] = [chatbot["uuid"] for chatbot in api.ok(api.get("/chatbots"))]
+    tags = [{"name": "angry customer", "criteria": "The user is upset", "color": "#000000"}]
+    add_agent(api, bot, "background", "Tagger", "Tags", tags=tags)
+    [general] = [a for a in api.ok(api.get(f"/chatbot/{bot}/agents")) if a["name"] == "General Q&A"]
+    variables = [{"name": "customer_name", "type": "string", "description": "The customer's name"}]
+    api.ok(api.post(f"/agent/{general['uuid']}/update", {"variables": variables}))
+    llm.script(json_reply({"customer_name": "Ann", "not_declared": "x"}))  # the variables, read before answering
+    assert ask(api, chat, "I am Ann and I am fed up. Do you offer gift cards?").status_code == 200
+    assert api.ok(api.get(f"/session/{chat}"))["meta"]["variables"] == {"customer_name": "Ann"}
+    llm.forget()
+    llm.script(json_reply(["angry customer", "a tag nobody defined"]))
+    process(api.client)
+    assert api.ok(api.get(f"/session/{chat}"))["meta"]["tags"] == ["angry customer"]
+    assert "<conversation>" in llm.requests[0].messages[-1]["content"]

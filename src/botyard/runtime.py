@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import dataclass
 
 from botyard.answering.base import Answerer
+from botyard.answering.judge import ModelJudge
 from botyard.answering.select import build_answerer
 from botyard.answering.supervisor import AgentRouter
 from botyard.chat.tagging import SessionTagger
@@ -20,6 +21,7 @@ from botyard.ingestion.parse import ParseLimits
 from botyard.ingestion.pipeline import IngestionConfig, SourceProcessor
 from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
 from botyard.llm.provider import Provider
+from botyard.llm.registry import ModelRegistry
 from botyard.retrieval.retriever import Retriever
 
 
@@ -31,12 +33,14 @@ def ingestion_config(settings: Settings) -> IngestionConfig:
     )
 
 
-def job_handlers(settings: Settings, egress: EgressClient, embedder: Embedder | None = None) -> list[JobHandler]:
+def job_handlers(
+    settings: Settings, egress: EgressClient, embedder: Embedder | None = None, judge: ModelJudge | None = None
+) -> list[JobHandler]:
     """Every kind of job the service runs."""
     return [
         SourceProcessor(egress, ingestion_config(settings), embedder),
         SourceReembedder(embedder),
-        SessionTagger(embedder),
+        SessionTagger(embedder, judge),
     ]
 
 
@@ -65,11 +69,12 @@ class Runtime:
         database = Database.from_settings(settings)
         egress = EgressClient(settings, resolver)
         config = RunnerConfig(lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency)
-        runner = JobRunner(database, job_handlers(settings, egress, embedder), config)
         answerer, llm = build_answerer(settings)
+        judge = None if llm is None else ModelJudge(llm, ModelRegistry.from_settings(settings))
+        runner = JobRunner(database, job_handlers(settings, egress, embedder, judge), config)
         admission = asyncio.Semaphore(settings.answer_admission)
         retriever = Retriever(embedder, settings)
-        router = AgentRouter(embedder, settings.no_agent_message)
+        router = AgentRouter(embedder, settings.no_agent_message, judge)
         return cls(settings, database, egress, runner, embedder, retriever, answerer, llm, admission, router)
 
     async def start_jobs(self) -> None:

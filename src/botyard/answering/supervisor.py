@@ -25,6 +25,7 @@ from botyard.agents.rules import (
     SPAM_DEFENSE,
     USER_FACING,
 )
+from botyard.answering.judge import ModelJudge
 from botyard.answering.routing import Candidate, best, similarities, spam_reason
 from botyard.answering.variables import is_static
 from botyard.embedding import Embedder, Vectors
@@ -171,9 +172,11 @@ class AgentRouter:
     """Chooses the agent for each query (see `routing`); keeps the vectors of the agents' profiles, which change
     only when an agent's name or description does."""
 
-    def __init__(self, embedder: Embedder | None, no_agent_message: str) -> None:
+    def __init__(self, embedder: Embedder | None, no_agent_message: str, judge: ModelJudge | None = None) -> None:
         self.embedder = embedder
         self.no_agent_message = no_agent_message
+        self.judge = judge
+        """With an LLM provider the model rates the agents; the vectors are the fallback when it gives no answer."""
         self._profiles: dict[tuple[str, str], Vectors] = {}
 
     async def choose(
@@ -214,6 +217,9 @@ class AgentRouter:
             )
             for card in cards
         ]
+        ratings = await self.judge.rate_agents(query, candidates) if self.judge is not None else None
+        if ratings is not None:
+            return chosen(cards[best(candidates, ratings, previous_uuid)], variables, forced=False, reason="rated")
         query_vector, profiles = await self._vectors(query, candidates)
         index = best(candidates, similarities(query, candidates, query_vector, profiles), previous_uuid)
         return chosen(cards[index], variables, forced=False, reason="scored")

@@ -111,7 +111,7 @@ async def prepare(
     history = [Turn(m.query, m.response) for m in turns if m.query]  # not the operator's rows
     live_chat, flagged = live.is_live(session), live.is_flagged(session)
     declared = [variable for card in roster.cards for variable in card.variables if isinstance(variable, dict)]
-    filled = {} if live_chat else variables.extract(declared, query)
+    filled = {} if live_chat or not declared else await _fill(router, declared, query)
     values = {**_variables(session), **filled}
     agent = None if live_chat else await router.choose(roster.cards, query, _last_agent(turns), values)
     try:
@@ -150,6 +150,13 @@ async def prepare(
         monitored,
         roster.tagging,
     )
+
+
+async def _fill(router: AgentRouter, declared: list[dict[str, Any]], query: str) -> dict[str, str]:
+    """The variable values a message gives: the model's reading when a provider is configured, else the patterns."""
+    if router.judge is not None and (read := await router.judge.variable_values(declared, query)) is not None:
+        return read
+    return variables.extract(declared, query)
 
 
 async def _store_variables(db: AsyncSession, session_uuid: str, filled: dict[str, str]) -> None:

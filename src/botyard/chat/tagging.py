@@ -2,9 +2,11 @@
 chatbot's enabled background agents whose `criteria` the recent conversation matches. A tag once assigned stays.
 
 The job is queued in the transaction that finalises the answer and runs in the job runner, so it never delays a
-reply. Offline, a tag matches when one of the user's recent messages is close to the tag's "name: criteria" (cosine
-of the bundled embedder's vectors at least `MATCH_THRESHOLD`; without an embedder, when the message contains every
-key term of the tag's name). Assigned tags are the session's `meta.tags` (names, in the order they were assigned).
+reply. With an LLM provider the model judges which criteria the conversation matches. Offline (or when the model
+gives no usable answer), a tag matches when one of the user's recent messages is close to the tag's "name:
+criteria" (cosine of the bundled embedder's vectors at least `MATCH_THRESHOLD`; without an embedder, when the
+message contains every key term of the tag's name). Assigned tags are the session's `meta.tags` (names, in the
+order they were assigned).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.repository import AgentRepository
 from botyard.agents.rules import BACKGROUND
+from botyard.answering.judge import ModelJudge
 from botyard.answering.text import key_terms
 from botyard.chat import live
 from botyard.chat.repository import MessageRepository
@@ -54,8 +57,10 @@ class SessionTagger:
     kind = TAG_SESSION
     timeout_seconds = 120.0
 
-    def __init__(self, embedder: Embedder | None) -> None:
+    def __init__(self, embedder: Embedder | None, judge: ModelJudge | None = None) -> None:
         self.embedder = embedder
+        self.judge = judge
+        """With an LLM provider the model judges the criteria; the offline matcher is the fallback."""
 
     async def run(self, ctx: JobContext) -> None:
         session_uuid = str(ctx.payload["session_uuid"])
@@ -72,6 +77,10 @@ class SessionTagger:
         """Nothing to record: a session simply stays without the tags this run would have added."""
 
     async def _matching(self, rules: list[TagRule], queries: list[str]) -> list[TagRule]:
+        if self.judge is not None:
+            names = await self.judge.matching_tags(queries, {rule.name: rule.criteria for rule in rules})
+            if names is not None:
+                return [rule for rule in rules if rule.name in names]
         if self.embedder is None:
             said = set().union(*(key_terms(query) for query in queries))
             return [rule for rule in rules if key_terms(rule.name) and key_terms(rule.name) <= said]
