@@ -42,6 +42,9 @@ class Reply:
     malformed: str = '{"choices": [{"delta": {"content": "x"'
     usage: bool = True
     done: bool = True
+    tool_calls: Sequence[tuple[str, str]] = ()
+    """(name, arguments JSON) of function calls to ask for after the tokens; the finish reason is then
+    `tool_calls`. The arguments are sent in two fragments, as real servers do."""
 
     @classmethod
     def words(cls, count: int, **options: Any) -> Reply:
@@ -137,7 +140,20 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.delay and stopping.wait(reply.delay):
                 return
             self._event({"choices": [{"index": 0, "delta": {"content": token}, "finish_reason": None}]}, model)
-        self._event({"choices": [{"index": 0, "delta": {}, "finish_reason": reply.finish_reason}]}, model)
+        for index, (name, arguments) in enumerate(reply.tool_calls):
+            head = {
+                "index": index,
+                "id": f"call_{index}",
+                "type": "function",
+                "function": {"name": name, "arguments": arguments[:5]},
+            }
+            tail = {"index": index, "function": {"arguments": arguments[5:]}}
+            for fragment in (head, tail):
+                self._event(
+                    {"choices": [{"index": 0, "delta": {"tool_calls": [fragment]}, "finish_reason": None}]}, model
+                )
+        finish = "tool_calls" if reply.tool_calls else reply.finish_reason
+        self._event({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}, model)
         if reply.usage:
             prompt = sum(count_tokens(str(message.get("content", ""))) for message in received.messages)
             usage = {"prompt_tokens": prompt, "completion_tokens": len(reply.tokens)}

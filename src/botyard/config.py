@@ -109,6 +109,7 @@ class Settings(BaseSettings):
     llm_idle_timeout: float = Field(default=30.0, gt=0, description="Longest wait for the next streamed chunk.")
     llm_total_timeout: float = Field(default=120.0, gt=0, description="Wall-clock cap on one completion.")
     llm_max_connections: int = Field(default=1000, ge=1, description="Concurrent connections to the LLM server.")
+    tool_call_timeout: float = Field(default=10.0, gt=0, description="Wall-clock cap on one tool function call.")
 
     @field_validator("egress_allowlist", "egress_allowed_ports", mode="before")
     @classmethod

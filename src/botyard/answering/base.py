@@ -6,10 +6,11 @@ from); citations are numbered before it runs too, so every answerer marks them t
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from botyard.answering.tools import Tool
 from botyard.retrieval.base import Hit
 
 
@@ -42,6 +43,9 @@ class AnswerRequest:
     model: str = "gpt-4o-mini-4k"
     """A catalogue name; its `-Nk` suffix is the context budget of the prompt."""
     temperature: float = 0.0
+    tools: list[Tool] = field(default_factory=list)
+    """The agent's enabled tool functions (the LLM answerer offers them to the model)."""
+    call_tool: Callable[[Tool, dict[str, Any]], Awaitable[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,9 @@ AnswerEvent = Delta | Finished
 
 
 class Answerer(Protocol):
+    uses_tools: bool
+    """Whether `answer` offers the agent's tool functions to a model (the offline answerer cannot)."""
+
     async def search_query(self, query: str, history: Sequence[Turn], model: str) -> str:
         """What to retrieve with: a follow-up ("and on Sundays?") made to stand on its own using the history."""
         ...

@@ -42,6 +42,8 @@ class _Candidate:
 class OfflineAnswerer:
     """Composes the answer from the hits; see the module docstring."""
 
+    uses_tools = False
+
     name = "offline"
 
     async def search_query(self, query: str, history: Sequence[Turn], model: str) -> str:

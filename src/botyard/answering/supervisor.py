@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents.repository import AgentRepository
+from botyard.agents.repository import AgentRepository, ToolFunctionRepository
 from botyard.agents.rules import (
     BACKGROUND,
     DEFAULT_HUMAN_ESCALATION_SETTINGS,
@@ -27,10 +27,11 @@ from botyard.agents.rules import (
 )
 from botyard.answering.judge import ModelJudge
 from botyard.answering.routing import Candidate, best, similarities, spam_reason
+from botyard.answering.tools import Tool
 from botyard.answering.variables import is_static
 from botyard.embedding import Embedder, Vectors
 from botyard.llm.catalogue import DEFAULT_MODEL
-from botyard.models import Agent
+from botyard.models import Agent, ToolFunction
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class ChosenAgent:
     """A fixed reply instead of an answer from the sources (pre-canned, spam-defense, human-escalation)."""
     forced: bool = False
     """No choice was made: the only enabled agent, or a spam rule."""
+    tools: list[Tool] = field(default_factory=list)
     reason: str = "only agent"
 
     @property
@@ -90,6 +92,7 @@ class AgentCard:
     variables: list[Any]
     human_escalation_settings: dict[str, Any]
     source_uuids: list[str] | None
+    tools: list[Tool] = field(default_factory=list)
 
     @property
     def monitored(self) -> list[str]:
@@ -108,17 +111,20 @@ class Roster:
     """An enabled background agent has tags to assign after each answer."""
 
 
-async def enabled_agents(db: AsyncSession, chatbot_uuid: str) -> Roster:
-    """The chatbot's enabled agents as routing and tagging need them."""
+async def enabled_agents(db: AsyncSession, chatbot_uuid: str, *, tools: bool = False) -> Roster:
+    """The chatbot's enabled agents as routing and tagging need them; with `tools`, the user-facing agents' enabled
+    tool functions too (only an answerer that can call them needs them)."""
     everyone = [agent for agent in await AgentRepository(db).of_chatbot(chatbot_uuid) if agent.enabled]
     tagging = any(agent.type == BACKGROUND and (agent.meta or {}).get("tags") for agent in everyone)
-    return Roster(await _cards(db, [agent for agent in everyone if agent.type in ROUTED]), tagging)
+    return Roster(await _cards(db, [agent for agent in everyone if agent.type in ROUTED], tools), tagging)
 
 
-async def _cards(db: AsyncSession, agents: Sequence[Agent]) -> list[AgentCard]:
+async def _cards(db: AsyncSession, agents: Sequence[Agent], tools: bool) -> list[AgentCard]:
     repository = AgentRepository(db)
     own = [agent.uuid for agent in agents if agent.type == USER_FACING and not agent.use_all_sources]
     sources = await repository.data_sources(own) if own else {}
+    answering = [agent.uuid for agent in agents if agent.type == USER_FACING]
+    functions = await ToolFunctionRepository(db).of_agents(answering) if tools and answering else {}
     return [
         AgentCard(
             uuid=agent.uuid,
@@ -130,9 +136,22 @@ async def _cards(db: AsyncSession, agents: Sequence[Agent]) -> list[AgentCard]:
             variables=list(agent.variables or []),
             human_escalation_settings=dict(agent.human_escalation_settings or {}),
             source_uuids=None if agent.uuid not in own else sources.get(agent.uuid, []),
+            tools=[_tool(function) for function in functions.get(agent.uuid, []) if function.enabled],
         )
         for agent in agents
     ]
+
+
+def _tool(function: ToolFunction) -> Tool:
+    headers = {str(name): str(value) for name, value in (function.headers or {}).items()}
+    return Tool(
+        function.name,
+        function.description,
+        dict(function.parameters or {}),
+        function.external_url,
+        function.method or "GET",
+        headers,
+    )
 
 
 def _fraction(value: object) -> float:
@@ -163,6 +182,7 @@ def chosen(card: AgentCard, session_variables: dict[str, object], *, forced: boo
         variables=_variables(card, session_variables),
         type=card.type,
         reply=_reply(card),
+        tools=card.tools,
         forced=forced,
         reason=reason,
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Collection
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Collection
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +30,7 @@ from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHi
 from botyard.answering.citations import CitedSource, cite_data, cite_entry, markers_in, number_hits
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, enabled_agents
 from botyard.answering.text import word_groups
+from botyard.answering.tools import Tool
 from botyard.chat import access, live, ratelimit
 from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
 from botyard.chat.repository import MessageRepository
@@ -94,6 +95,8 @@ async def prepare(
     session_uuid: str,
     query: str,
     now: datetime,
+    *,
+    tools: bool = False,
 ) -> Prepared:
     """Authorise, choose the agent, count against the rate limit and store the query in state `streaming`,
     committed before the answer starts. Raises before anything is stored when the caller may not chat here or is
@@ -107,7 +110,7 @@ async def prepare(
     async with database.transaction(write=False) as db:
         session, chatbot = await access.chat_session(db, account_uuid, session_uuid)
         turns = await MessageRepository(db).recent_finished(session.uuid, HISTORY_TURNS)
-        roster = await enabled_agents(db, chatbot.uuid)
+        roster = await enabled_agents(db, chatbot.uuid, tools=tools)
     history = [Turn(m.query, m.response) for m in turns if m.query]  # not the operator's rows
     live_chat, flagged = live.is_live(session), live.is_flagged(session)
     declared = [variable for card in roster.cards for variable in card.variables if isinstance(variable, dict)]
@@ -212,8 +215,10 @@ class AnswerRun:
         answerer: Answerer,
         ping_seconds: float | None,
         admission: asyncio.Semaphore | None = None,
+        call_tool: Callable[[Tool, dict[str, Any]], Awaitable[str]] | None = None,
     ) -> None:
         self.prepared = prepared
+        self.call_tool = call_tool
         self.admission = admission or asyncio.Semaphore()
         self.database = database
         self.retriever = retriever
@@ -259,12 +264,13 @@ class AnswerRun:
             return
         async with self.admission:
             retrieval = await self._retrieve()
-        if agent is None or not retrieval.relevant or not retrieval.hits:
+        with_tools = agent is not None and bool(agent.tools) and self.answerer.uses_tools
+        if agent is None or (not with_tools and (not retrieval.relevant or not retrieval.hits)):
             no_answer = agent.no_answer_message if agent else ChosenAgent.no_answer_message
             async for event in _canned(no_answer, self.prepared.query):
                 yield event
             return
-        self.cited = number_hits(retrieval.hits)
+        self.cited = number_hits(retrieval.hits) if retrieval.relevant else []  # a tool agent may answer without
         request = AnswerRequest(
             query=self.prepared.query,
             hits=self.cited,
@@ -274,6 +280,8 @@ class AnswerRun:
             variables=agent.variables,
             model=agent.model,
             temperature=agent.temperature,
+            tools=agent.tools if with_tools else [],
+            call_tool=self.call_tool,
         )
         async with aclosing(self.answerer.answer(request)) as events:  # type: ignore[type-var]
             async for event in events:

@@ -134,7 +134,9 @@ async def stream_message(
 ) -> AnswerResponse:
     """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots."""
     async with runtime.admission:
-        prepared = await answer.prepare(runtime.database, runtime.router, account, uuid, body.query, utcnow())
+        prepared = await answer.prepare(
+            runtime.database, runtime.router, account, uuid, body.query, utcnow(), tools=runtime.answerer.uses_tools
+        )
     events = wants_events(accept)
     return AnswerResponse(answer_run(runtime, prepared, events=events), events=events)
 
@@ -145,7 +147,9 @@ async def message_non_stream(
 ) -> MessageReply:
     """Send a message and get the whole answer at once as `{"response": "..."}`."""
     async with runtime.admission:
-        prepared = await answer.prepare(runtime.database, runtime.router, account, uuid, body.query, utcnow())
+        prepared = await answer.prepare(
+            runtime.database, runtime.router, account, uuid, body.query, utcnow(), tools=runtime.answerer.uses_tools
+        )
     return {"response": await collect(answer_run(runtime, prepared, events=False))}
 
 

@@ -21,7 +21,7 @@ import httpx
 
 from botyard.config import Settings
 from botyard.egress.client import trusted_client
-from botyard.llm.provider import ChatMessage, ProviderEvent, StreamEnd, TextDelta, TokenUsage
+from botyard.llm.provider import ChatMessage, ProviderEvent, StreamEnd, TextDelta, TokenUsage, ToolCall, ToolSpec
 
 log = logging.getLogger(__name__)
 
@@ -77,17 +77,31 @@ class OpenAICompatProvider:
         await self._client.aclose()
 
     async def stream(
-        self, messages: Sequence[ChatMessage], *, model: str, temperature: float, max_tokens: int
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        model: str,
+        temperature: float,
+        max_tokens: int,
+        tools: Sequence[ToolSpec] = (),
     ) -> AsyncGenerator[ProviderEvent, None]:
         """Stream one completion; see `Provider.stream`."""
-        body = {
+        body: dict[str, Any] = {
             "model": model,
-            "messages": [{"role": message.role, "content": message.content} for message in messages],
+            "messages": [_wire_message(message) for message in messages],
             "temperature": temperature,
             "max_tokens": max_tokens,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                }
+                for t in tools
+            ]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._total_timeout
         for attempt in (1, 2):
@@ -135,15 +149,19 @@ class OpenAICompatProvider:
         chunks = response.aiter_bytes()
         finish_reason: str | None = None
         usage: TokenUsage | None = None
+        calls = ToolCallAssembler()
         while True:
             async with self._timeout(deadline, idle=True):
                 chunk = await anext(chunks, None)
             payloads = decoder.feed(chunk) if chunk is not None else decoder.finish()
             for data in payloads:
                 if data.strip() == "[DONE]":
+                    for call in calls.finished():
+                        yield call
                     yield StreamEnd(finish_reason or "stop", usage)
                     return
                 text, reason, chunk_usage = parse_chunk(data)
+                calls.feed(data)
                 if text:
                     yield TextDelta(text)
                 finish_reason = reason or finish_reason
@@ -153,6 +171,8 @@ class OpenAICompatProvider:
         if finish_reason is None:
             raise _Failure("the provider closed the stream before it finished", retryable=True)
         # Some servers close without `[DONE]`; a finish_reason already said the answer is complete.
+        for call in calls.finished():
+            yield call
         yield StreamEnd(finish_reason, usage)
 
     def _timeout(self, deadline: float, *, idle: bool) -> _Deadline:
@@ -245,6 +265,55 @@ class SseDecoder:
                 if self._size > MAX_EVENT_CHARS:
                     raise _Failure("the provider sent an over-long stream event")
         return payloads
+
+
+def _wire_tool(tool: ToolSpec) -> dict[str, Any]:
+    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+
+
+def _wire_message(message: ChatMessage) -> dict[str, Any]:
+    wired: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        wired["tool_calls"] = [
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+            for call in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        wired["tool_call_id"] = message.tool_call_id
+    return wired
+
+
+class ToolCallAssembler:
+    """Joins the fragments of the tool calls a stream carries (`delta.tool_calls`, keyed by their `index`: the id
+    and name come first, the arguments' JSON in pieces)."""
+
+    MAX_ARGUMENT_CHARS = 16_000
+
+    def __init__(self) -> None:
+        self._calls: dict[int, dict[str, str]] = {}
+
+    def feed(self, data: str) -> None:
+        chunk = json.loads(data)  # parse_chunk has checked it already
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {} if isinstance(choice, dict) else {}
+            for fragment in delta.get("tool_calls") or [] if isinstance(delta, dict) else []:
+                if not isinstance(fragment, dict) or not isinstance(fragment.get("index", 0), int):
+                    raise _Failure("the provider sent a malformed tool call")
+                call = self._calls.setdefault(fragment.get("index", 0), {"id": "", "name": "", "arguments": ""})
+                function = fragment.get("function") or {}
+                call["id"] = str(fragment.get("id") or call["id"])
+                call["name"] = str(function.get("name") or call["name"])
+                call["arguments"] += str(function.get("arguments") or "")
+                if len(call["arguments"]) > self.MAX_ARGUMENT_CHARS:
+                    raise _Failure("the provider sent over-long tool call arguments")
+
+    def finished(self) -> list[ToolCall]:
+        calls = [
+            ToolCall(c["id"] or f"call_{index}", c["name"], c["arguments"] or "{}")
+            for index, c in sorted(self._calls.items())
+        ]
+        self._calls.clear()
+        return [call for call in calls if call.name]
 
 
 def parse_chunk(data: str) -> tuple[str, str | None, TokenUsage | None]:

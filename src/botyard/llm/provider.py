@@ -19,15 +19,37 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
-Role = Literal["system", "user", "assistant"]
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A function call the model asks for (a whole one: the stream's fragments joined); `arguments` is its JSON."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A function offered to the model: its name, what it does, and the JSON schema of its parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
 
 
 @dataclass(frozen=True)
 class ChatMessage:
     role: Role
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    """On an assistant message: the calls it asked for."""
+    tool_call_id: str | None = None
+    """On a tool message: the call whose result `content` is."""
 
 
 @dataclass(frozen=True)
@@ -55,16 +77,23 @@ class StreamEnd:
     """Why the stream failed; never contains the API key. None on success."""
 
 
-ProviderEvent = TextDelta | StreamEnd
+ProviderEvent = TextDelta | ToolCall | StreamEnd
 
 
 class Provider(Protocol):
     """A chat model reachable over the network (or a test double of one)."""
 
     def stream(
-        self, messages: Sequence[ChatMessage], *, model: str, temperature: float, max_tokens: int
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        model: str,
+        temperature: float,
+        max_tokens: int,
+        tools: Sequence[ToolSpec] = (),
     ) -> AsyncGenerator[ProviderEvent, None]:
-        """Stream the completion of `messages` by the provider's `model`: `TextDelta`s, then one `StreamEnd`.
+        """Stream the completion of `messages` by the provider's `model`: `TextDelta`s, the `ToolCall`s the model
+        asks for (when `tools` were offered; the finish reason is then `tool_calls`), then one `StreamEnd`.
 
         Closing the iterator early (the client went away) closes the connection to the provider.
         """
