@@ -11,7 +11,7 @@ from botyard.answering.citations import CitedSource, cite_data, markers_in, numb
 from botyard.answering.context import search_query
 from botyard.answering.offline import WORDS_PER_DELTA, OfflineAnswerer, compose
 from botyard.answering.text import sentences, word_groups
-from botyard.chat.answer import NOT_JSON, json_guard
+from botyard.chat.json_guard import NOT_JSON, json_guard
 from botyard.retrieval.base import Hit
 
 HOURS = """# Opening hours

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Collection
 from contextlib import aclosing
@@ -33,6 +32,7 @@ from botyard.answering.text import word_groups
 from botyard.answering.tools import Tool
 from botyard.chat import access, live, ratelimit
 from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
+from botyard.chat.json_guard import json_guard
 from botyard.chat.repository import MessageRepository
 from botyard.chat.sweep import stream_owner
 from botyard.chat.tagging import schedule_tagging
@@ -50,8 +50,6 @@ log = logging.getLogger(__name__)
 HISTORY_TURNS = 6
 TOP_K = 8
 FAILURE_MESSAGE = "Sorry, something went wrong while answering. Please try again."
-NOT_JSON = "\u200b"
-"""Appended (invisibly) to an answer that would otherwise be a valid JSON document; see `json_guard`."""
 
 
 class Retriever(Protocol):
@@ -179,21 +177,6 @@ def _last_agent(turns: list[Message]) -> str | None:
 def _variables(session: ChatSession) -> dict[str, object]:
     variables = (session.meta or {}).get("variables") or {}
     return variables if isinstance(variables, dict) else {}
-
-
-def json_guard(text: str) -> str:
-    """What to append so that the plain-text body is never a valid JSON document ("" almost always).
-
-    Clients tell an error (a JSON body) from an answer by trying to parse it, so an answer such as `42`, `"yes"`,
-    `true` or `{...}` must not parse. The whole text is only known at the end, and a suffix is the one change that
-    can still be made then without holding back the stream: a trailing zero-width space is not JSON whitespace, so
-    the document no longer parses, while a reader sees nothing (and `str.strip()` / JS `trim()` keep it).
-    """
-    try:
-        json.loads(text)
-    except ValueError:
-        return ""
-    return NOT_JSON
 
 
 async def _canned(text: str, query: str, relevant: bool | None = False) -> AsyncIterator[AnswerEvent]:
