@@ -212,3 +212,35 @@ def test_injected_instructions_cannot_move_the_call_or_leak_headers(
     model_inputs = json.dumps([request.body for request in llm.requests])
     assert SECRET not in model_inputs
     assert SECRET not in json.dumps(messages(api, chat))
+
+
+def test_a_background_agent_calls_its_function_after_the_answer(
+    desk: tuple[Api, str, str], llm: FakeLlm, tools: ToolServer
+) -> None:
+    api, chat, _ = desk
+    [bot] = [chatbot["uuid"] for chatbot in api.ok(api.get("/chatbots"))]
+    body = {"name": "Complaints", "type": "background", "prompt": "Log every complaint."}
+    background = api.ok(api.post(f"/chatbot/{bot}/agent/create", body))["uuid"]
+    api.ok(api.post(f"/agent/{background}/update", {"enabled": True}))
+    schema = {"type": "object", "properties": {"summary": {"type": "string"}}, "required": ["summary"]}
+    function = {
+        "name": "log_complaint",
+        "description": "Log a complaint",
+        "parameters": schema,
+        "external_url": f"{tools.url}/complaints",
+        "method": "POST",
+        "headers": {"X-Secret": SECRET},
+    }
+    api.ok(api.post(f"/agent/{background}/function/create", function))
+    llm.script(Reply(tokens=("Sorry to hear that.",)))
+    assert ask(api, chat, "My parcel is two weeks late, this is unacceptable").text == "Sorry to hear that."
+    assert tools.received == []  # the answer did not wait for the background agent
+    llm.script(tool_call("log_complaint", summary="parcel two weeks late"), Reply(tokens=("done",)))
+    process(api.client)
+    [request] = tools.received
+    assert (request["method"], request["path"]) == ("POST", "/complaints")
+    assert json.loads(request["body"]) == {"summary": "parcel two weeks late"}
+    meta = json.loads(messages(api, chat)[-1]["meta_json"])
+    [call] = meta["background_functions_called"]
+    assert call["agent"] == "Complaints" and call["name"] == "log_complaint"
+    assert SECRET not in json.dumps([r.body for r in llm.requests])

@@ -10,6 +10,7 @@ from botyard.answering.base import Answerer
 from botyard.answering.judge import ModelJudge
 from botyard.answering.select import build_answerer
 from botyard.answering.supervisor import AgentRouter
+from botyard.answering.tools import ToolCaller
 from botyard.chat.tagging import SessionTagger
 from botyard.config import Settings
 from botyard.db.session import Database
@@ -34,13 +35,17 @@ def ingestion_config(settings: Settings) -> IngestionConfig:
 
 
 def job_handlers(
-    settings: Settings, egress: EgressClient, embedder: Embedder | None = None, judge: ModelJudge | None = None
+    settings: Settings,
+    egress: EgressClient,
+    embedder: Embedder | None = None,
+    judge: ModelJudge | None = None,
+    answerer: Answerer | None = None,
 ) -> list[JobHandler]:
     """Every kind of job the service runs."""
     return [
         SourceProcessor(egress, ingestion_config(settings), embedder),
         SourceReembedder(embedder),
-        SessionTagger(embedder, judge),
+        SessionTagger(embedder, judge, answerer, ToolCaller(egress, settings.tool_call_timeout)),
     ]
 
 
@@ -71,7 +76,7 @@ class Runtime:
         config = RunnerConfig(lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency)
         answerer, llm = build_answerer(settings)
         judge = None if llm is None else ModelJudge(llm, ModelRegistry.from_settings(settings))
-        runner = JobRunner(database, job_handlers(settings, egress, embedder, judge), config)
+        runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer), config)
         admission = asyncio.Semaphore(settings.answer_admission)
         retriever = Retriever(embedder, settings)
         router = AgentRouter(embedder, settings.no_agent_message, judge)

@@ -107,16 +107,16 @@ class AgentCard:
 class Roster:
     cards: list[AgentCard]
     """The enabled agents that can answer a query, oldest first."""
-    tagging: bool
-    """An enabled background agent has tags to assign after each answer."""
+    background: bool
+    """An enabled background agent has work after each answer: tags to assign, or (with `tools`) functions."""
 
 
 async def enabled_agents(db: AsyncSession, chatbot_uuid: str, *, tools: bool = False) -> Roster:
     """The chatbot's enabled agents as routing and tagging need them; with `tools`, the user-facing agents' enabled
     tool functions too (only an answerer that can call them needs them)."""
     everyone = [agent for agent in await AgentRepository(db).of_chatbot(chatbot_uuid) if agent.enabled]
-    tagging = any(agent.type == BACKGROUND and (agent.meta or {}).get("tags") for agent in everyone)
-    return Roster(await _cards(db, [agent for agent in everyone if agent.type in ROUTED], tools), tagging)
+    background = any(agent.type == BACKGROUND and (tools or (agent.meta or {}).get("tags")) for agent in everyone)
+    return Roster(await _cards(db, [agent for agent in everyone if agent.type in ROUTED], tools), background)
 
 
 async def _cards(db: AsyncSession, agents: Sequence[Agent], tools: bool) -> list[AgentCard]:
@@ -136,13 +136,14 @@ async def _cards(db: AsyncSession, agents: Sequence[Agent], tools: bool) -> list
             variables=list(agent.variables or []),
             human_escalation_settings=dict(agent.human_escalation_settings or {}),
             source_uuids=None if agent.uuid not in own else sources.get(agent.uuid, []),
-            tools=[_tool(function) for function in functions.get(agent.uuid, []) if function.enabled],
+            tools=[tool_of(function) for function in functions.get(agent.uuid, []) if function.enabled],
         )
         for agent in agents
     ]
 
 
-def _tool(function: ToolFunction) -> Tool:
+def tool_of(function: ToolFunction) -> Tool:
+    """A stored tool function as the answerer uses it."""
     headers = {str(name): str(value) for name, value in (function.headers or {}).items()}
     return Tool(
         function.name,

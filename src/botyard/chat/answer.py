@@ -82,8 +82,8 @@ class Prepared:
     """An operator has the session: the query is stored for them, nobody else answers."""
     monitored: list[str] = field(default_factory=list)
     """Phrases that, in the AI's reply, flag the session for operators."""
-    tagging: bool = False
-    """Background agents have tags to assign: the answer queues a `tag_session` job."""
+    background: bool = False
+    """Background agents have work after the answer: it queues a `tag_session` job."""
 
 
 async def prepare(
@@ -149,7 +149,7 @@ async def prepare(
         agent,
         live_chat,
         monitored,
-        roster.tagging,
+        roster.background,
     )
 
 
@@ -370,7 +370,7 @@ class AnswerRun:
                 await finalise_message(db, self.prepared.message_uuid, values)
                 if phrase is not None:
                     await live.flag_for_operators(db, self.prepared.session_uuid, utcnow(), reason=f"said: {phrase}")
-                if self.prepared.tagging and not self.prepared.live_chat:
+                if self.prepared.background and not self.prepared.live_chat:
                     await schedule_tagging(db, self.prepared.session_uuid, self.prepared.chatbot_uuid)
         except Exception:
             log.exception("storing message %s failed", self.prepared.message_uuid)

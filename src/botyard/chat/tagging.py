@@ -11,6 +11,7 @@ order they were assigned).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +20,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.repository import AgentRepository
 from botyard.agents.rules import BACKGROUND
+from botyard.answering.base import Answerer, Turn
 from botyard.answering.judge import ModelJudge
 from botyard.answering.text import key_terms
-from botyard.chat import live
+from botyard.answering.tools import Tool
+from botyard.chat import background_tools, live
 from botyard.chat.repository import MessageRepository
 from botyard.db.base import utcnow
 from botyard.embedding import Embedder
@@ -52,26 +55,48 @@ async def schedule_tagging(db: AsyncSession, session_uuid: str, chatbot_uuid: st
 
 
 class SessionTagger:
-    """The job handler for `tag_session` (payload `{"session_uuid": ...}`)."""
+    """The job handler for `tag_session` (payload `{"session_uuid": ...}`): the background agents' work after an
+    answer. Tags as described above; with an answerer that can call functions, also the background agents' tool
+    functions (`background_tools`)."""
 
     kind = TAG_SESSION
     timeout_seconds = 120.0
 
-    def __init__(self, embedder: Embedder | None, judge: ModelJudge | None = None) -> None:
+    def __init__(
+        self,
+        embedder: Embedder | None,
+        judge: ModelJudge | None = None,
+        answerer: Answerer | None = None,
+        call_tool: Callable[[Tool, dict[str, Any]], Awaitable[str]] | None = None,
+    ) -> None:
         self.embedder = embedder
         self.judge = judge
         """With an LLM provider the model judges the criteria; the offline matcher is the fallback."""
+        self.answerer = answerer if answerer is not None and answerer.uses_tools and call_tool is not None else None
+        self.call_tool = call_tool
 
     async def run(self, ctx: JobContext) -> None:
         session_uuid = str(ctx.payload["session_uuid"])
-        loaded = await ctx.read(lambda db: _load(db, session_uuid))
+        loaded = await ctx.read(lambda db: _load(db, session_uuid, with_tools=self.answerer is not None))
         if loaded is None:  # the session was deleted meanwhile
             return
-        assigned, rules, queries = loaded
-        pending = [rule for rule in rules if rule.name not in assigned]
+        pending = [rule for rule in loaded.rules if rule.name not in loaded.assigned]
+        queries = [turn.query for turn in loaded.turns]
         matched = await self._matching(pending, queries) if pending and queries else []
-        if matched:
-            await ctx.finish(lambda db: _assign(db, session_uuid, [rule.name for rule in matched]))
+        calls: list[dict[str, str]] = []
+        if self.answerer is not None and self.call_tool is not None:
+            for agent in loaded.agents:
+                calls += await background_tools.run_tools(self.answerer, self.call_tool, agent, loaded.turns)
+        if not matched and not calls:
+            return
+
+        async def store(db: AsyncSession) -> None:
+            if matched:
+                await _assign(db, session_uuid, [rule.name for rule in matched])
+            if calls and loaded.last_message is not None:
+                await background_tools.record_calls(db, loaded.last_message, calls)
+
+        await ctx.finish(store)
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
         """Nothing to record: a session simply stays without the tags this run would have added."""
@@ -90,9 +115,19 @@ class SessionTagger:
         return [rule for rule, score in zip(rules, closeness, strict=True) if score >= MATCH_THRESHOLD]
 
 
-async def _load(db: AsyncSession, session_uuid: str) -> tuple[list[str], list[TagRule], list[str]] | None:
-    """The session's assigned tags, the tag rules of its chatbot's enabled background agents, and its recent user
-    messages (not the operator's rows)."""
+@dataclass(frozen=True)
+class Loaded:
+    assigned: list[str]
+    rules: list[TagRule]
+    turns: list[Turn]
+    """The recent exchanges with a user message (not the operator's rows), oldest first."""
+    last_message: str | None
+    agents: list[background_tools.BackgroundAgent]
+
+
+async def _load(db: AsyncSession, session_uuid: str, *, with_tools: bool) -> Loaded | None:
+    """What the background agents work from: the session's assigned tags, the tag rules of its chatbot's enabled
+    background agents, its recent exchanges, and (`with_tools`) the background agents that have functions."""
     session = await db.get(ChatSession, session_uuid)
     if session is None:
         return None
@@ -102,9 +137,11 @@ async def _load(db: AsyncSession, session_uuid: str) -> tuple[list[str], list[Ta
             for tag in (agent.meta or {}).get("tags") or []:
                 if isinstance(tag, dict) and tag.get("name") and tag["name"] not in rules:
                     rules[str(tag["name"])] = TagRule(str(tag["name"]), str(tag.get("criteria") or ""))
-    recent = await MessageRepository(db).recent_finished(session_uuid, RECENT_MESSAGES)
-    queries = [message.query for message in recent if message.query.strip()]
-    return list(assigned_tags(session)), list(rules.values()), queries
+    recent = [m for m in await MessageRepository(db).recent_finished(session_uuid, RECENT_MESSAGES) if m.query.strip()]
+    agents = await background_tools.background_agents(db, session.chatbot_uuid) if with_tools else []
+    turns = [Turn(message.query, message.response) for message in recent]
+    last = recent[-1].uuid if recent else None
+    return Loaded(assigned_tags(session), list(rules.values()), turns, last, agents)
 
 
 def assigned_tags(session: ChatSession) -> list[str]:
