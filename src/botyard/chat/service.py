@@ -94,8 +94,21 @@ async def list_messages(db: AsyncSession, account_uuid: str, session_uuid: str) 
 
 
 def transcript(messages: Sequence[Message]) -> str:
-    """Each message as `User: <query>\\nAssistant: <response>\\n`, separated by a blank line; "" for none."""
-    return "\n".join(f"User: {message.query}\nAssistant: {message.response}\n" for message in messages)
+    """Each message as `User: <query>\\nAssistant: <response>\\n`, separated by a blank line; "" for none. Live-chat
+    rows say who spoke: an operator's reply is `Operator: ...`; an announcement has no `User:` line, and a user's
+    message during a live chat no `Assistant:` line."""
+    return "\n".join(_transcript_entry(message) for message in messages)
+
+
+def _transcript_entry(message: Message) -> str:
+    kind = (message.meta or {}).get("kind")
+    if kind == "operator":
+        return f"Operator: {message.response}\n"
+    if kind in ("live_chat_start", "live_chat_end"):
+        return f"Assistant: {message.response}\n"
+    if kind == "live_chat_user":
+        return f"User: {message.query}\n"
+    return f"User: {message.query}\nAssistant: {message.response}\n"
 
 
 async def _owned_messages(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> dict[str, Message]:
