@@ -73,6 +73,24 @@ def fresh_settings(backend: str, data_dir: Path, **overrides: Any) -> Iterator[S
         asyncio.run(_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+@contextmanager
+def llm_app(backend: str, data_dir: Path, llm_url: str, **overrides: Any) -> Iterator[TestClient]:
+    """A test client of the app on a new database of `backend`, answering with the LLM server at `llm_url` (the fake
+    one), keyword search only, jobs run only where a test runs them."""
+    settings_overrides: dict[str, Any] = {
+        "jobs_in_process": False,
+        "embedder": "none",
+        "llm_base_url": llm_url,
+        "llm_api_key": "sk-test-key",
+        **overrides,
+    }
+    with (
+        fresh_settings(backend, data_dir, **settings_overrides) as settings,
+        TestClient(create_app(settings, resolver=FakeDns()), raise_server_exceptions=False) as client,
+    ):
+        yield client
+
+
 @pytest.fixture(scope="session", params=backend_params())
 def settings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     # Jobs run only where a test runs them (no background runner racing the assertions); the loopback web servers

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,11 +15,9 @@ from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
-from botyard.main import create_app
 from tests.api import Api
 from tests.chat_helpers import ask, messages, new_session, sse_events
-from tests.conftest import Db, backend_params, fresh_settings
-from tests.fake_dns import FakeDns
+from tests.conftest import Db, backend_params, llm_app
 from tests.fake_llm import FakeLlm, Reply
 from tests.test_ingestion import process
 
@@ -37,18 +34,7 @@ def llm() -> Iterator[FakeLlm]:
 def llm_client(
     request: pytest.FixtureRequest, llm: FakeLlm, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient]:
-    overrides: dict[str, Any] = {
-        "jobs_in_process": False,
-        "embedder": "none",
-        "llm_base_url": llm.url,
-        "llm_api_key": "sk-test-key",
-        "llm_idle_timeout": 1.0,
-    }
-    data_dir: Path = tmp_path_factory.mktemp("botyard-llm")
-    with (
-        fresh_settings(request.param, data_dir, **overrides) as settings,
-        TestClient(create_app(settings, resolver=FakeDns()), raise_server_exceptions=False) as client,
-    ):
+    with llm_app(request.param, tmp_path_factory.mktemp("botyard-llm"), llm.url, llm_idle_timeout=1.0) as client:
         yield client
 
 

@@ -9,7 +9,6 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,11 +16,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
-from botyard.main import create_app
 from tests.api import Api
 from tests.chat_helpers import ask, messages, new_session
-from tests.conftest import Db, backend_params, fresh_settings
-from tests.fake_dns import FakeDns
+from tests.conftest import Db, backend_params, llm_app
 from tests.fake_llm import FakeLlm, Reply
 from tests.test_ingestion import process
 
@@ -89,19 +86,8 @@ def tools() -> Iterator[ToolServer]:
 def tool_client(
     request: pytest.FixtureRequest, llm: FakeLlm, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient]:
-    overrides: dict[str, Any] = {
-        "jobs_in_process": False,
-        "embedder": "none",
-        "llm_base_url": llm.url,
-        "llm_api_key": "sk-test-key",
-        "egress_allowlist": ["127.0.0.1"],
-        "tool_call_timeout": 1.0,
-    }
-    data_dir: Path = tmp_path_factory.mktemp("botyard-tools")
-    with (
-        fresh_settings(request.param, data_dir, **overrides) as settings,
-        TestClient(create_app(settings, resolver=FakeDns()), raise_server_exceptions=False) as client,
-    ):
+    data_dir = tmp_path_factory.mktemp("botyard-tools")
+    with llm_app(request.param, data_dir, llm.url, egress_allowlist=["127.0.0.1"], tool_call_timeout=1.0) as client:
         yield client
 
 
