@@ -327,8 +327,17 @@ def _descendants(pid: int) -> set[int]:
     return found | {grandchild for child in found for grandchild in _children(child)}
 
 
-def test_cancelling_kills_the_child() -> None:
-    sandbox = Sandbox()
+@pytest.fixture
+def fresh_sandbox() -> Iterator[Sandbox]:
+    """A sandbox of the test's own, started: its zygote's children are the test's alone to count."""
+    box = Sandbox()
+    box.start()
+    yield box
+    box.close()
+
+
+def test_cancelling_kills_the_child(fresh_sandbox: Sandbox) -> None:
+    sandbox = fresh_sandbox
 
     async def cancel_midway() -> None:
         task = asyncio.create_task(parse_file(_big_html(), "slow.html", sandbox=sandbox))
@@ -337,54 +346,42 @@ def test_cancelling_kills_the_child() -> None:
         with pytest.raises(asyncio.CancelledError):
             await task
 
-    try:
-        sandbox.start()
-        assert sandbox.pid is not None
-        asyncio.run(cancel_midway())
-        deadline = time.monotonic() + 3
-        while _descendants(sandbox.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _descendants(sandbox.pid)
-    finally:
-        sandbox.close()
+    assert sandbox.pid is not None
+    asyncio.run(cancel_midway())
+    deadline = time.monotonic() + 3
+    while _descendants(sandbox.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _descendants(sandbox.pid)
 
 
-def test_a_warm_child_parses_the_next_file_and_a_failed_one_is_replaced() -> None:
-    sandbox = Sandbox()
-    try:
-        sandbox.start()
-        assert sandbox.pid is not None
-        assert sandboxed(sandbox, b"first", "a.txt").markdown == "first\n"
-        [supervisor] = _children(sandbox.pid)
-        [child] = _children(supervisor)
-        assert sandboxed(sandbox, b"second", "b.txt").markdown == "second\n"
-        assert _children(supervisor) == {child}  # the same process parsed both files
-        bomb = b"[" + b"[]," * 3_000_000 + b"[]]"
-        assert refused(sandbox, bomb, "bomb.json", ParseLimits(memory_mb=300)).reason == "memory"
-        assert _children(supervisor) == set()  # it failed: retired
-        assert sandboxed(sandbox, b"third", "c.txt").markdown == "third\n"
-        [fresh] = _children(supervisor)
-        assert fresh != child
-        # Each file gets its own CPU budget, counted from what the warm child already spent.
-        error = refused(sandbox, _big_html(), "slow.html", ParseLimits(cpu_seconds=1))
-        assert error.reason == "timeout" and "CPU" in error.detail
-    finally:
-        sandbox.close()
+def test_a_warm_child_parses_the_next_file_and_a_failed_one_is_replaced(fresh_sandbox: Sandbox) -> None:
+    sandbox = fresh_sandbox
+    assert sandbox.pid is not None
+    assert sandboxed(sandbox, b"first", "a.txt").markdown == "first\n"
+    [supervisor] = _children(sandbox.pid)
+    [child] = _children(supervisor)
+    assert sandboxed(sandbox, b"second", "b.txt").markdown == "second\n"
+    assert _children(supervisor) == {child}  # the same process parsed both files
+    bomb = b"[" + b"[]," * 3_000_000 + b"[]]"
+    assert refused(sandbox, bomb, "bomb.json", ParseLimits(memory_mb=300)).reason == "memory"
+    assert _children(supervisor) == set()  # it failed: retired
+    assert sandboxed(sandbox, b"third", "c.txt").markdown == "third\n"
+    [fresh] = _children(supervisor)
+    assert fresh != child
+    # Each file gets its own CPU budget, counted from what the warm child already spent.
+    error = refused(sandbox, _big_html(), "slow.html", ParseLimits(cpu_seconds=1))
+    assert error.reason == "timeout" and "CPU" in error.detail
 
 
-def test_a_kept_connection_whose_supervisor_died_is_replaced() -> None:
-    sandbox = Sandbox()
-    try:
-        sandbox.start()
-        assert sandbox.pid is not None
-        assert sandboxed(sandbox, b"first", "a.txt").markdown == "first\n"
-        [supervisor] = _children(sandbox.pid)
-        os.kill(supervisor, 9)
-        time.sleep(0.1)
-        assert sandboxed(sandbox, b"second", "b.txt").markdown == "second\n"
-        assert supervisor not in _children(sandbox.pid) and len(_children(sandbox.pid)) == 1
-    finally:
-        sandbox.close()
+def test_a_kept_connection_whose_supervisor_died_is_replaced(fresh_sandbox: Sandbox) -> None:
+    sandbox = fresh_sandbox
+    assert sandbox.pid is not None
+    assert sandboxed(sandbox, b"first", "a.txt").markdown == "first\n"
+    [supervisor] = _children(sandbox.pid)
+    os.kill(supervisor, 9)
+    time.sleep(0.1)
+    assert sandboxed(sandbox, b"second", "b.txt").markdown == "second\n"
+    assert supervisor not in _children(sandbox.pid) and len(_children(sandbox.pid)) == 1
 
 
 def test_a_dead_zygote_is_replaced() -> None:

@@ -23,6 +23,7 @@ from botyard.retrieval.retriever import Retriever
 from botyard.runtime import Runtime, job_handlers
 from tests.api import Api, assert_error, assert_not_found
 from tests.conftest import POSTGRES_ENV, Db, fresh_settings
+from tests.test_ingestion_embedding import FakeEmbedder
 
 FAST = RunnerConfig(lease_seconds=10, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.02)
 
@@ -286,3 +287,17 @@ def test_identical_results_on_both_databases(tmp_path: Path) -> None:
     assert on_sqlite == on_postgres
     assert any(result["relevant"] for result in on_sqlite)
     assert not all(result["relevant"] for result in on_sqlite)
+
+
+def test_a_query_is_embedded_once_for_routing_and_retrieval(tmp_path: Path) -> None:
+    embedder = FakeEmbedder()
+    retriever = Retriever(embedder, Settings(data_dir=tmp_path))
+
+    async def twice() -> tuple[Any, Any, Any]:
+        first = await retriever.embed_query("When do you open?")
+        again = await retriever.embed_query("When do you open?")
+        other = await retriever.embed_query("Do you ship abroad?")
+        return first, again, other
+
+    first, again, other = asyncio.run(twice())
+    assert first is again and other is not None and embedder.calls == 2

@@ -79,7 +79,7 @@ class Runtime:
         runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer), config)
         admission = asyncio.Semaphore(settings.answer_admission)
         retriever = Retriever(embedder, settings)
-        router = AgentRouter(embedder, settings.no_agent_message, judge)
+        router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)
         return cls(settings, database, egress, runner, embedder, retriever, answerer, llm, admission, router)
 
     async def start_jobs(self) -> None:

@@ -8,7 +8,7 @@ Pre-canned and spam-defense agents reply with their `default_message`, a human-e
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -193,8 +193,16 @@ class AgentRouter:
     """Chooses the agent for each query (see `routing`); keeps the vectors of the agents' profiles, which change
     only when an agent's name or description does."""
 
-    def __init__(self, embedder: Embedder | None, no_agent_message: str, judge: ModelJudge | None = None) -> None:
+    def __init__(
+        self,
+        embedder: Embedder | None,
+        no_agent_message: str,
+        judge: ModelJudge | None = None,
+        embed_query: Callable[[str], Awaitable[Vectors | None]] | None = None,
+    ) -> None:
         self.embedder = embedder
+        self.embed_query = (embed_query or embedder.embed_query) if embedder is not None else None
+        """The retriever's (cached), so that retrieval does not embed the same query again."""
         self.no_agent_message = no_agent_message
         self.judge = judge
         """With an LLM provider the model rates the agents; the vectors are the fallback when it gives no answer."""
@@ -257,7 +265,9 @@ class AgentRouter:
                 vectors = await self.embedder.embed_documents([c.profile for c in missing])
                 for candidate, vector in zip(missing, vectors, strict=True):
                     self._profiles[(candidate.uuid, candidate.profile)] = vector
-            query_vector = await self.embedder.embed_query(query)
+            query_vector = await self.embed_query(query) if self.embed_query is not None else None
+            if query_vector is None:
+                return None, None
         except Exception:
             log.warning("routing without vectors: the embedder failed", exc_info=True)
             return None, None

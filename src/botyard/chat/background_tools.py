@@ -17,13 +17,13 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents.repository import AgentRepository, ToolFunctionRepository
+from botyard.agents.repository import ToolFunctionRepository
 from botyard.agents.rules import BACKGROUND
 from botyard.answering.base import Answerer, AnswerRequest, Finished, Turn
 from botyard.answering.supervisor import tool_of
 from botyard.answering.tools import Tool
 from botyard.llm.catalogue import DEFAULT_MODEL
-from botyard.models import Message
+from botyard.models import Agent, Message
 
 BACKGROUND_RULES = """You work in the background of a customer conversation and never reply to the customer. \
 Call your functions when the conversation calls for it, and only then. When you are done, reply with the single \
@@ -38,9 +38,9 @@ class BackgroundAgent:
     tools: list[Tool]
 
 
-async def background_agents(db: AsyncSession, chatbot_uuid: str) -> list[BackgroundAgent]:
-    """The chatbot's enabled background agents that have enabled tool functions."""
-    agents = [a for a in await AgentRepository(db).of_chatbot(chatbot_uuid) if a.enabled and a.type == BACKGROUND]
+async def background_agents(db: AsyncSession, chatbot_agents: Sequence[Agent]) -> list[BackgroundAgent]:
+    """Among a chatbot's agents, the enabled background ones that have enabled tool functions."""
+    agents = [agent for agent in chatbot_agents if agent.enabled and agent.type == BACKGROUND]
     functions = await ToolFunctionRepository(db).of_agents([agent.uuid for agent in agents]) if agents else {}
     found = []
     for agent in agents:

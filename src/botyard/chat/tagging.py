@@ -132,16 +132,17 @@ async def _load(db: AsyncSession, session_uuid: str, *, with_tools: bool) -> Loa
     if session is None:
         return None
     rules: dict[str, TagRule] = {}
-    for agent in await AgentRepository(db).of_chatbot(session.chatbot_uuid):
+    agents = await AgentRepository(db).of_chatbot(session.chatbot_uuid)
+    for agent in agents:
         if agent.enabled and agent.type == BACKGROUND:
             for tag in (agent.meta or {}).get("tags") or []:
                 if isinstance(tag, dict) and tag.get("name") and tag["name"] not in rules:
                     rules[str(tag["name"])] = TagRule(str(tag["name"]), str(tag.get("criteria") or ""))
     recent = [m for m in await MessageRepository(db).recent_finished(session_uuid, RECENT_MESSAGES) if m.query.strip()]
-    agents = await background_tools.background_agents(db, session.chatbot_uuid) if with_tools else []
+    callers = await background_tools.background_agents(db, agents) if with_tools else []
     turns = [Turn(message.query, message.response) for message in recent]
     last = recent[-1].uuid if recent else None
-    return Loaded(assigned_tags(session), list(rules.values()), turns, last, agents)
+    return Loaded(assigned_tags(session), list(rules.values()), turns, last, callers)
 
 
 def assigned_tags(session: ChatSession) -> list[str]:

@@ -48,6 +48,10 @@ THRESHOLDS = {
 }
 
 
+QUERY_VECTORS = 1024
+"""Query vectors kept per process (1.5 KB each)."""
+
+
 class Retriever:
     """Hybrid retrieval scoped to a chatbot and, optionally, to some of its sources (an agent's selection)."""
 
@@ -55,6 +59,7 @@ class Retriever:
         self.embedder = embedder
         self.max_cached_chunks = settings.retrieval_cache_chunks
         self._cache: OrderedDict[str, ChatbotIndex] = OrderedDict()
+        self._query_vectors: OrderedDict[str, Vectors] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def retrieve(
@@ -139,14 +144,25 @@ class Retriever:
 
     async def embed_query(self, query: str) -> Vectors | None:
         """The query's vector; None without an embedder or when embedding fails, and retrieval falls back to BM25
-        (an embeddings endpoint that is down degrades answers, it does not stop them)."""
+        (an embeddings endpoint that is down degrades answers, it does not stop them).
+
+        The last `QUERY_VECTORS` vectors are kept: routing embeds a query before retrieval searches with it, and
+        the same questions come back (a widget's suggested questions)."""
         if self.embedder is None or not query.strip():
             return None
+        cached = self._query_vectors.get(query)
+        if cached is not None:
+            self._query_vectors.move_to_end(query)
+            return cached
         try:
-            return await self.embedder.embed_query(query)
+            vector = await self.embedder.embed_query(query)
         except EmbeddingError as error:
             log.warning("query embedding failed, falling back to BM25: %s", error)
             return None
+        self._query_vectors[query] = vector
+        if len(self._query_vectors) > QUERY_VECTORS:
+            self._query_vectors.popitem(last=False)
+        return vector
 
 
 def _hits(index: ChatbotIndex, ranked: Ranked) -> list[Hit]:
