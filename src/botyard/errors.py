@@ -36,6 +36,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     LIVE_CHAT_ACTIVE = "live_chat_active"
     LIVE_CHAT_INACTIVE = "live_chat_inactive"
+    ORIGIN_NOT_ALLOWED = "origin_not_allowed"
     INTERNAL_ERROR = "internal_error"
 
 

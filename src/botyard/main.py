@@ -26,6 +26,9 @@ from botyard.retrieval.router import router as retrieval_router
 from botyard.runtime import Runtime
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
+from botyard.web.router import mount as mount_web
+from botyard.widget.cors import WidgetCors
+from botyard.widget.router import router as widget_router
 
 DESCRIPTION = """Self-hostable chatbot management service, compatible with the hosted chatbot API.
 
@@ -63,12 +66,14 @@ def create_app(settings: Settings | None = None, resolver: Resolver | None = Non
         chat_router,
         live_router,
         retrieval_router,
+        widget_router,
     )
     for router in routers:
         api.include_router(router)
     app.include_router(api)
     app.include_router(restart_router, prefix="/api")  # the SDK's unversioned path
     app.include_router(_health_router())
+    mount_web(app)
 
     app.add_middleware(RequestBodyGuard, settings=settings)
     if settings.cors_origins:
@@ -78,6 +83,7 @@ def create_app(settings: Settings | None = None, resolver: Resolver | None = Non
             allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type"],
         )
+    app.add_middleware(WidgetCors)  # outermost: the widget API's CORS follows each chatbot's allowed origins
     return app
 
 

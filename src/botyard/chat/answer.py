@@ -95,6 +95,7 @@ async def prepare(
     now: datetime,
     *,
     tools: bool = False,
+    device: str | None = None,
 ) -> Prepared:
     """Authorise, choose the agent, count against the rate limit and store the query in state `streaming`,
     committed before the answer starts. Raises before anything is stored when the caller may not chat here or is
@@ -104,6 +105,8 @@ async def prepare(
     between them (it may embed the query); the write transaction holds only the rate-limit count, the insert and,
     for a human hand-off, the session's flag, which must be atomic together. SQLite has one writer at a time, and
     several server processes meet at its lock, so the shorter the write, the more answers per second.
+
+    `device` is who the rate limit counts (the widget's browser); API traffic counts per session.
     """
     async with database.transaction(write=False) as db:
         session, chatbot = await access.chat_session(db, account_uuid, session_uuid)
@@ -117,7 +120,7 @@ async def prepare(
     agent = None if live_chat else await router.choose(roster.cards, query, _last_agent(turns), values)
     try:
         async with database.transaction() as db:
-            await ratelimit.admit(db, chatbot, ratelimit.session_device(session.uuid), now)
+            await ratelimit.admit(db, chatbot, device or ratelimit.session_device(session.uuid), now)
             meta: dict[str, Any] = {"streaming_owner": stream_owner()}
             message = await MessageRepository(db).add(
                 Message(

@@ -84,9 +84,9 @@ async def start(db: AsyncSession, account_uuid: str, session_uuid: str, now: dat
     if is_live(session):
         raise AppError(409, ErrorCode.LIVE_CHAT_ACTIVE, "An operator already has this session")
     settings = await escalation_settings(db, session.chatbot_uuid)
-    await _transcript_row(db, session, str(settings["live_chat_start_announcement"]), "live_chat_start", now)
+    row = await _transcript_row(db, session, str(settings["live_chat_start_announcement"]), "live_chat_start", now)
     session.meta = {**(session.meta or {}), "live_chat": True}
-    await record(db, session, LIVE_CHAT_STARTED, now)
+    await record(db, session, LIVE_CHAT_STARTED, now, message_uuid=row.uuid)
     return session
 
 
@@ -106,9 +106,9 @@ async def end(db: AsyncSession, account_uuid: str, session_uuid: str, now: datet
     if not is_live(session):
         raise AppError(409, ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session")
     settings = await escalation_settings(db, session.chatbot_uuid)
-    await _transcript_row(db, session, str(settings["live_chat_end_announcement"]), "live_chat_end", now)
+    row = await _transcript_row(db, session, str(settings["live_chat_end_announcement"]), "live_chat_end", now)
     session.meta = {**(session.meta or {}), "live_chat": False, "human_requested": False}
-    await record(db, session, LIVE_CHAT_ENDED, now)
+    await record(db, session, LIVE_CHAT_ENDED, now, message_uuid=row.uuid)
     return session
 
 

@@ -4,16 +4,16 @@ chatbot's events. Not in the hosted interface; designed in its style (`/session/
 
 from __future__ import annotations
 
-import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
 from pydantic import StringConstraints
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat import live, service
+from botyard.chat.event_stream import StreamedEvent, event_stream, resume_point
 from botyard.chat.schemas import Message, Session
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
@@ -22,9 +22,6 @@ from botyard.deps import AppRuntime, CurrentAccount, DbSession
 from botyard.schemas import RequestModel
 
 router = APIRouter(tags=["live chat"])
-
-POLL_SECONDS = 0.5
-PING_SECONDS = 15.0
 
 
 class OperatorReply(RequestModel):
@@ -74,32 +71,15 @@ async def chatbot_events(
 ) -> StreamingResponse:
     """Follow the chatbot's operator events (server-sent events) until the client disconnects."""
     chatbot = await get_owned_chatbot(db, account, uuid)
-    start = after if after is not None else _resume_point(last_event_id)
+    start = after if after is not None else resume_point(last_event_id)
     if start is None:
         start = await live.last_event_id(db, chatbot.uuid)
     stream = _events(runtime.database, chatbot.uuid, start)
     return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
 
-def _resume_point(header: str | None) -> int | None:
-    return int(header) if header is not None and header.strip().isdigit() else None
+def _events(database: Database, chatbot_uuid: str, after: int) -> AsyncIterator[bytes]:
+    async def read(db: AsyncSession, after: int) -> list[StreamedEvent]:
+        return [(e.id, e.kind, live.event_to_wire(e)) for e in await live.events_after(db, chatbot_uuid, after)]
 
-
-async def _events(database: Database, chatbot_uuid: str, after: int) -> AsyncIterator[bytes]:
-    """Poll the event table (each worker and machine sees the same rows) and send what is new."""
-    loop = asyncio.get_running_loop()
-    last_sent = loop.time()
-    yield b": events\n\n"  # the response starts at once, before the first event
-    while True:
-        async with database.transaction(write=False) as db:
-            found = await live.events_after(db, chatbot_uuid, after)
-        for event in found:
-            after = event.id
-            data = json.dumps(live.event_to_wire(event), ensure_ascii=False)
-            yield f"id: {event.id}\nevent: {event.kind}\ndata: {data}\n\n".encode()
-            last_sent = loop.time()
-        if loop.time() - last_sent >= PING_SECONDS:
-            yield b"event: ping\ndata: {}\n\n"
-            last_sent = loop.time()
-        if not found:
-            await asyncio.sleep(POLL_SECONDS)
+    return event_stream(database, read, after)

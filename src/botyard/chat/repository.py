@@ -67,6 +67,11 @@ class MessageRepository(Repository[Message]):
         )
         return list(reversed(newest))
 
+    async def by_uuids(self, uuids: Sequence[str]) -> Sequence[Message]:
+        if not uuids:
+            return []
+        return await self.all(select(Message).where(Message.uuid.in_(list(uuids))))
+
     async def streaming(self) -> Sequence[Message]:
         return await self.all(select(Message).where(Message.state == "streaming"))
 

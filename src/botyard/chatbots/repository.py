@@ -16,6 +16,10 @@ class ChatbotRepository(Repository[Chatbot]):
             select(Chatbot).where(Chatbot.uuid == chatbot_uuid, Chatbot.account_uuid == account_uuid)
         )
 
+    async def by_uuid(self, chatbot_uuid: str) -> Chatbot | None:
+        """Any account's chatbot: only for what is public by the chatbot's own visibility (the widget)."""
+        return await self.session.get(Chatbot, chatbot_uuid)
+
     async def of_account(self, account_uuid: str) -> Sequence[Chatbot]:
         return await self.all(
             select(Chatbot).where(Chatbot.account_uuid == account_uuid).order_by(Chatbot.created_at, Chatbot.uuid)

@@ -12,6 +12,7 @@ from botyard.models.message import Message
 from botyard.models.rate_limit import RateLimitHit
 from botyard.models.source_tag import SourceTag, SourceTagMember
 from botyard.models.tool_function import ToolFunction
+from botyard.models.widget_settings import WidgetSettings
 
 __all__ = [
     "Account",
@@ -30,4 +31,5 @@ __all__ = [
     "SourceTag",
     "SourceTagMember",
     "ToolFunction",
+    "WidgetSettings",
 ]

@@ -18,7 +18,10 @@ class ChatbotEvent(Base):
     """
 
     __tablename__ = "chatbot_event"
-    __table_args__ = (Index("ix_chatbot_event_chatbot", "chatbot_uuid", "id"),)
+    __table_args__ = (
+        Index("ix_chatbot_event_chatbot", "chatbot_uuid", "id"),
+        Index("ix_chatbot_event_session", "session_uuid", "id"),  # the widget follows one session
+    )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
     chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"))

@@ -1,0 +1,46 @@
+"""Server-sent events read from the database: each worker process and machine sees the same rows, so a client may
+be served by any of them and resume where it was (`id:` lines, `Last-Event-ID`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.db.session import Database
+
+POLL_SECONDS = 0.5
+PING_SECONDS = 15.0
+
+StreamedEvent = tuple[int, str, dict[str, Any]]
+"""An event's id, its SSE event name, and its data."""
+
+EventReader = Callable[[AsyncSession, int], Awaitable[list[StreamedEvent]]]
+"""Reads the events after an id, oldest first."""
+
+
+def resume_point(header: str | None) -> int | None:
+    """The id in a `Last-Event-ID` header, if it is one."""
+    return int(header) if header is not None and header.strip().isdigit() else None
+
+
+async def event_stream(database: Database, read: EventReader, after: int) -> AsyncIterator[bytes]:
+    """Poll `read` and send what is new, with a `ping` after 15 s of silence, until the client disconnects."""
+    loop = asyncio.get_running_loop()
+    last_sent = loop.time()
+    yield b": events\n\n"  # the response starts at once, before the first event
+    while True:
+        async with database.transaction(write=False) as db:
+            found = await read(db, after)
+        for event_id, name, data in found:
+            after = event_id
+            yield f"id: {event_id}\nevent: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+            last_sent = loop.time()
+        if loop.time() - last_sent >= PING_SECONDS:
+            yield b"event: ping\ndata: {}\n\n"
+            last_sent = loop.time()
+        if not found:
+            await asyncio.sleep(POLL_SECONDS)

@@ -1,0 +1,178 @@
+"""The widget's owner settings (`/chatbot/{uuid}/widget`, the owner's key) and the public widget API
+(`/widget/...`, no key: only `public` and `hybrid` chatbots; the session uuid is the capability). Not in the hosted
+interface; designed in its style."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import StreamingResponse
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.chat import answer, live
+from botyard.chat.event_stream import StreamedEvent, event_stream, resume_point
+from botyard.chat.repository import MessageRepository
+from botyard.chat.stream import AnswerResponse, wants_events
+from botyard.chat.wiring import answer_run
+from botyard.db.base import iso, utcnow
+from botyard.db.session import Database
+from botyard.deps import AppRuntime, CurrentAccount, DbSession, ReadDbSession
+from botyard.models import Message
+from botyard.widget import service
+from botyard.widget.origins import check_origin
+from botyard.widget.repository import SessionEventRepository
+from botyard.widget.schemas import (
+    WidgetConfig,
+    WidgetEntry,
+    WidgetMessageCreate,
+    WidgetSession,
+    WidgetSessionCreate,
+    WidgetSettings,
+    WidgetSettingsUpdate,
+)
+
+router = APIRouter(tags=["widget"])
+
+_SESSION_EVENTS = (live.LIVE_CHAT_STARTED, live.OPERATOR_MESSAGE, live.LIVE_CHAT_ENDED)
+_REFUSED: dict[int | str, dict[str, Any]] = {
+    403: {"description": "`origin_not_allowed`: the calling website is not in the chatbot's `allowed_origins`."},
+    404: {"description": "No such chatbot or session, or its chatbot is private."},
+}
+_STREAM: dict[int | str, dict[str, Any]] = {
+    **_REFUSED,
+    200: {
+        "description": "As `/session/{uuid}/message/stream`: plain text, or SSE with `Accept: text/event-stream`. "
+        "During a live chat the answer is empty: the message went to the operator.",
+        "content": {"text/plain": {"schema": {"type": "string"}}, "text/event-stream": {"schema": {"type": "string"}}},
+    },
+    429: {"description": "Over the chatbot's rate limit for this device: its `rate_limit_message`, `Retry-After`."},
+}
+_EVENTS: dict[int | str, dict[str, Any]] = {
+    **_REFUSED,
+    200: {
+        "description": "Server-sent events of the session's live chat, each with `id:` (resume with `Last-Event-ID` "
+        "or `after`): `live_chat_started` ({text}), `operator_message` ({text, message_uuid}), `live_chat_ended` "
+        "({text}); `ping` every 15 s.",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    },
+}
+
+
+@router.get("/chatbot/{uuid}/widget", response_model=WidgetSettings)
+async def get_widget_settings(uuid: str, db: DbSession, account: CurrentAccount) -> WidgetSettings:
+    """The chatbot's widget settings (the defaults until they are first changed)."""
+    return await service.get_settings(db, account, uuid)
+
+
+@router.post("/chatbot/{uuid}/widget", response_model=WidgetSettings)
+async def update_widget_settings(
+    uuid: str, body: WidgetSettingsUpdate, db: DbSession, account: CurrentAccount
+) -> WidgetSettings:
+    """Change any of the widget settings: `allowed_origins` (empty: any website may embed it), `title`, colours,
+    `welcome_message`, `suggested_questions`, `placeholder`, `image_hosts`."""
+    return await service.update_settings(db, account, uuid, body, utcnow())
+
+
+@router.get("/widget/{chatbot_uuid}", response_model=WidgetConfig, responses=_REFUSED)
+async def widget_config(chatbot_uuid: str, request: Request, db: ReadDbSession) -> WidgetConfig:
+    """What the widget shows (title, colours, welcome message, suggested questions...). No key."""
+    opened = await service.open_chatbot(db, chatbot_uuid)
+    check_origin(request, opened.allowed_origins)
+    return service.config(opened)
+
+
+@router.post("/widget/{chatbot_uuid}/session", response_model=WidgetSession, responses=_REFUSED)
+async def widget_session(
+    chatbot_uuid: str, body: WidgetSessionCreate, request: Request, db: DbSession
+) -> WidgetSession:
+    """Start a session for a widget user (no key); creating sessions counts against the rate limit per device."""
+    opened = await service.open_chatbot(db, chatbot_uuid)
+    check_origin(request, opened.allowed_origins)
+    device = service.device(body.device_id, _client_address(request))
+    session = await service.create_session(db, opened, device, utcnow())
+    return WidgetSession(session_uuid=session.uuid, created_at=iso(session.created_at))
+
+
+@router.get("/widget/session/{session_uuid}/messages", response_model=list[WidgetEntry], responses=_REFUSED)
+async def widget_messages(session_uuid: str, request: Request, db: ReadDbSession) -> list[WidgetEntry]:
+    """The conversation so far, oldest first, as the widget shows it (restored after a page reload)."""
+    session, opened = await service.open_session(db, session_uuid)
+    check_origin(request, opened.allowed_origins)
+    return service.entries(await MessageRepository(db).of_session(session.uuid))
+
+
+@router.post(
+    "/widget/session/{session_uuid}/message/stream",
+    status_code=200,
+    response_class=AnswerResponse,
+    responses=_STREAM,
+)
+async def widget_stream(
+    session_uuid: str,
+    body: WidgetMessageCreate,
+    request: Request,
+    runtime: AppRuntime,
+    accept: Annotated[str | None, Header()] = None,
+) -> AnswerResponse:
+    """Send a widget user's message and stream the answer; the rate limit counts per device (the widget's device
+    id with the client's address)."""
+    async with runtime.database.transaction(write=False) as db:
+        _, opened = await service.open_session(db, session_uuid)
+    check_origin(request, opened.allowed_origins)
+    device = service.device(body.device_id, _client_address(request))
+    async with runtime.admission:
+        prepared = await answer.prepare(
+            runtime.database,
+            runtime.router,
+            None,
+            session_uuid,
+            body.query,
+            utcnow(),
+            tools=runtime.answerer.uses_tools,
+            device=device,
+        )
+    events = wants_events(accept)
+    return AnswerResponse(answer_run(runtime, prepared, events=events), events=events)
+
+
+@router.get("/widget/session/{session_uuid}/events", response_class=StreamingResponse, responses=_EVENTS)
+async def widget_events(
+    session_uuid: str,
+    request: Request,
+    db: ReadDbSession,
+    runtime: AppRuntime,
+    after: Annotated[int | None, Query(ge=0, description="Send the events after this id (default: from now).")] = None,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> StreamingResponse:
+    """Follow the session's live chat: an operator taking over, their replies, the hand-back (works with
+    `EventSource`)."""
+    session, opened = await service.open_session(db, session_uuid)
+    check_origin(request, opened.allowed_origins)
+    start = after if after is not None else resume_point(last_event_id)
+    if start is None:
+        start = await SessionEventRepository(db).last_id(session.uuid)
+    stream = _session_events(runtime.database, session.uuid, start)
+    return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
+def _session_events(database: Database, session_uuid: str, after: int) -> AsyncIterator[bytes]:
+    async def read(db: AsyncSession, after: int) -> list[StreamedEvent]:
+        found = await SessionEventRepository(db).after(session_uuid, _SESSION_EVENTS, after)
+        uuids = [str(event.data.get("message_uuid")) for event in found if event.data.get("message_uuid")]
+        rows: dict[str, Message] = {row.uuid: row for row in await MessageRepository(db).by_uuids(uuids)}
+        shown = []
+        for event in found:
+            row = rows.get(str(event.data.get("message_uuid")))
+            data = {"text": row.response if row is not None else "", "created_at": iso(event.created_at)}
+            if event.kind == live.OPERATOR_MESSAGE and row is not None:
+                data["message_uuid"] = row.uuid
+            shown.append((event.id, event.kind, data))
+        return shown
+
+    return event_stream(database, read, after)
+
+
+def _client_address(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"

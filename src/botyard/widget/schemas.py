@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from typing_extensions import TypedDict
+
+from botyard.schemas import Color, RequestModel
+from botyard.widget.origins import normalise_host, normalise_origin
+
+DEFAULTS: dict[str, object] = {
+    "allowed_origins": [],
+    "title": "",
+    "primary_color": "#2563eb",
+    "background_color": "#ffffff",
+    "text_color": "#111827",
+    "welcome_message": "Hi! How can I help you?",
+    "suggested_questions": [],
+    "placeholder": "Ask a question…",
+    "image_hosts": [],
+}
+"""What a chatbot's widget shows until its owner changes it (an empty `allowed_origins`: any site may embed)."""
+
+Origin = Annotated[str, StringConstraints(max_length=300), AfterValidator(normalise_origin)]
+Host = Annotated[str, StringConstraints(max_length=255), AfterValidator(normalise_host)]
+Question = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
+ShortText = Annotated[str, StringConstraints(max_length=200, strip_whitespace=True)]
+DeviceId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
+
+
+class WidgetSettingsUpdate(RequestModel):
+    """Any subset of the widget settings; the others keep their values."""
+
+    allowed_origins: list[Origin] | None = Field(
+        default=None,
+        max_length=50,
+        description="Websites that may embed the widget and call the widget API, as `scheme://host[:port]`. "
+        "Empty: any website.",
+    )
+    title: ShortText | None = Field(default=None, description="Header of the chat; empty: the chatbot's name.")
+    primary_color: Color | None = None
+    background_color: Color | None = None
+    text_color: Color | None = None
+    welcome_message: Annotated[str, StringConstraints(max_length=2000)] | None = None
+    suggested_questions: list[Question] | None = Field(default=None, max_length=6)
+    placeholder: ShortText | None = None
+    image_hosts: list[Host] | None = Field(
+        default=None, max_length=50, description="Hosts whose images an answer may show (https or http URLs)."
+    )
+
+
+class WidgetSettings(TypedDict):
+    chatbot_uuid: str
+    allowed_origins: list[str]
+    title: str
+    primary_color: str
+    background_color: str
+    text_color: str
+    welcome_message: str
+    suggested_questions: list[str]
+    placeholder: str
+    image_hosts: list[str]
+    modified_at: str | None
+
+
+class WidgetConfig(TypedDict):
+    """What the widget and the chat page need to render (public: nothing of it is secret)."""
+
+    chatbot_uuid: str
+    name: str
+    title: str
+    primary_color: str
+    background_color: str
+    text_color: str
+    welcome_message: str
+    suggested_questions: list[str]
+    placeholder: str
+    image_hosts: list[str]
+    show_citations: bool
+
+
+class WidgetSessionCreate(RequestModel):
+    device_id: DeviceId = Field(description="The widget's id for this browser (kept in its storage).")
+
+
+class WidgetSession(BaseModel):
+    session_uuid: str
+    created_at: str
+
+
+class WidgetMessageCreate(RequestModel):
+    query: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
+    device_id: DeviceId
+
+
+class WidgetCitation(TypedDict):
+    title: str
+    url: str | None
+    type: str
+
+
+class WidgetEntry(TypedDict):
+    """One line of the conversation as the widget shows it."""
+
+    uuid: str
+    role: str
+    text: str
+    citations: dict[str, WidgetCitation]
+    created_at: str

@@ -1,0 +1,180 @@
+"""Widget rules: the owner's settings over the defaults, which chatbots and sessions the public widget API opens,
+and the conversation as the widget shows it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.chat import ratelimit
+from botyard.chat.access import OPEN_VISIBILITIES
+from botyard.chat.repository import ChatSessionRepository
+from botyard.chat.service import new_session_meta
+from botyard.chatbots.repository import ChatbotRepository
+from botyard.chatbots.service import get_owned as get_owned_chatbot
+from botyard.db.base import iso
+from botyard.errors import not_found
+from botyard.models import Chatbot, ChatSession, Message, WidgetSettings
+from botyard.widget.repository import WidgetSettingsRepository
+from botyard.widget.schemas import DEFAULTS, WidgetCitation, WidgetConfig, WidgetEntry, WidgetSettingsUpdate
+from botyard.widget.schemas import WidgetSettings as WidgetSettingsOut
+
+_FIELDS = tuple(DEFAULTS)
+_ROLE_OF_KIND = {"live_chat_start": "announcement", "live_chat_end": "announcement", "operator": "operator"}
+
+
+@dataclass(frozen=True)
+class OpenChatbot:
+    """A chatbot the public widget API serves, with its widget settings (defaults filled in)."""
+
+    chatbot: Chatbot
+    settings: dict[str, Any]
+
+    @property
+    def allowed_origins(self) -> list[str]:
+        return list(self.settings["allowed_origins"])
+
+
+def _values(row: WidgetSettings | None) -> dict[str, Any]:
+    if row is None:
+        return {name: (list(value) if isinstance(value, list) else value) for name, value in DEFAULTS.items()}
+    return {name: getattr(row, name) for name in _FIELDS}
+
+
+async def get_settings(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> WidgetSettingsOut:
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    row = await WidgetSettingsRepository(db).of_chatbot(chatbot.uuid)
+    return _settings_out(chatbot.uuid, row)
+
+
+async def update_settings(
+    db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: WidgetSettingsUpdate, now: datetime
+) -> WidgetSettingsOut:
+    """Change the given fields; the first update stores the defaults for the others."""
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    repository = WidgetSettingsRepository(db)
+    row = await repository.of_chatbot(chatbot.uuid)
+    given = body.given()
+    for name in ("allowed_origins", "image_hosts", "suggested_questions"):
+        if name in given:
+            given[name] = list(dict.fromkeys(given[name]))  # normalised duplicates count once
+    if row is None:
+        row = await repository.add(
+            WidgetSettings(chatbot_uuid=chatbot.uuid, **(_values(None) | given), modified_at=now)
+        )
+    else:
+        row = await repository.update(row, given | {"modified_at": now})
+    return _settings_out(chatbot.uuid, row)
+
+
+def _settings_out(chatbot_uuid: str, row: WidgetSettings | None) -> WidgetSettingsOut:
+    values = _values(row)
+    return {
+        "chatbot_uuid": chatbot_uuid,
+        "allowed_origins": values["allowed_origins"],
+        "title": values["title"],
+        "primary_color": values["primary_color"],
+        "background_color": values["background_color"],
+        "text_color": values["text_color"],
+        "welcome_message": values["welcome_message"],
+        "suggested_questions": values["suggested_questions"],
+        "placeholder": values["placeholder"],
+        "image_hosts": values["image_hosts"],
+        "modified_at": iso(row.modified_at) if row is not None else None,
+    }
+
+
+async def open_chatbot(db: AsyncSession, chatbot_uuid: str) -> OpenChatbot:
+    """A public or hybrid chatbot; a private or missing one answers the same 404."""
+    chatbot = await ChatbotRepository(db).by_uuid(chatbot_uuid)
+    if chatbot is None or chatbot.visibility not in OPEN_VISIBILITIES:
+        raise not_found("Chatbot")
+    return OpenChatbot(chatbot, _values(await WidgetSettingsRepository(db).of_chatbot(chatbot.uuid)))
+
+
+async def open_session(db: AsyncSession, session_uuid: str) -> tuple[ChatSession, OpenChatbot]:
+    """A session of a public or hybrid chatbot (the session uuid is the capability); otherwise 404."""
+    found = await ChatSessionRepository(db).with_chatbot(session_uuid)
+    if found is None or found[1].visibility not in OPEN_VISIBILITIES:
+        raise not_found("Session")
+    session, chatbot = found
+    return session, OpenChatbot(chatbot, _values(await WidgetSettingsRepository(db).of_chatbot(chatbot.uuid)))
+
+
+def config(opened: OpenChatbot) -> WidgetConfig:
+    settings, chatbot = opened.settings, opened.chatbot
+    return {
+        "chatbot_uuid": chatbot.uuid,
+        "name": chatbot.name,
+        "title": settings["title"] or chatbot.name,
+        "primary_color": settings["primary_color"],
+        "background_color": settings["background_color"],
+        "text_color": settings["text_color"],
+        "welcome_message": settings["welcome_message"],
+        "suggested_questions": settings["suggested_questions"],
+        "placeholder": settings["placeholder"],
+        "image_hosts": settings["image_hosts"],
+        "show_citations": chatbot.show_citations,
+    }
+
+
+def device(device_id: str, client_address: str) -> str:
+    """The rate limit's device: the widget's id for the browser, together with the address it calls from."""
+    return f"widget:{device_id}@{client_address}"
+
+
+async def create_session(db: AsyncSession, opened: OpenChatbot, device_key: str, now: datetime) -> ChatSession:
+    """A new session for a widget user. New sessions count against the chatbot's rate limit of their own, so a
+    script cannot mint sessions without end."""
+    await ratelimit.admit(db, opened.chatbot, f"new-session:{device_key}", now)
+    session = ChatSession(
+        chatbot_uuid=opened.chatbot.uuid, meta=new_session_meta(None), created_at=now, modified_at=now
+    )
+    return await ChatSessionRepository(db).add(session)
+
+
+def entries(messages: Sequence[Message]) -> list[WidgetEntry]:
+    """The conversation as the widget shows it: a stored exchange is a user line and an assistant line; live-chat
+    rows are announcements, operator replies, or a user line alone."""
+    shown: list[WidgetEntry] = []
+    for message in messages:
+        kind = (message.meta or {}).get("kind")
+        created = iso(message.created_at)
+        if message.query:
+            shown.append(
+                {"uuid": message.uuid, "role": "user", "text": message.query, "citations": {}, "created_at": created}
+            )
+        if kind in _ROLE_OF_KIND:
+            role = _ROLE_OF_KIND[kind]
+            shown.append(
+                {"uuid": message.uuid, "role": role, "text": message.response, "citations": {}, "created_at": created}
+            )
+        elif kind != "live_chat_user" and message.state != "streaming":
+            citations = _citations(message.cite_data)
+            shown.append(
+                {
+                    "uuid": message.uuid,
+                    "role": "assistant",
+                    "text": message.response,
+                    "citations": citations,
+                    "created_at": created,
+                }
+            )
+    return shown
+
+
+def _citations(cite_data: dict[str, Any]) -> dict[str, WidgetCitation]:
+    return {marker: citation(entry) for marker, entry in cite_data.items() if isinstance(entry, dict)}
+
+
+def citation(entry: dict[str, Any]) -> WidgetCitation:
+    """What a citation links to: the source's reference link, else a page's own URL, else nothing."""
+    link = entry.get("reference_source_link")
+    if not link and entry.get("type") == "link":
+        link = entry.get("file_name")
+    url = link if isinstance(link, str) and link.lower().startswith(("https://", "http://")) else None
+    return {"title": str(entry.get("title") or ""), "url": url, "type": str(entry.get("type") or "")}

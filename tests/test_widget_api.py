@@ -1,0 +1,323 @@
+"""The widget's server side: owner settings, the public widget API (no key, public and hybrid chatbots only),
+allowed origins (server check and CORS), the per-device rate limit, the session's live-chat events, and the pages
+(`/chat/{uuid}`, `/widget.js`, `/dashboard`) with their Content-Security-Policy. Real app, both databases."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from botyard.agents.rules import DEFAULT_HUMAN_ESCALATION_SETTINGS
+from tests.api import Api, assert_error, assert_not_found, assert_timestamp
+from tests.chat_helpers import sse_events
+from tests.test_ingestion import process
+
+SITE = "https://shop.example.com"
+DEVICE = "device-0001"
+RETURNS = "Returns are accepted within 30 days of delivery with the original receipt."
+
+
+def public_bot(api: Api, visibility: str = "public", **fields: Any) -> str:
+    uuid: str = api.chatbot(visibility=visibility, **fields)["uuid"]
+    return uuid
+
+
+def widget_session(client: TestClient, bot: str, device: str = DEVICE, **headers: str) -> str:
+    response = client.post(f"/api/v1/widget/{bot}/session", json={"device_id": device}, headers=headers)
+    assert response.status_code == 200, response.text
+    assert_timestamp(response.json()["created_at"])
+    uuid: str = response.json()["session_uuid"]
+    return uuid
+
+
+def widget_ask(client: TestClient, chat: str, query: str, device: str = DEVICE, **headers: str) -> Any:
+    body = {"query": query, "device_id": device}
+    headers = {"Accept": "text/event-stream", **headers}
+    return client.post(f"/api/v1/widget/session/{chat}/message/stream", json=body, headers=headers)
+
+
+# --- owner settings -------------------------------------------------------------------------------------------------
+
+
+def test_settings_start_at_the_defaults_and_change_field_by_field(alice: Api) -> None:
+    bot = public_bot(alice)
+    settings = alice.ok(alice.get(f"/chatbot/{bot}/widget"))
+    assert settings["allowed_origins"] == [] and settings["title"] == "" and settings["modified_at"] is None
+    assert settings["primary_color"] == "#2563eb" and settings["suggested_questions"] == []
+
+    changed = alice.ok(
+        alice.post(
+            f"/chatbot/{bot}/widget",
+            {"allowed_origins": ["HTTPS://Shop.Example.com:443/", "http://localhost:8080"], "title": "Acme help"},
+        )
+    )
+    assert changed["allowed_origins"] == [SITE, "http://localhost:8080"]  # normalised: case, default port, slash
+    assert changed["title"] == "Acme help" and changed["primary_color"] == "#2563eb"
+    assert_timestamp(changed["modified_at"])
+    again = alice.ok(alice.post(f"/chatbot/{bot}/widget", {"primary_color": "#112233", "suggested_questions": ["A?"]}))
+    assert again["allowed_origins"] == [SITE, "http://localhost:8080"] and again["title"] == "Acme help"
+    assert again["primary_color"] == "#112233" and again["suggested_questions"] == ["A?"]
+    assert alice.ok(alice.get(f"/chatbot/{bot}/widget")) == again
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"allowed_origins": ["javascript:alert(1)"]},
+        {"allowed_origins": ["https://shop.example.com/path"]},
+        {"allowed_origins": ["shop.example.com"]},
+        {"primary_color": "red"},
+        {"suggested_questions": ["a?"] * 7},
+        {"image_hosts": ["https://images.example.com"]},
+        {"title": "x" * 201},
+    ],
+)
+def test_bad_settings_are_refused_and_change_nothing(alice: Api, body: dict[str, Any]) -> None:
+    bot = public_bot(alice)
+    alice.ok(alice.post(f"/chatbot/{bot}/widget", {"title": "Kept"}))
+    before = alice.ok(alice.get(f"/chatbot/{bot}/widget"))
+    assert_error(alice.post(f"/chatbot/{bot}/widget", body), 422, "validation_error")
+    assert alice.ok(alice.get(f"/chatbot/{bot}/widget")) == before
+
+
+def test_another_accounts_widget_settings_answer_404(alice: Api, bob: Api) -> None:
+    bot = public_bot(alice)
+    assert_not_found(bob.get(f"/chatbot/{bot}/widget"))
+    assert_not_found(bob.post(f"/chatbot/{bot}/widget", {"title": "Mine now"}))
+    assert alice.ok(alice.get(f"/chatbot/{bot}/widget"))["title"] == ""
+
+
+def test_settings_go_with_their_chatbot(alice: Api) -> None:
+    bot = public_bot(alice)
+    alice.ok(alice.post(f"/chatbot/{bot}/widget", {"title": "Gone soon"}))
+    alice.ok(alice.delete(f"/chatbot/{bot}/delete"))
+    assert_not_found(alice.get(f"/chatbot/{bot}/widget"))
+
+
+# --- the public widget API ------------------------------------------------------------------------------------------
+
+
+def test_public_and_hybrid_chatbots_open_to_the_widget_private_ones_do_not(alice: Api, client: TestClient) -> None:
+    public, hybrid, private = public_bot(alice, name="Acme"), public_bot(alice, "hybrid"), public_bot(alice, "private")
+    alice.ok(
+        alice.post(f"/chatbot/{public}/widget", {"welcome_message": "Hello there", "image_hosts": ["cdn.acme.io"]})
+    )
+    config = client.get(f"/api/v1/widget/{public}").json()
+    assert config == {
+        "chatbot_uuid": public,
+        "name": "Acme",
+        "title": "Acme",  # an empty title shows the chatbot's name
+        "primary_color": "#2563eb",
+        "background_color": "#ffffff",
+        "text_color": "#111827",
+        "welcome_message": "Hello there",
+        "suggested_questions": [],
+        "placeholder": "Ask a question…",
+        "image_hosts": ["cdn.acme.io"],
+        "show_citations": False,
+    }
+    assert client.get(f"/api/v1/widget/{hybrid}").status_code == 200
+    assert_not_found(client.get(f"/api/v1/widget/{private}"))
+    assert_not_found(client.post(f"/api/v1/widget/{private}/session", json={"device_id": DEVICE}))
+    assert_not_found(client.get("/api/v1/widget/" + "0" * 32))
+
+
+def test_a_widget_user_chats_with_citations_and_finds_the_conversation_again(alice: Api, client: TestClient) -> None:
+    bot = public_bot(alice, show_citations=True)
+    link = "https://help.example.com/returns"
+    qa = {"question": "What is the return policy?", "answer": RETURNS, "reference_source_link": link}
+    alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", qa))
+    process(client)
+    chat = widget_session(client, bot)
+
+    answer = widget_ask(client, chat, "What is the return policy?")
+    assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/event-stream")
+    events = sse_events(answer.text)
+    assert events[0][0] == "start" and events[-1][0] == "end"
+    text = "".join(data["text"] for name, data in events if name == "delta")
+    assert "30 days" in text and "[1.1]" in text
+    assert [data["reference_source_link"] for name, data in events if name == "citation"] == [link]
+
+    shown = client.get(f"/api/v1/widget/session/{chat}/messages").json()
+    assert [(entry["role"], entry["text"]) for entry in shown] == [
+        ("user", "What is the return policy?"),
+        ("assistant", text),
+    ]
+    assert shown[1]["citations"] == {"1.1": {"title": "What is the return policy?", "url": link, "type": "qa"}}
+    # The session is an ordinary one: the owner sees it with the message.
+    assert [s["uuid"] for s in alice.ok(alice.get(f"/chatbot/{bot}/sessions"))] == [chat]
+
+
+def test_the_widget_api_never_opens_a_private_chatbots_sessions(alice: Api, client: TestClient) -> None:
+    bot = public_bot(alice)
+    chat = widget_session(client, bot)
+    alice.ok(alice.post(f"/chatbot/{bot}/update", {"visibility": "private"}))
+    assert_not_found(client.get(f"/api/v1/widget/session/{chat}/messages"))
+    assert_not_found(widget_ask(client, chat, "Still there?"))
+    assert_not_found(client.get(f"/api/v1/widget/session/{chat}/events"))
+    owner_session = alice.ok(alice.post(f"/chatbot/{bot}/session/create"))["uuid"]
+    assert_not_found(client.get(f"/api/v1/widget/session/{owner_session}/messages"))
+    assert alice.ok(alice.get(f"/session/{chat}/messages")) == []  # nothing was stored by the refused message
+
+
+@pytest.mark.parametrize("device", ["short", "has space!", "x" * 65])
+def test_a_bad_device_id_is_refused(alice: Api, client: TestClient, device: str) -> None:
+    bot = public_bot(alice)
+    response = client.post(f"/api/v1/widget/{bot}/session", json={"device_id": device})
+    assert_error(response, 422, "validation_error")
+    assert alice.ok(alice.get(f"/chatbot/{bot}/sessions")) == []
+
+
+def test_the_rate_limit_counts_per_device(alice: Api, client: TestClient) -> None:
+    bot = public_bot(alice, rate_limit=[2, 60], rate_limit_message="Slow down, please")
+    chat = widget_session(client, bot)
+    assert widget_ask(client, chat, "one").status_code == 200
+    assert widget_ask(client, chat, "two").status_code == 200
+    refused = widget_ask(client, chat, "three")
+    assert refused.json() == {"error": "Slow down, please", "code": "rate_limited"}
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+    # Another device in the same session has its own count; the owner's API traffic counts per session.
+    assert widget_ask(client, chat, "four", device="device-0002").status_code == 200
+    queries = [m["query"] for m in alice.ok(alice.get(f"/session/{chat}/messages"))]
+    assert queries == ["one", "two", "four"]
+
+
+def test_new_sessions_count_against_the_rate_limit_too(alice: Api, client: TestClient) -> None:
+    bot = public_bot(alice, rate_limit=[2, 60])
+    widget_session(client, bot)
+    widget_session(client, bot)
+    assert_error(client.post(f"/api/v1/widget/{bot}/session", json={"device_id": DEVICE}), 429, "rate_limited")
+    assert len(alice.ok(alice.get(f"/chatbot/{bot}/sessions"))) == 2
+
+
+# --- allowed origins ------------------------------------------------------------------------------------------------
+
+
+def test_only_allowed_origins_may_use_the_widget_api(alice: Api, client: TestClient) -> None:
+    bot = public_bot(alice)
+    chat = widget_session(client, bot, Origin="https://anywhere.example")  # no list yet: any website
+    alice.ok(alice.post(f"/chatbot/{bot}/widget", {"allowed_origins": [SITE]}))
+
+    allowed = client.get(f"/api/v1/widget/{bot}", headers={"Origin": SITE})
+    assert allowed.status_code == 200 and allowed.headers["access-control-allow-origin"] == SITE
+    assert "Origin" in allowed.headers["vary"]
+    for refused in (
+        client.get(f"/api/v1/widget/{bot}", headers={"Origin": "https://evil.example"}),
+        client.post(f"/api/v1/widget/{bot}/session", json={"device_id": DEVICE}, headers={"Origin": "null"}),
+        widget_ask(client, chat, "hello", Origin="https://evil.example"),
+        client.get(f"/api/v1/widget/session/{chat}/messages", headers={"Origin": "http://shop.example.com"}),
+    ):
+        assert_error(refused, 403, "origin_not_allowed")
+        assert "access-control-allow-origin" not in refused.headers  # the browser refuses it too
+    assert alice.ok(alice.get(f"/session/{chat}/messages")) == []
+    assert len(alice.ok(alice.get(f"/chatbot/{bot}/sessions"))) == 1
+    # The service's own pages (the framed chat) and clients that send no Origin get through.
+    assert client.get(f"/api/v1/widget/{bot}", headers={"Origin": "http://testserver"}).status_code == 200
+    assert client.get(f"/api/v1/widget/{bot}").status_code == 200
+
+
+def test_preflights_are_answered_and_a_rate_limited_answer_stays_readable(alice: Api, client: TestClient) -> None:
+    bot = public_bot(alice, rate_limit=[1, 60])
+    alice.ok(alice.post(f"/chatbot/{bot}/widget", {"allowed_origins": [SITE]}))
+    preflight = client.options(
+        f"/api/v1/widget/{bot}/session",
+        headers={
+            "Origin": SITE,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+        },
+    )
+    assert preflight.status_code == 204 and preflight.headers["access-control-allow-origin"] == SITE
+    assert "POST" in preflight.headers["access-control-allow-methods"]
+    chat = widget_session(client, bot, Origin=SITE)
+    assert widget_ask(client, chat, "one", Origin=SITE).status_code == 200
+    limited = widget_ask(client, chat, "two", Origin=SITE)
+    assert limited.status_code == 429 and limited.headers["access-control-allow-origin"] == SITE
+    assert "Retry-After" in limited.headers["access-control-expose-headers"]
+
+
+# --- live chat as the widget sees it --------------------------------------------------------------------------------
+
+
+def test_the_widget_follows_its_sessions_live_chat(alice: Api, client: TestClient) -> None:
+    bot = public_bot(alice)
+    chat, other = widget_session(client, bot), widget_session(client, bot, device="device-0002")
+    alice.ok(alice.post(f"/session/{other}/live-chat/start"))  # another session's events stay out
+    alice.ok(alice.post(f"/session/{chat}/live-chat/start"))
+    waiting = widget_ask(client, chat, "Hello, anyone?")
+    assert [name for name, _ in sse_events(waiting.text)] == ["start", "end"]  # no AI answer: it went to a person
+    alice.ok(alice.post(f"/session/{chat}/live-chat/message", {"text": "Hi, Sam here."}))
+    alice.ok(alice.post(f"/session/{chat}/live-chat/end"))
+
+    events = []
+    with client.stream("GET", f"/api/v1/widget/session/{chat}/events", params={"after": 0}) as body:
+        assert body.headers["content-type"].startswith("text/event-stream")
+        for line in body.iter_lines():
+            if line.startswith("event: ") and line[7:] != "ping":
+                events.append(line[7:])
+            if line.startswith("data: ") and events:
+                events[-1] += " " + json.loads(line[6:])["text"]
+            if events and events[-1].startswith("live_chat_ended "):
+                break
+    announcements = DEFAULT_HUMAN_ESCALATION_SETTINGS
+    assert events == [
+        f"live_chat_started {announcements['live_chat_start_announcement']}",
+        "operator_message Hi, Sam here.",
+        f"live_chat_ended {announcements['live_chat_end_announcement']}",
+    ]
+    shown = client.get(f"/api/v1/widget/session/{chat}/messages").json()
+    assert [entry["role"] for entry in shown] == ["announcement", "user", "operator", "announcement"]
+    assert shown[2]["text"] == "Hi, Sam here."
+
+
+# --- pages ----------------------------------------------------------------------------------------------------------
+
+
+def _config_of(page: str) -> dict[str, Any]:
+    start = page.index('id="botyard-config">') + len('id="botyard-config">')
+    config: dict[str, Any] = json.loads(page[start : page.index("</script>", start)])
+    return config
+
+
+def test_the_share_link_serves_public_chatbots_only(alice: Api, client: TestClient) -> None:
+    public = public_bot(alice, name="Acme </script><script>alert(1)</script>")
+    hybrid, private = public_bot(alice, "hybrid"), public_bot(alice, "private")
+    page = client.get(f"/chat/{public}")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    config = _config_of(page.text)
+    assert config["chatbot_uuid"] == public and config["embedded"] is False
+    assert config["title"] == "Acme </script><script>alert(1)</script>"  # escaped in the page, intact as data
+    assert "<script>alert(1)" not in page.text
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors *" in csp and "unsafe-inline" not in csp
+    assert client.get(f"/chat/{hybrid}").status_code == 404  # hybrid: no share link...
+    framed = client.get(f"/chat/{hybrid}", headers={"Sec-Fetch-Dest": "iframe"})
+    assert framed.status_code == 200 and _config_of(framed.text)["embedded"] is True  # ...but the widget's frame
+    assert client.get(f"/chat/{private}").status_code == 404
+    assert client.get(f"/chat/{private}", headers={"Sec-Fetch-Dest": "iframe"}).status_code == 404
+    assert client.get("/chat/" + "0" * 32).status_code == 404
+
+
+def test_only_allowed_websites_may_frame_the_chat(alice: Api, client: TestClient) -> None:
+    bot = public_bot(alice, "hybrid")
+    alice.ok(alice.post(f"/chatbot/{bot}/widget", {"allowed_origins": [SITE], "image_hosts": ["cdn.acme.io"]}))
+    frame = {"Sec-Fetch-Dest": "iframe"}
+    allowed = client.get(f"/chat/{bot}", headers=frame | {"Referer": f"{SITE}/products/1"})
+    assert allowed.status_code == 200
+    csp = allowed.headers["content-security-policy"]
+    assert f"frame-ancestors 'self' {SITE}" in csp and "https://cdn.acme.io" in csp
+    refused = client.get(f"/chat/{bot}", headers=frame | {"Referer": "https://evil.example/page"})
+    assert refused.status_code == 403 and "botyard-config" not in refused.text
+
+
+def test_the_widget_script_is_small_and_the_dashboard_is_served(client: TestClient) -> None:
+    script = client.get("/widget.js")
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    assert 0 < len(gzip.compress(script.content)) < 30 * 1024
+    dashboard = client.get("/dashboard")
+    assert dashboard.status_code == 200 and "frame-ancestors 'none'" in dashboard.headers["content-security-policy"]
+    assert client.get("/", follow_redirects=False).headers["location"] == "/dashboard"
