@@ -71,6 +71,13 @@ class Settings(BaseSettings):
     egress_total_timeout: float = Field(default=60.0, gt=0, description="Wall-clock cap on a fetch and its redirects.")
     egress_max_response_bytes: int = Field(default=20 * 1024 * 1024, ge=1, description="Body cap, after decompression.")
 
+    # Crawls
+    crawl_delay: float = Field(
+        default=0.05, ge=0, description="Seconds between two request starts to one host (robots.txt may ask more)."
+    )
+    crawl_max_seconds: float = Field(default=3600.0, gt=0, description="Wall-clock cap on one crawl.")
+    crawl_max_mb: int = Field(default=500, ge=1, description="Cap on the bytes one crawl downloads.")
+
     # Embeddings
     embedder: Literal["minilm", "none", "openai"] = Field(
         default="minilm",

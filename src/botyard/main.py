@@ -17,6 +17,7 @@ from botyard.chat.router import router as chat_router
 from botyard.chat.sweep import sweep_streaming
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
+from botyard.crawl.router import router as crawl_router
 from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.egress import Resolver
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None, resolver: Resolver | None = Non
         chatbots_router,
         agents_router,
         sources_router,
+        crawl_router,
         chat_router,
         live_router,
         retrieval_router,

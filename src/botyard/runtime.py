@@ -13,6 +13,7 @@ from botyard.answering.supervisor import AgentRouter
 from botyard.answering.tools import ToolCaller
 from botyard.chat.tagging import SessionTagger
 from botyard.config import Settings
+from botyard.crawl.crawler import CrawlConfig, Crawler
 from botyard.db.session import Database
 from botyard.egress import EgressClient, Resolver
 from botyard.embedding import Embedder, build_embedder, close_embedder
@@ -34,6 +35,14 @@ def ingestion_config(settings: Settings) -> IngestionConfig:
     )
 
 
+def crawl_config(settings: Settings) -> CrawlConfig:
+    return CrawlConfig(
+        delay=settings.crawl_delay,
+        max_seconds=settings.crawl_max_seconds,
+        max_bytes=settings.crawl_max_mb * 1024 * 1024,
+    )
+
+
 def job_handlers(
     settings: Settings,
     egress: EgressClient,
@@ -44,6 +53,7 @@ def job_handlers(
     """Every kind of job the service runs."""
     return [
         SourceProcessor(egress, ingestion_config(settings), embedder),
+        Crawler(egress, crawl_config(settings)),
         SourceReembedder(embedder),
         SessionTagger(embedder, judge, answerer, ToolCaller(egress, settings.tool_call_timeout)),
     ]

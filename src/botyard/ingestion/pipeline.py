@@ -43,6 +43,9 @@ class Extracted:
     fetched_bytes: int | None = None
     atomic: bool = False
     """One chunk whatever its size (a Q&A pair: the answer must never be separated from its question)."""
+    prefetched: bool = False
+    """A crawl fetched the page and stored it with the source: the copy is dropped once the chunks are stored, so a
+    re-scrape fetches the page again."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,8 @@ class SourceProcessor:
                 current.file_size = extracted.fetched_bytes
             if extracted.title and current.title == current.file_name:  # still the URL: take the page's title
                 current.title = extracted.title[:500]
+            if extracted.prefetched:
+                await SourceFileRepository(db).remove(source_uuid)
 
         await stages.settle()
         await ctx.finish(store)
@@ -150,14 +155,19 @@ class SourceProcessor:
             question, answer = str(source.meta.get("question", "")), str(source.meta.get("answer", ""))
             return Extracted(f"{question.strip()}\n\n{answer.strip()}", atomic=True)
         if source.type == "link":
-            return await self._extract_link(stages, source)
+            return await self._extract_link(stages, ctx, source)
         if source.type == "upload":
             return await self._extract_upload(stages, ctx, source)
         raise SourceFailed("unsupported type")
 
-    async def _extract_link(self, stages: StageReporter, source: DataSource) -> Extracted:
-        await stages.enter("downloading")
+    async def _extract_link(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
         url = str(source.meta.get("url") or source.file_name)
+        stored = await ctx.read(lambda db: SourceFileRepository(db).of_source(source.uuid))
+        if stored is not None:
+            await stages.enter("extracting")
+            parsed = await self._parse(stored.content, _name_for(url, stored.content_type), stored.content_type)
+            return Extracted(parsed.markdown, parsed.title, fetched_bytes=len(stored.content), prefetched=True)
+        await stages.enter("downloading")
         try:
             result = await self.egress.fetch(url, max_bytes=self.config.max_fetch_bytes)
         except (EgressTimeout, EgressNetworkError) as error:

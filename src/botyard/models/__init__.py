@@ -6,6 +6,7 @@ from botyard.models.chat_session import ChatSession
 from botyard.models.chatbot import Chatbot
 from botyard.models.chatbot_event import ChatbotEvent
 from botyard.models.chunk import Chunk
+from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.job import Job
 from botyard.models.message import Message
@@ -23,6 +24,8 @@ __all__ = [
     "Chatbot",
     "ChatbotEvent",
     "Chunk",
+    "Crawl",
+    "CrawlPage",
     "DataSource",
     "Job",
     "Message",

@@ -85,5 +85,8 @@ class DataSourceRepository(Repository[DataSource]):
 class SourceFileRepository(Repository[SourceFile]):
     model = SourceFile
 
+    async def remove(self, source_uuid: str) -> None:
+        await self.session.execute(delete(SourceFile).where(SourceFile.data_source_uuid == source_uuid))
+
     async def of_source(self, source_uuid: str) -> SourceFile | None:
         return await self.one_or_none(select(SourceFile).where(SourceFile.data_source_uuid == source_uuid))

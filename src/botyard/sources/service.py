@@ -152,6 +152,28 @@ async def create_url(
     return await _add_deduplicated(db, source, url_dedupe_key(body.url))
 
 
+async def add_crawled_page(
+    db: AsyncSession, chatbot_uuid: str, url: str, body: bytes, content_type: str, meta: dict[str, str]
+) -> tuple[DataSource, bool]:
+    """A page a crawl fetched, as an ordinary URL source (the chatbot's source for that URL if it has one already:
+    `(source, False)`). The fetched body goes with it, so ingestion parses it without fetching the page again."""
+    source = DataSource(
+        chatbot_uuid=chatbot_uuid,
+        type="link",
+        title=url,
+        file_name=url,
+        file_size=len(body),
+        meta={"url": url, **meta},
+    )
+    file = SourceFile(content_type=content_type, sha256=hashlib.sha256(body).hexdigest(), content=body)
+    try:
+        return await _add_deduplicated(db, source, url_dedupe_key(url), file), True
+    except DuplicateSource:
+        existing = await DataSourceRepository(db).by_dedupe_key(chatbot_uuid, url_dedupe_key(url))
+        assert existing is not None  # _add_deduplicated found it
+        return existing, False
+
+
 async def create_upload(
     db: AsyncSession,
     account_uuid: str,

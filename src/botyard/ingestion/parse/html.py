@@ -3,6 +3,8 @@ odd layout), the whole body converted with markdownify is the fallback."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 
 import bs4
@@ -73,4 +75,14 @@ def _split_front_matter(extracted: str) -> tuple[str | None, str]:
         return None, extracted
     header, _, body = extracted[4:].partition("\n---\n")
     title = next((line[6:].strip() for line in header.splitlines() if line.startswith("title:")), None)
-    return title or None, body
+    return _yaml_scalar(title) if title else None, body
+
+
+def _yaml_scalar(value: str) -> str:
+    """The front matter is YAML: a title that starts with a special character ("/docs", "@home") comes quoted."""
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        with contextlib.suppress(ValueError):
+            return str(json.loads(value))  # a double-quoted YAML scalar uses JSON's escapes
+    if len(value) >= 2 and value[0] == value[-1] == "'":
+        return value[1:-1].replace("''", "'")
+    return value

@@ -1,0 +1,332 @@
+"""The `crawl_site` job: fetch a site's pages (from its sitemaps, or breadth first along its links) into URL sources.
+
+Every request goes through the egress guard and the per-host gate (two at a time, a gap between starts, robots.txt
+honoured). The frontier lives in `crawl_page` rows: each fetched page is stored, as a source with its body and
+with the links it adds to the frontier, in one transaction, so a crawl that stops anywhere (cancel, crash,
+`kill -9`) leaves consistent sources and, picked up again, goes on without fetching or adding anything twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.crawl.hosts import HostGate
+from botyard.crawl.html_links import PageLinks, read_links
+from botyard.crawl.jobs import CRAWL_SITE
+from botyard.crawl.repository import CrawlPageRepository
+from botyard.crawl.service import FINAL_STATES
+from botyard.crawl.sitemaps import Robots, SitemapError, read_sitemap
+from botyard.crawl.urls import Scope, host_of, normalise, url_key
+from botyard.db.base import utcnow
+from botyard.egress import EgressClient, EgressError, EgressHTTPError, EgressNetworkError, EgressTimeout
+from botyard.egress.result import FetchResult
+from botyard.jobs.runner import JobContext
+from botyard.models import Crawl, CrawlPage, Job
+from botyard.sources.service import add_crawled_page
+
+log = logging.getLogger(__name__)
+
+WORKERS = 4
+"""Pages in flight at once (the host gate still allows only two per host)."""
+BATCH = 32
+MAX_SITEMAPS = 100
+MAX_PAGE_BYTES = 20 * 1024 * 1024
+CANCEL_CHECK_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class CrawlConfig:
+    delay: float = 0.05
+    max_seconds: float = 3600.0
+    max_bytes: int = 500 * 1024 * 1024
+
+
+class Crawler:
+    """The job handler for `crawl_site`; its payload is `{"crawl_uuid": ...}`."""
+
+    kind = CRAWL_SITE
+
+    def __init__(self, egress: EgressClient, config: CrawlConfig | None = None) -> None:
+        self.egress = egress
+        self.config = config or CrawlConfig()
+        self.timeout_seconds = self.config.max_seconds + 120  # the crawl stops itself at its cap first
+
+    async def run(self, ctx: JobContext) -> None:
+        crawl = await ctx.read(lambda db: db.get(Crawl, str(ctx.payload["crawl_uuid"])))
+        if crawl is None or crawl.state in FINAL_STATES:
+            return
+        await CrawlRun(self, ctx, crawl).go()
+
+    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+        crawl = await session.get(Crawl, str(job.payload.get("crawl_uuid")))
+        if crawl is not None and crawl.state not in FINAL_STATES:
+            crawl.state, crawl.reason, crawl.finished_at = "failed", reason[:500], utcnow()
+
+
+class CrawlRun:
+    """One run of one crawl (a crawl picked up again after a crash gets a new run)."""
+
+    def __init__(self, crawler: Crawler, ctx: JobContext, crawl: Crawl) -> None:
+        self.egress = crawler.egress
+        self.config = crawler.config
+        self.ctx = ctx
+        self.crawl_uuid = crawl.uuid
+        self.chatbot_uuid = crawl.chatbot_uuid
+        self.start_url = crawl.url
+        self.mode = crawl.mode
+        self.max_pages = crawl.max_pages
+        self.max_depth = crawl.max_depth
+        self.scope = Scope.of(crawl.url, crawl.scope)
+        self.fetched_bytes = crawl.fetched_bytes
+        self.gate = HostGate(self.config.delay)
+        self.robots: dict[str, Robots] = {}
+        self.robots_lock = asyncio.Lock()
+        self.found = 0
+        self.stopped: str | None = None
+        """Why the run stops early: `cancelled`, or a cap reached."""
+
+    async def go(self) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.max_seconds
+        await self.ctx.write(self._mark_running)
+        self.found = sum((await self.ctx.read(lambda db: CrawlPageRepository(db).counts(self.crawl_uuid))).values())
+        watcher = asyncio.create_task(self._watch_cancel())
+        try:
+            if self.mode == "sitemap" and self.found == 0:
+                await self._read_sitemaps()
+            while self.stopped is None:
+                batch = await self.ctx.read(lambda db: CrawlPageRepository(db).pending(self.crawl_uuid, BATCH))
+                if not batch:
+                    break
+                queue: asyncio.Queue[CrawlPage] = asyncio.Queue()
+                for page in batch:
+                    queue.put_nowait(page)
+                await asyncio.gather(*(self._work(queue) for _ in range(WORKERS)))
+                if loop.time() > deadline and self.stopped is None:
+                    self.stopped = "time cap reached"
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+        await self.ctx.finish(self._finish)
+
+    async def _mark_running(self, db: AsyncSession) -> None:
+        crawl = await db.get(Crawl, self.crawl_uuid)
+        if crawl is not None and crawl.state == "queued":
+            crawl.state = "running"
+
+    async def _finish(self, db: AsyncSession) -> None:
+        crawl = await db.get(Crawl, self.crawl_uuid)
+        if crawl is None or crawl.state in FINAL_STATES:  # cancelled: the cancel recorded its own end
+            return
+        if self.stopped is not None:
+            await CrawlPageRepository(db).skip_pending(self.crawl_uuid, f"not fetched: {self.stopped}")
+            crawl.reason = self.stopped
+        crawl.state, crawl.finished_at = "done", utcnow()
+        crawl.fetched_bytes = self.fetched_bytes
+
+    async def _watch_cancel(self) -> None:
+        while True:
+            await asyncio.sleep(CANCEL_CHECK_SECONDS)
+            crawl = await self.ctx.read(lambda db: db.get(Crawl, self.crawl_uuid))
+            if crawl is None or crawl.state == "cancelled":
+                self.stopped = "cancelled"
+                return
+
+    async def _work(self, queue: asyncio.Queue[CrawlPage]) -> None:
+        while self.stopped is None:
+            try:
+                page = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            try:
+                await self._visit(page)
+            except EgressError as error:  # its robots.txt refused (a private address): recorded on the page
+                await self._failed(page, error.reason)
+
+    # --- one page -------------------------------------------------------------------------------------------------
+
+    async def _visit(self, page: CrawlPage) -> None:
+        robots = await self._robots_for(page.url)
+        if not robots.allows(page.url):
+            reason = "robots.txt forbids" if robots.reachable else "robots.txt unreachable"
+            await self._failed(page, reason)
+            return
+        result = await self._fetch(page)
+        if result is None:
+            return
+        final = normalise(result.url) or page.url
+        if final != page.url and not self.scope.admits(final):
+            await self._failed(page, "redirected out of scope")
+            return
+        links = await asyncio.to_thread(read_links, result.body, final) if _is_html(result) else None
+        await self.ctx.write(lambda db: self._store(db, page, final, result, links))
+
+    async def _fetch(self, page: CrawlPage) -> FetchResult | None:
+        if self.fetched_bytes >= self.config.max_bytes:
+            self.stopped = "byte cap reached"
+            return None
+        try:
+            async with self.gate.slot(host_of(page.url)):
+                result = await self.egress.fetch(page.url, max_bytes=MAX_PAGE_BYTES)
+        except EgressError as error:
+            reason = f"http {error.result.status}" if isinstance(error, EgressHTTPError) else error.reason
+            await self._failed(page, reason)
+            return None
+        self.fetched_bytes += len(result.body)
+        return result
+
+    async def _store(
+        self, db: AsyncSession, page: CrawlPage, final: str, result: FetchResult, links: PageLinks | None
+    ) -> None:
+        """The page's source (under its canonical URL when it names one in scope), its state, and the links it adds
+        to the frontier: one transaction."""
+        current = await db.get(CrawlPage, page.id)
+        if current is None or current.state != "pending":
+            return
+        identity = final
+        if links is not None and links.canonical is not None and self.scope.admits(links.canonical):
+            identity = links.canonical
+        if links is not None and not links.index:
+            current.state, current.reason = "skipped", "noindex"
+        else:
+            target = current if identity == current.url else await self._identity_row(db, current, identity)
+            if target is not None:
+                source_uuid = await self._add_source(db, target, result)
+                if target is not current:
+                    current.state, current.reason = "skipped", f"same page as {identity}"
+                    current.data_source_uuid = source_uuid
+        if self.mode == "links" and links is not None and links.follow and current.depth < self.max_depth:
+            await self._add_links(CrawlPageRepository(db), links.links, current.depth + 1)
+        await self._save_progress(db)
+
+    async def _identity_row(self, db: AsyncSession, page: CrawlPage, identity: str) -> CrawlPage | None:
+        """The frontier row of the address `page` really is (a redirect's target, its canonical URL), to store the
+        page under; None when that page was stored already (`page` is then skipped as the same page)."""
+        pages = CrawlPageRepository(db)
+        known = await pages.by_key(self.crawl_uuid, url_key(identity))
+        if known is None:
+            known = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(identity), url=identity, depth=page.depth)
+            await pages.add(known)
+            self.found += 1
+        elif known.state != "pending":
+            page.state, page.reason = "skipped", f"same page as {identity}"
+            page.data_source_uuid = known.data_source_uuid
+            return None
+        known.lastmod = known.lastmod or page.lastmod
+        return known
+
+    async def _add_source(self, db: AsyncSession, row: CrawlPage, result: FetchResult) -> str:
+        meta = {"crawl_uuid": self.crawl_uuid}
+        for name, value in (("etag", result.etag), ("last_modified", result.last_modified), ("lastmod", row.lastmod)):
+            if value:
+                meta[name] = value
+        content_type = result.content_type or "text/html"
+        source, _ = await add_crawled_page(db, self.chatbot_uuid, row.url, result.body, content_type, meta)
+        row.state, row.data_source_uuid = "done", source.uuid
+        return source.uuid
+
+    async def _add_links(self, pages: CrawlPageRepository, links: list[str], depth: int) -> None:
+        for link in links:
+            if self.found >= self.max_pages:
+                if self.stopped is None and self.mode == "links":
+                    log.info("crawl %s reached max_pages", self.crawl_uuid)
+                return
+            if self.scope.admits(link):
+                added = await pages.add_new(
+                    CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(link), url=link, depth=depth)
+                )
+                self.found += int(added)
+
+    async def _failed(self, page: CrawlPage, reason: str) -> None:
+        await self.ctx.write(lambda db: self._fail(db, page, reason))
+
+    async def _fail(self, db: AsyncSession, page: CrawlPage, reason: str) -> None:
+        current = await db.get(CrawlPage, page.id)
+        if current is not None and current.state == "pending":
+            current.state, current.reason = "failed", reason[:500]
+        await self._save_progress(db)
+
+    async def _save_progress(self, db: AsyncSession) -> None:
+        crawl = await db.get(Crawl, self.crawl_uuid)
+        if crawl is not None:
+            crawl.fetched_bytes = self.fetched_bytes
+            crawl.modified_at = utcnow()
+
+    # --- robots.txt and sitemaps ----------------------------------------------------------------------------------
+
+    async def _robots_for(self, url: str) -> Robots:
+        host = host_of(url)
+        async with self.robots_lock:
+            if host not in self.robots:
+                self.robots[host] = await self._read_robots(url)
+                if (delay := self.robots[host].delay) is not None:
+                    self.gate.slow_down(host, delay)
+            return self.robots[host]
+
+    async def _read_robots(self, url: str) -> Robots:
+        location = normalise("/robots.txt", url)
+        assert location is not None
+        try:
+            async with self.gate.slot(host_of(url)):
+                result = await self.egress.fetch(location, max_bytes=512 * 1024)
+        except EgressHTTPError as error:
+            return Robots(None, reachable=error.result.status < 500)
+        except (EgressNetworkError, EgressTimeout):
+            return Robots(None, reachable=False)
+        return Robots(result.text())
+
+    async def _read_sitemaps(self) -> None:
+        """Every page the site's sitemaps list (found from the start URL, robots.txt, or `/sitemap.xml`), added to
+        the frontier in one transaction, so a crash in the middle reads them all again."""
+        robots = await self._robots_for(self.start_url)
+        queue = [self.start_url] if self.start_url.lower().split("?")[0].endswith((".xml", ".xml.gz", ".txt")) else []
+        queue += robots.sitemaps or ([] if queue else [normalise("/sitemap.xml", self.start_url) or self.start_url])
+        seen: set[str] = set()
+        listed: list[tuple[str, str | None]] = []
+        failures: list[tuple[str, str]] = []
+        while queue and len(seen) < MAX_SITEMAPS and self.stopped is None:
+            location = queue.pop(0)
+            if location in seen:
+                continue
+            seen.add(location)
+            try:
+                async with self.gate.slot(host_of(location)):
+                    result = await self.egress.fetch(location, max_bytes=MAX_PAGE_BYTES)
+                sitemap = read_sitemap(result.body, result.url)
+            except EgressHTTPError as error:
+                failures.append((location, f"sitemap: http {error.result.status}"))
+                continue
+            except (EgressError, SitemapError) as error:
+                failures.append((location, f"sitemap: {error.reason}"))
+                continue
+            self.fetched_bytes += len(result.body)
+            queue += [found for found in sitemap.sitemaps if found not in seen]
+            listed += sitemap.pages
+
+        async def add(db: AsyncSession) -> None:
+            pages = CrawlPageRepository(db)
+            for location, reason in failures:
+                failed = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(location), url=location, state="failed")
+                failed.reason = reason
+                self.found += int(await pages.add_new(failed))
+            for url, lastmod in listed:
+                if self.found >= self.max_pages:
+                    break
+                if self.scope.admits(url):
+                    row = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(url), url=url, lastmod=lastmod)
+                    self.found += int(await pages.add_new(row))
+            await self._save_progress(db)
+
+        await self.ctx.write(add)
+
+
+def _is_html(result: FetchResult) -> bool:
+    return result.content_type in ("text/html", "application/xhtml+xml") or (
+        not result.content_type and result.body.lstrip()[:15].lower().startswith((b"<!doctype html", b"<html"))
+    )

@@ -1,0 +1,35 @@
+"""Politeness: at most two requests at a time to one host, and a small gap between two request starts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+PER_HOST = 2
+
+
+class HostGate:
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self._turns: dict[str, asyncio.Lock] = {}
+        self._next_start: dict[str, float] = {}
+        self._delays: dict[str, float] = {}
+
+    def slow_down(self, host: str, seconds: float) -> None:
+        """A host's robots.txt asked for a longer gap (`Crawl-delay`, capped at 10 s)."""
+        self._delays[host] = max(self.delay, min(seconds, 10.0))
+
+    @asynccontextmanager
+    async def slot(self, host: str) -> AsyncIterator[None]:
+        slots = self._slots.setdefault(host, asyncio.Semaphore(PER_HOST))
+        turn = self._turns.setdefault(host, asyncio.Lock())
+        async with slots:
+            async with turn:
+                loop = asyncio.get_running_loop()
+                wait = self._next_start.get(host, 0.0) - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._next_start[host] = loop.time() + self._delays.get(host, self.delay)
+            yield

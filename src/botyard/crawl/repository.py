@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
+
+from botyard.db.repository import Repository
+from botyard.models import Chatbot, Crawl, CrawlPage
+
+
+class CrawlRepository(Repository[Crawl]):
+    model = Crawl
+
+    async def owned(self, account_uuid: str, crawl_uuid: str) -> Crawl | None:
+        return await self.one_or_none(
+            select(Crawl)
+            .join(Chatbot, Chatbot.uuid == Crawl.chatbot_uuid)
+            .where(Crawl.uuid == crawl_uuid, Chatbot.account_uuid == account_uuid)
+        )
+
+    async def of_chatbot(self, chatbot_uuid: str) -> Sequence[Crawl]:
+        return await self.all(select(Crawl).where(Crawl.chatbot_uuid == chatbot_uuid).order_by(Crawl.created_at))
+
+
+class CrawlPageRepository(Repository[CrawlPage]):
+    model = CrawlPage
+
+    async def add_new(self, page: CrawlPage) -> bool:
+        """Insert the page unless the crawl has it already (False then, nothing written)."""
+        try:
+            async with self.session.begin_nested():
+                self.session.add(page)
+                await self.session.flush()
+        except IntegrityError:
+            return False
+        return True
+
+    async def by_key(self, crawl_uuid: str, url_key: str) -> CrawlPage | None:
+        return await self.one_or_none(
+            select(CrawlPage).where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.url_key == url_key)
+        )
+
+    async def pending(self, crawl_uuid: str, limit: int) -> Sequence[CrawlPage]:
+        """The next pages to fetch: breadth first (lowest depth), then in the order found."""
+        return await self.all(
+            select(CrawlPage)
+            .where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state == "pending")
+            .order_by(CrawlPage.depth, CrawlPage.id)
+            .limit(limit)
+        )
+
+    async def counts(self, crawl_uuid: str) -> dict[str, int]:
+        rows = await self.session.execute(
+            select(CrawlPage.state, func.count()).where(CrawlPage.crawl_uuid == crawl_uuid).group_by(CrawlPage.state)
+        )
+        return {str(state): int(count) for state, count in rows.all()}
+
+    async def unsuccessful(self, crawl_uuid: str, limit: int) -> Sequence[CrawlPage]:
+        return await self.all(
+            select(CrawlPage)
+            .where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state.in_(("failed", "skipped")))
+            .order_by(CrawlPage.id)
+            .limit(limit)
+        )
+
+    async def skip_pending(self, crawl_uuid: str, reason: str) -> None:
+        await self.session.execute(
+            update(CrawlPage)
+            .where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state == "pending")
+            .values(state="skipped", reason=reason)
+        )

@@ -1,0 +1,43 @@
+"""Crawls: a whole website into a chatbot's URL sources. Not in the hosted interface; designed in its style
+(`/chatbot/{uuid}/data-source/...` to create, `/crawl/{uuid}` to follow)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from botyard.crawl import service
+from botyard.crawl.schemas import Crawl, CrawlCreate
+from botyard.db.base import utcnow
+from botyard.deps import CurrentAccount, DbSession, Egress, ReadDbSession
+
+router = APIRouter(tags=["crawls"])
+
+
+@router.post("/chatbot/{uuid}/data-source/crawl", response_model=Crawl)
+async def start_crawl(uuid: str, body: CrawlCreate, db: DbSession, account: CurrentAccount, egress: Egress) -> Crawl:
+    """Crawl a website into URL sources, by its sitemaps (`mode: sitemap`) or by following links breadth first
+    (`mode: links`), within `scope`, up to `max_pages` and `max_depth`. Each page becomes an ordinary `link` data
+    source (one per normalised URL). robots.txt is honoured, two requests at a time per host. A refused start URL
+    (private address, scheme, port) answers 422 `url_refused`."""
+    crawl = await service.create(db, egress, account, uuid, body)
+    return await service.to_wire(db, crawl)
+
+
+@router.get("/chatbot/{uuid}/crawls", response_model=list[Crawl])
+async def list_crawls(uuid: str, db: ReadDbSession, account: CurrentAccount) -> list[Crawl]:
+    """A chatbot's crawls, oldest first."""
+    return [await service.to_wire(db, crawl) for crawl in await service.list_of_chatbot(db, account, uuid)]
+
+
+@router.get("/crawl/{uuid}", response_model=Crawl)
+async def get_crawl(uuid: str, db: ReadDbSession, account: CurrentAccount) -> Crawl:
+    """A crawl's state (`queued`, `running`, `done`, `cancelled`, `failed`), its page counts, and the pages that
+    failed or were skipped with their reasons (the first 500)."""
+    return await service.to_wire(db, await service.get_owned(db, account, uuid))
+
+
+@router.post("/crawl/{uuid}/cancel", response_model=Crawl)
+async def cancel_crawl(uuid: str, db: DbSession, account: CurrentAccount) -> Crawl:
+    """Stop a crawl: nothing more is fetched (within a second); the sources already added stay."""
+    crawl = await service.cancel(db, account, uuid, utcnow())
+    return await service.to_wire(db, crawl)

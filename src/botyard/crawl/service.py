@@ -1,0 +1,98 @@
+"""Crawl rules: starting one (checked like any URL, queued as a job), reading its progress, cancelling it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.chatbots.service import get_owned as get_owned_chatbot
+from botyard.crawl.jobs import CRAWL_SITE
+from botyard.crawl.repository import CrawlPageRepository, CrawlRepository
+from botyard.crawl.schemas import Crawl as CrawlOut
+from botyard.crawl.schemas import CrawlCreate
+from botyard.crawl.urls import normalise, url_key
+from botyard.db.base import iso
+from botyard.egress import EgressClient
+from botyard.errors import AppError, ErrorCode, not_found
+from botyard.jobs.service import enqueue
+from botyard.models import Crawl, CrawlPage
+from botyard.sources.service import check_link
+
+FINAL_STATES = frozenset({"done", "cancelled", "failed"})
+SHOWN_FAILURES = 500
+
+
+async def create(
+    db: AsyncSession, egress: EgressClient, account_uuid: str, chatbot_uuid: str, body: CrawlCreate
+) -> Crawl:
+    start = normalise(body.url)
+    if start is None:
+        detail = {"field": "url", "message": "an http or https URL", "type": ErrorCode.URL_REFUSED.value}
+        raise AppError(422, ErrorCode.URL_REFUSED, "The start URL is not an http or https URL", [detail])
+    await check_link(egress, start)
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    scope = body.scope.model_dump()
+    crawl = Crawl(
+        chatbot_uuid=chatbot.uuid,
+        url=start,
+        mode=body.mode,
+        scope=scope,
+        max_pages=body.max_pages,
+        max_depth=body.max_depth,
+    )
+    crawl = await CrawlRepository(db).add(crawl)
+    if body.mode == "links":
+        await CrawlPageRepository(db).add(CrawlPage(crawl_uuid=crawl.uuid, url_key=url_key(start), url=start))
+    await enqueue(db, CRAWL_SITE, {"crawl_uuid": crawl.uuid}, chatbot_uuid=chatbot.uuid)
+    return crawl
+
+
+async def get_owned(db: AsyncSession, account_uuid: str, crawl_uuid: str) -> Crawl:
+    crawl = await CrawlRepository(db).owned(account_uuid, crawl_uuid)
+    if crawl is None:
+        raise not_found("Crawl")
+    return crawl
+
+
+async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sequence[Crawl]:
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    return await CrawlRepository(db).of_chatbot(chatbot.uuid)
+
+
+async def cancel(db: AsyncSession, account_uuid: str, crawl_uuid: str, now: datetime) -> Crawl:
+    """Stop the crawl: the crawler sees the state within a second and fetches nothing more; the pages it stored
+    stay. Cancelling a finished crawl changes nothing."""
+    crawl = await get_owned(db, account_uuid, crawl_uuid)
+    if crawl.state not in FINAL_STATES:
+        crawl.state, crawl.reason, crawl.finished_at = "cancelled", "cancelled", now
+        await db.flush()
+    return crawl
+
+
+async def to_wire(db: AsyncSession, crawl: Crawl) -> CrawlOut:
+    pages = CrawlPageRepository(db)
+    counts = await pages.counts(crawl.uuid)
+    failures = [
+        {"url": page.url, "reason": page.reason} for page in await pages.unsuccessful(crawl.uuid, SHOWN_FAILURES)
+    ]
+    return {
+        "uuid": crawl.uuid,
+        "chatbot_uuid": crawl.chatbot_uuid,
+        "url": crawl.url,
+        "mode": crawl.mode,
+        "scope": dict(crawl.scope),
+        "max_pages": crawl.max_pages,
+        "max_depth": crawl.max_depth,
+        "state": crawl.state,
+        "reason": crawl.reason,
+        "pages_found": sum(counts.values()),
+        "pages_done": counts.get("done", 0),
+        "pages_failed": counts.get("failed", 0),
+        "pages_skipped": counts.get("skipped", 0),
+        "failures": failures,  # type: ignore[typeddict-item]
+        "created_at": iso(crawl.created_at),
+        "modified_at": iso(crawl.modified_at),
+        "finished_at": iso(crawl.finished_at) if crawl.finished_at is not None else None,
+    }

@@ -1,0 +1,165 @@
+"""Crawls over a real 200-page loopback site (`tests/crawl_site.py`): both modes find exactly the site's pages, stay
+in scope, never fetch what robots.txt forbids, de-duplicate addresses of one page, keep to two requests at a time,
+refuse private addresses, stop on cancel; the crawl resource reports it all. Real app, both databases."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from tests.api import Api, assert_error, assert_not_found
+from tests.crawl_site import CrawlSite
+from tests.fake_dns import FakeDns
+from tests.test_ingestion import process
+
+
+@pytest.fixture
+def site() -> Iterator[CrawlSite]:
+    served = CrawlSite()
+    yield served
+    served.close()
+
+
+def crawl(api: Api, bot: str, url: str, **fields: Any) -> dict[str, Any]:
+    body: dict[str, Any] = api.ok(api.post(f"/chatbot/{bot}/data-source/crawl", {"url": url, **fields}))
+    return body
+
+
+def sources_by_url(api: Api, bot: str) -> dict[str, dict[str, Any]]:
+    listed = api.ok(api.get(f"/chatbot/{bot}/data-sources"))
+    by_url: dict[str, dict[str, Any]] = {}
+    for source in listed:
+        assert source["file_name"] not in by_url, f"two sources for {source['file_name']}"
+        by_url[source["file_name"]] = source
+    return by_url
+
+
+def test_a_links_crawl_stores_exactly_the_sites_pages(alice: Api, client: TestClient, site: CrawlSite) -> None:
+    bot = alice.chatbot()["uuid"]
+    started = crawl(alice, bot, site.url("/"), mode="links", max_depth=5)
+    assert started["state"] == "queued" and started["pages_found"] == 1 and started["mode"] == "links"
+    process(client, embedder=None)
+
+    done = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
+    assert done["state"] == "done" and done["reason"] == "" and done["finished_at"] is not None
+    stored = sources_by_url(alice, bot)
+    assert set(stored) == {site.url(path) for path in CrawlSite.pages()}
+    assert {source["status"] for source in stored.values()} == {"success"}
+    assert {source["type"] for source in stored.values()} == {"link"}
+    assert stored[site.url("/docs/7")]["title"] == "/docs/7"  # the page's own heading, as for any URL source
+    # Nothing forbidden or out of scope was fetched; each page once (the ingestion parsed what the crawl fetched).
+    assert not [path for path in site.hits if path.startswith(("/private/", "/assets/", "/secret"))]
+    assert site.hits["/robots.txt"] == 1
+    assert max(count for path, count in site.hits.items() if path != "/robots.txt") == 1
+    assert site.most_in_flight <= 2
+    failures = {failure["url"]: failure["reason"] for failure in done["failures"]}
+    assert failures[site.url("/private/0")] == "robots.txt forbids"
+    assert done["pages_failed"] == 1 and done["pages_done"] == 200
+    # Other addresses of a stored page: skipped with the page they are (a redirect, a canonical link).
+    assert failures[site.url("/about?print=1")] == f"same page as {site.url('/about')}"
+    assert site.url("/old-docs") in failures and failures[site.url("/old-docs")].startswith("same page as")
+
+
+def test_a_sitemap_crawl_reads_the_index_and_the_gzip_sitemap(alice: Api, client: TestClient, site: CrawlSite) -> None:
+    bot = alice.chatbot()["uuid"]
+    started = crawl(alice, bot, site.url("/"), mode="sitemap")
+    assert started["pages_found"] == 0
+    process(client, embedder=None)
+
+    done = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
+    assert done["state"] == "done"
+    stored = sources_by_url(alice, bot)
+    assert set(stored) == {site.url(path) for path in CrawlSite.pages()}
+    assert {source["status"] for source in stored.values()} == {"success"}
+    assert site.hits["/sitemap_index.xml"] == 1 and site.hits["/sitemaps/blog.xml.gz"] == 1
+    assert site.hits["/private/0"] == 0 and site.most_in_flight <= 2
+    assert [failure["url"] for failure in done["failures"]] == [site.url("/private/0")]
+    assert '"lastmod": "2026-11-01"' in stored[site.url("/blog/5")]["meta_json"]
+
+
+def test_the_scope_limits_what_a_crawl_takes(alice: Api, client: TestClient, site: CrawlSite) -> None:
+    bot = alice.chatbot()["uuid"]
+    scope = {"path_prefix": "/docs/", "exclude": ["/docs/1*"]}
+    crawl(alice, bot, site.url("/docs/"), mode="links", scope=scope, max_depth=1)
+    process(client, embedder=None)
+    stored = set(sources_by_url(alice, bot))
+    expected = {site.url("/docs/")} | {site.url(f"/docs/{i}") for i in range(126) if not str(i).startswith("1")}
+    assert stored == expected  # depth 1: not the details pages; excluded: /docs/1, /docs/10..19, /docs/100..125
+    assert not [path for path in site.hits if path.startswith(("/blog", "/docs/1"))]
+
+
+def test_max_pages_caps_the_pages_found(alice: Api, client: TestClient, site: CrawlSite) -> None:
+    bot = alice.chatbot()["uuid"]
+    started = crawl(alice, bot, site.url("/docs/"), mode="links", max_pages=20)
+    process(client, embedder=None)
+    done = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
+    assert done["pages_found"] == 20 and done["pages_done"] == 20 and len(sources_by_url(alice, bot)) == 20
+
+
+def test_a_link_to_a_private_address_is_refused_like_any_url(
+    alice: Api, client: TestClient, site: CrawlSite, fake_dns: FakeDns
+) -> None:
+    fake_dns.records["intranet.test"] = ["10.0.0.7"]
+    bot = alice.chatbot()["uuid"]
+    started = crawl(alice, bot, site.url("/"), mode="links", max_depth=1, scope={"same_host": False})
+    process(client, embedder=None)
+    done = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
+    secret = "http://intranet.test/secret"
+    reasons = {failure["url"]: failure["reason"] for failure in done["failures"]}
+    assert reasons[secret] == "private address"
+    assert secret not in sources_by_url(alice, bot) and "/secret" not in site.hits
+
+
+def test_a_cancelled_crawl_stops_within_seconds_and_leaves_whole_sources(
+    alice: Api, client: TestClient, site: CrawlSite
+) -> None:
+    site.delay = 0.1  # ~20 pages a second at two at a time: 200 pages would take ten seconds
+    bot = alice.chatbot()["uuid"]
+    started = crawl(alice, bot, site.url("/"), mode="links")
+    runner = threading.Thread(target=process, args=(client,), kwargs={"embedder": None})
+    runner.start()
+    deadline = time.monotonic() + 30
+    while alice.ok(alice.get(f"/crawl/{started['uuid']}"))["pages_done"] < 10:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    cancelled = alice.ok(alice.post(f"/crawl/{started['uuid']}/cancel"))
+    assert cancelled["state"] == "cancelled" and cancelled["finished_at"] is not None
+    time.sleep(1.0)  # the crawler looks at its state twice a second; requests in flight finish
+    hits_after_a_second = sum(site.hits.values())
+    time.sleep(1.5)
+    assert sum(site.hits.values()) == hits_after_a_second  # stopped: nothing more fetched
+    runner.join(timeout=60)
+    assert not runner.is_alive()
+    process(client, embedder=None)
+    final = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
+    assert final["state"] == "cancelled" and final["pages_done"] < 200
+    stored = sources_by_url(alice, bot)
+    assert len(stored) == final["pages_done"] and {s["status"] for s in stored.values()} == {"success"}
+
+
+def test_bad_crawls_are_refused_and_crawls_are_private(
+    alice: Api, bob: Api, client: TestClient, site: CrawlSite
+) -> None:
+    bot = alice.chatbot()["uuid"]
+    for body in (
+        {"url": "ftp://example.com/"},
+        {"url": site.url("/"), "mode": "everything"},
+        {"url": site.url("/"), "max_pages": 0},
+        {"url": site.url("/"), "max_pages": 10_001},
+        {"url": site.url("/"), "scope": {"path_prefix": "docs"}},
+    ):
+        response = alice.post(f"/chatbot/{bot}/data-source/crawl", body)
+        assert response.status_code == 422, (body, response.text)
+    assert_error(alice.post(f"/chatbot/{bot}/data-source/crawl", {"url": "http://10.0.0.1/"}), 422, "url_refused")
+    assert alice.ok(alice.get(f"/chatbot/{bot}/crawls")) == []
+    started = crawl(alice, bot, site.url("/"))
+    assert [c["uuid"] for c in alice.ok(alice.get(f"/chatbot/{bot}/crawls"))] == [started["uuid"]]
+    assert_not_found(bob.get(f"/crawl/{started['uuid']}"))
+    assert_not_found(bob.post(f"/crawl/{started['uuid']}/cancel"))
+    assert_not_found(bob.post(f"/chatbot/{bot}/data-source/crawl", {"url": site.url("/")}))
+    assert alice.ok(alice.get(f"/crawl/{started['uuid']}"))["state"] == "queued"
