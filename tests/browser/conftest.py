@@ -75,7 +75,7 @@ class HostSite:
         site = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            def do_GET(self) -> None:
                 chatbot = self.path.removeprefix("/page/").split("?")[0]
                 body = site.page(chatbot).encode()
                 self.send_response(200)
@@ -84,7 +84,7 @@ class HostSite:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's name)
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
         self.botyard_base = botyard_base
@@ -93,7 +93,9 @@ class HostSite:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def page(self, chatbot_uuid: str) -> str:
-        script = f'<script src="{self.botyard_base}/widget.js" data-chatbot="{html.escape(chatbot_uuid)}" async></script>'
+        script = (
+            f'<script src="{self.botyard_base}/widget.js" data-chatbot="{html.escape(chatbot_uuid)}" async></script>'
+        )
         return f"<!doctype html><html><head><title>Acme</title></head><body><h1>Acme docs</h1>{script}</body></html>"
 
     def page_url(self, chatbot_uuid: str) -> str:

@@ -88,7 +88,9 @@ async def chat_page(chatbot_uuid: str, request: Request, db: ReadDbSession) -> R
         return HTMLResponse(body, status_code=403, headers={"Content-Security-Policy": content_security_policy()})
     config = {**service.config(opened), "embedded": framed}
     # A JSON data block is never executed; escaping <, > and & keeps "</script>" in a title from closing it.
-    data = json.dumps(config, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    data = (
+        json.dumps(config, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    )
     ancestors = "'self' " + " ".join(allowed) if allowed else "*"
     csp = content_security_policy(frame_ancestors=ancestors, image_hosts=opened.settings["image_hosts"])
     headers = _SECURITY_HEADERS | {"Content-Security-Policy": csp, "Referrer-Policy": "no-referrer"}
