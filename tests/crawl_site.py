@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import threading
 import time
 from collections import Counter
@@ -30,6 +31,8 @@ class CrawlSite:
         self.changed: dict[str, str] = {}
         """Path → replacement text, for pages that change between crawls."""
         self.gone: set[str] = set()
+        self.not_modified = 0
+        """Conditional requests answered 304."""
         self._lock = threading.Lock()
         site = self
 
@@ -45,6 +48,10 @@ class CrawlSite:
                 try:
                     time.sleep(site.delay)
                     status, headers, body = site.respond(self.path)
+                    if status == 200 and "ETag" in headers and headers["ETag"] == self.headers.get("If-None-Match"):
+                        status, body = 304, b""
+                        with site._lock:
+                            site.not_modified += 1
                     self.send_response(status)
                     for name, value in headers.items():
                         self.send_header(name, value)
@@ -95,7 +102,8 @@ class CrawlSite:
         page = self._page(path)
         if page is None:
             return 404, html, b"<h1>Not found</h1>"
-        return 200, html, page.encode()
+        etag = '"' + hashlib.sha256(page.encode()).hexdigest()[:16] + '"'
+        return 200, html | {"ETag": etag}, page.encode()
 
     def _page(self, path: str) -> str | None:
         clean = path.split("?", 1)[0]

@@ -14,6 +14,7 @@ from botyard.answering.tools import ToolCaller
 from botyard.chat.tagging import SessionTagger
 from botyard.config import Settings
 from botyard.crawl.crawler import CrawlConfig, Crawler
+from botyard.crawl.sync import ChatbotSync
 from botyard.db.session import Database
 from botyard.egress import EgressClient, Resolver
 from botyard.embedding import Embedder, build_embedder, close_embedder
@@ -54,6 +55,7 @@ def job_handlers(
     return [
         SourceProcessor(egress, ingestion_config(settings), embedder),
         Crawler(egress, crawl_config(settings)),
+        ChatbotSync(egress, settings.crawl_delay),
         SourceReembedder(embedder),
         SessionTagger(embedder, judge, answerer, ToolCaller(egress, settings.tool_call_timeout)),
     ]

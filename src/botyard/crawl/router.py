@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from botyard.crawl import service
+from botyard.crawl import service, sync
 from botyard.crawl.schemas import Crawl, CrawlCreate
+from botyard.crawl.sync_schemas import Sync, SyncUpdate
 from botyard.db.base import utcnow
 from botyard.deps import CurrentAccount, DbSession, Egress, ReadDbSession
 
@@ -41,3 +42,23 @@ async def cancel_crawl(uuid: str, db: DbSession, account: CurrentAccount) -> Cra
     """Stop a crawl: nothing more is fetched (within a second); the sources already added stay."""
     crawl = await service.cancel(db, account, uuid, utcnow())
     return await service.to_wire(db, crawl)
+
+
+@router.get("/chatbot/{uuid}/sync", response_model=Sync)
+async def get_sync(uuid: str, db: ReadDbSession, account: CurrentAccount) -> Sync:
+    """The chatbot's re-sync schedule for its URL sources (`off`, `daily`, `weekly`) and its last run's summary."""
+    return await sync.get(db, account, uuid)
+
+
+@router.post("/chatbot/{uuid}/sync", response_model=Sync)
+async def update_sync(uuid: str, body: SyncUpdate, db: DbSession, account: CurrentAccount) -> Sync:
+    """Set how often every URL source is checked for changes: one conditional request per page (ETag,
+    Last-Modified, content hash); changed pages are re-indexed, unchanged ones cost nothing more, pages gone twice
+    in a row become `error:not found` and are kept."""
+    return await sync.update(db, account, uuid, body.schedule, utcnow())
+
+
+@router.post("/chatbot/{uuid}/sync/run", response_model=Sync)
+async def run_sync(uuid: str, db: DbSession, account: CurrentAccount) -> Sync:
+    """Check every URL source for changes now; a schedule goes on from this run."""
+    return await sync.run_now(db, account, uuid, utcnow())

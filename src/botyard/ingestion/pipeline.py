@@ -14,15 +14,17 @@ import asyncio
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.db.base import utcnow
-from botyard.egress import EgressClient, EgressError, EgressNetworkError, EgressTimeout
+from botyard.db.base import iso, utcnow
+from botyard.egress import EgressClient
 from botyard.embedding import Embedder
 from botyard.ingestion.chunk import ChunkingConfig, chunk_markdown
 from botyard.ingestion.embed import embed_chunks, embed_stale, stale_chunks
 from botyard.ingestion.errors import SourceFailed, SourceRetry
+from botyard.ingestion.freshness import GONE_AFTER_MISSES, check_page
 from botyard.ingestion.jobs import PROCESS_SOURCE
 from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, SandboxError, parse_file
 from botyard.ingestion.repository import ChunkRepository
@@ -46,6 +48,10 @@ class Extracted:
     prefetched: bool = False
     """A crawl fetched the page and stored it with the source: the copy is dropped once the chunks are stored, so a
     re-scrape fetches the page again."""
+    unchanged: bool = False
+    """A page checked again has not changed (a 304, or the same bytes): nothing to parse, chunk or embed."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """What the fetch teaches about the page for the next check (`etag`, `last_modified`, `body_sha256`, `misses`)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,10 @@ class SourceProcessor:
     async def _process(self, ctx: JobContext, source: DataSource, stages: StageReporter) -> None:
         source_uuid = source.uuid
         extracted = await self._extract(stages, ctx, source)
+        if extracted.unchanged:
+            await stages.settle()
+            await ctx.finish(lambda db: _unchanged(db, source_uuid, extracted.meta))
+            return
         if not extracted.markdown.strip():
             raise SourceFailed("no text")
         content_hash = hashlib.sha256(extracted.markdown.encode()).hexdigest()
@@ -123,6 +133,8 @@ class SourceProcessor:
                 current.title = extracted.title[:500]
             if extracted.prefetched:
                 await SourceFileRepository(db).remove(source_uuid)
+            if extracted.meta:
+                current.meta = {**current.meta, **extracted.meta, "misses": 0}
 
         await stages.settle()
         await ctx.finish(store)
@@ -166,17 +178,27 @@ class SourceProcessor:
         if stored is not None:
             await stages.enter("extracting")
             parsed = await self._parse(stored.content, _name_for(url, stored.content_type), stored.content_type)
-            return Extracted(parsed.markdown, parsed.title, fetched_bytes=len(stored.content), prefetched=True)
+            meta = {"body_sha256": stored.sha256}
+            return Extracted(parsed.markdown, parsed.title, len(stored.content), prefetched=True, meta=meta)
         await stages.enter("downloading")
-        try:
-            result = await self.egress.fetch(url, max_bytes=self.config.max_fetch_bytes)
-        except (EgressTimeout, EgressNetworkError) as error:
-            raise SourceRetry(error.reason) from error
-        except EgressError as error:
-            raise SourceFailed(error.reason) from error
+        seen = source.content_hash is not None  # stored before: ask only whether it changed
+        check = await check_page(self.egress, url, source.meta if seen else {}, self.config.max_fetch_bytes)
+        if check.outcome == "failed":
+            raise SourceRetry(check.reason) if check.retry else SourceFailed(check.reason)
+        if check.outcome == "gone":
+            if not seen:  # never stored: an address error, shown as such
+                raise SourceFailed(check.reason)
+            misses = int(source.meta.get("misses", 0)) + 1
+            if misses >= GONE_AFTER_MISSES:
+                raise SourceFailed("not found")
+            return Extracted("", unchanged=True, meta={"misses": misses})  # once may be a hiccup: keep the page
+        if check.outcome == "unchanged":
+            return Extracted("", unchanged=True, meta={**check.meta, "misses": 0})
+        assert check.result is not None
         await stages.enter("extracting")
+        result = check.result
         parsed = await self._parse(result.body, _name_for(result.url, result.content_type), result.content_type)
-        return Extracted(parsed.markdown, parsed.title, fetched_bytes=len(result.body))
+        return Extracted(parsed.markdown, parsed.title, fetched_bytes=len(result.body), meta=check.meta)
 
     async def _extract_upload(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
         await stages.enter("extracting")
@@ -198,6 +220,14 @@ class SourceProcessor:
             raise SourceFailed(error.reason) from error
         except SandboxError as error:
             raise SourceRetry("sandbox") from error
+
+
+async def _unchanged(db: AsyncSession, source_uuid: str, meta: dict[str, Any]) -> None:
+    """A checked page that did not change: its chunks stay; only what the check learnt is kept."""
+    current = await db.get(DataSource, source_uuid)
+    if current is not None:
+        current.meta = {**current.meta, **meta, "checked_at": iso(utcnow())}
+        current.status = "success"
 
 
 def _name_for(url: str, content_type: str) -> str:

@@ -82,6 +82,11 @@ class JobRepository(Repository[Job]):
             delete(Job).where(Job.kind == kind, Job.data_source_uuid == data_source_uuid, Job.status == "queued")
         )
 
+    async def drop_queued_of_chatbot(self, kind: str, chatbot_uuid: str) -> None:
+        await self.session.execute(
+            delete(Job).where(Job.kind == kind, Job.chatbot_uuid == chatbot_uuid, Job.status == "queued")
+        )
+
     async def recover_expired(self) -> int:
         """Put back in the queue every job whose runner stopped renewing its lease (crash, kill -9, lost host)."""
         result = await self.session.execute(

@@ -12,6 +12,7 @@ from botyard.models.job import Job
 from botyard.models.message import Message
 from botyard.models.rate_limit import RateLimitHit
 from botyard.models.source_tag import SourceTag, SourceTagMember
+from botyard.models.sync_schedule import SyncSchedule
 from botyard.models.tool_function import ToolFunction
 from botyard.models.widget_settings import WidgetSettings
 
@@ -33,6 +34,7 @@ __all__ = [
     "SourceFile",
     "SourceTag",
     "SourceTagMember",
+    "SyncSchedule",
     "ToolFunction",
     "WidgetSettings",
 ]

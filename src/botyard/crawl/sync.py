@@ -1,0 +1,177 @@
+"""Keeping a chatbot's web pages fresh: its re-sync schedule, and the `sync_chatbot` job that checks every URL
+source for changes.
+
+The schedule is a chain of jobs: each run queues the next one (`run_after` = now + the interval), and changing the
+schedule replaces the waiting job, so exactly one is ever queued per chatbot. A run checks each page with one
+conditional request through the per-host gate (two at a time per host); a changed page is handed to the ingestion
+with the bytes just fetched (re-chunked and re-indexed in one transaction); an unchanged page costs nothing more;
+a page answering 404/410 twice in a row becomes `error:not found` and is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections import Counter
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.chatbots.service import get_owned as get_owned_chatbot
+from botyard.crawl.hosts import HostGate
+from botyard.crawl.sync_schemas import Schedule, Sync
+from botyard.crawl.urls import host_of
+from botyard.db.base import iso, utcnow
+from botyard.egress import EgressClient
+from botyard.ingestion.freshness import GONE_AFTER_MISSES, Check, check_page
+from botyard.jobs.repository import JobRepository
+from botyard.jobs.runner import JobContext
+from botyard.jobs.service import enqueue
+from botyard.models import DataSource, Job, SourceFile, SyncSchedule
+from botyard.sources.repository import DataSourceRepository, SourceFileRepository
+from botyard.sources.service import schedule_processing
+
+SYNC_CHATBOT = "sync_chatbot"
+INTERVALS = {"daily": timedelta(days=1), "weekly": timedelta(days=7)}
+MAX_PAGE_BYTES = 20 * 1024 * 1024
+
+
+async def get(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sync:
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    return to_wire(chatbot.uuid, await db.get(SyncSchedule, chatbot.uuid))
+
+
+async def update(db: AsyncSession, account_uuid: str, chatbot_uuid: str, schedule: Schedule, now: datetime) -> Sync:
+    """Set the schedule; the first run is one interval from now (`run` checks at once)."""
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    row = await _row(db, chatbot.uuid)
+    row.schedule = schedule
+    row.next_run_at = now + INTERVALS[schedule] if schedule in INTERVALS else None
+    await _queue(db, row)
+    return to_wire(chatbot.uuid, row)
+
+
+async def run_now(db: AsyncSession, account_uuid: str, chatbot_uuid: str, now: datetime) -> Sync:
+    """Check every URL source now; the schedule goes on from this run."""
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    row = await _row(db, chatbot.uuid)
+    row.next_run_at = now
+    await _queue(db, row)
+    return to_wire(chatbot.uuid, row)
+
+
+async def _row(db: AsyncSession, chatbot_uuid: str) -> SyncSchedule:
+    row = await db.get(SyncSchedule, chatbot_uuid)
+    if row is None:
+        row = SyncSchedule(chatbot_uuid=chatbot_uuid, schedule="off", last_summary={})
+        db.add(row)
+    return row
+
+
+async def _queue(db: AsyncSession, row: SyncSchedule) -> None:
+    """Replace the chatbot's waiting sync job with one for `row.next_run_at` (none when there is no next run)."""
+    await JobRepository(db).drop_queued_of_chatbot(SYNC_CHATBOT, row.chatbot_uuid)
+    if row.next_run_at is not None:
+        job = await enqueue(
+            db,
+            SYNC_CHATBOT,
+            {"chatbot_uuid": row.chatbot_uuid, "run_at": iso(row.next_run_at)},
+            chatbot_uuid=row.chatbot_uuid,
+        )
+        job.run_after = row.next_run_at
+    await db.flush()
+
+
+def to_wire(chatbot_uuid: str, row: SyncSchedule | None) -> Sync:
+    return {
+        "chatbot_uuid": chatbot_uuid,
+        "schedule": row.schedule if row is not None else "off",
+        "next_run_at": iso(row.next_run_at) if row is not None and row.next_run_at is not None else None,
+        "last_run_at": iso(row.last_run_at) if row is not None and row.last_run_at is not None else None,
+        "last_summary": dict(row.last_summary) if row is not None else {},
+    }
+
+
+class ChatbotSync:
+    """The job handler for `sync_chatbot`; its payload is `{"chatbot_uuid": ..., "run_at": ...}`."""
+
+    kind = SYNC_CHATBOT
+    timeout_seconds = 3600.0
+
+    def __init__(self, egress: EgressClient, delay: float) -> None:
+        self.egress = egress
+        self.delay = delay
+
+    async def run(self, ctx: JobContext) -> None:
+        chatbot_uuid = str(ctx.payload["chatbot_uuid"])
+        sources = await ctx.read(lambda db: DataSourceRepository(db).of_chatbot(chatbot_uuid))
+        pages = [s for s in sources if s.type == "link" and s.content_hash is not None]
+        gate = HostGate(self.delay)
+        summary: Counter[str] = Counter()
+        slots = asyncio.Semaphore(4)
+
+        async def one(source: DataSource) -> None:
+            async with slots, gate.slot(host_of(source.file_name)):
+                check = await check_page(
+                    self.egress, str(source.meta.get("url") or source.file_name), source.meta, MAX_PAGE_BYTES
+                )
+            summary[await ctx.write(lambda db: _record(db, source.uuid, check))] += 1
+
+        await asyncio.gather(*(one(source) for source in pages))
+        summary["checked"] = len(pages)
+        await ctx.finish(lambda db: _next_run(db, chatbot_uuid, str(ctx.payload.get("run_at", "")), dict(summary)))
+
+    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+        return None
+
+
+async def _record(db: AsyncSession, source_uuid: str, check: Check) -> str:
+    """Apply one page's check; returns its outcome for the summary."""
+    source = await db.get(DataSource, source_uuid)
+    if source is None:
+        return "failed"
+    now = iso(utcnow())
+    if check.outcome == "unchanged":
+        source.meta = {**source.meta, **check.meta, "misses": 0, "checked_at": now}
+        if source.status == "error:not found":  # back again, as it was
+            source.status = "success"
+        return "unchanged"
+    if check.outcome == "gone":
+        misses = int(source.meta.get("misses", 0)) + 1
+        source.meta = {**source.meta, "misses": misses, "checked_at": now}
+        if misses >= GONE_AFTER_MISSES:
+            source.status = "error:not found"
+        return "gone"
+    if check.outcome == "failed":
+        source.meta = {**source.meta, "checked_at": now, "last_check_error": check.reason}
+        return "failed"
+    assert check.result is not None
+    body = check.result.body
+    files = SourceFileRepository(db)
+    await files.remove(source.uuid)
+    sha = hashlib.sha256(body).hexdigest()
+    await files.add(
+        SourceFile(
+            data_source_uuid=source.uuid,
+            content_type=check.result.content_type or "text/html",
+            sha256=sha,
+            content=body,
+        )
+    )
+    source.meta = {**source.meta, **check.meta, "checked_at": now}
+    source.status = "queued"
+    await schedule_processing(db, source)
+    return "changed"
+
+
+async def _next_run(db: AsyncSession, chatbot_uuid: str, run_at: str, summary: dict[str, int]) -> None:
+    """Record the run and queue the next one, unless the schedule changed meanwhile (its own job is queued)."""
+    row = await db.get(SyncSchedule, chatbot_uuid)
+    if row is None:
+        return
+    row.last_run_at, row.last_summary = utcnow(), summary
+    if row.next_run_at is not None and iso(row.next_run_at) != run_at:
+        return
+    interval = INTERVALS.get(row.schedule)
+    row.next_run_at = utcnow() + interval if interval is not None else None
+    await _queue(db, row)
