@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 import pytest
 from starlette.testclient import TestClient
 
 from tests.api import Api, assert_error, assert_not_found
+from tests.conftest import backend_params, fresh_settings
 from tests.crawl_site import CrawlSite
 from tests.fake_dns import FakeDns
+from tests.test_crash import LEASE_SECONDS, Server, running
 from tests.test_ingestion import process
 
 
@@ -163,3 +167,41 @@ def test_bad_crawls_are_refused_and_crawls_are_private(
     assert_not_found(bob.post(f"/crawl/{started['uuid']}/cancel"))
     assert_not_found(bob.post(f"/chatbot/{bot}/data-source/crawl", {"url": site.url("/")}))
     assert alice.ok(alice.get(f"/crawl/{started['uuid']}"))["state"] == "queued"
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_kill_9_during_a_crawl_resumes_without_duplicates(backend: str, site: CrawlSite, tmp_path: Path) -> None:
+    site.delay = 0.05
+    with fresh_settings(backend, tmp_path) as settings:
+        server = Server(settings)
+        key = server.key()
+        headers = {"Authorization": f"Bearer {key}"}
+        api = f"{server.base}/api/v1"
+        with running(server):
+            bot = httpx.post(f"{api}/chatbot/create", headers=headers, json={"name": "crawl"}).json()["uuid"]
+            body = {"url": site.url("/"), "mode": "links"}
+            started = httpx.post(f"{api}/chatbot/{bot}/data-source/crawl", headers=headers, json=body).json()
+            for done_before_kill in (20, 80):
+                _wait(lambda n=done_before_kill: _crawl(api, headers, started["uuid"])["pages_done"] >= n, 60)
+                server.kill()
+                server.start()
+            _wait(lambda: _crawl(api, headers, started["uuid"])["state"] == "done", 2 * LEASE_SECONDS + 90)
+            final = _crawl(api, headers, started["uuid"])
+            listed = httpx.get(f"{api}/chatbot/{bot}/data-sources", headers=headers).json()
+    urls = [source["file_name"] for source in listed]
+    assert len(urls) == len(set(urls)) == 200 and set(urls) == {site.url(path) for path in CrawlSite.pages()}
+    assert final["pages_done"] == 200 and final["pages_failed"] == 1
+    # Only the pages in flight at each kill may have been fetched twice.
+    assert sum(count - 1 for path, count in site.hits.items() if path != "/robots.txt") <= 2 * 4
+
+
+def _crawl(api: str, headers: dict[str, str], uuid: str) -> dict[str, Any]:
+    found: dict[str, Any] = httpx.get(f"{api}/crawl/{uuid}", headers=headers).json()
+    return found
+
+
+def _wait(condition: Callable[[], bool], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
