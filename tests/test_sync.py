@@ -56,8 +56,9 @@ def test_a_resync_costs_one_conditional_request_per_unchanged_page(
     alice.ok(alice.post(f"/chatbot/{bot}/sync/run"))
     process(client, embedder=None)
 
-    assert set(site.hits.values()) == {1}  # one request per page, robots.txt and sitemaps untouched
-    assert len(site.hits) == PAGES and site.not_modified == PAGES - 2
+    assert set(site.hits.values()) == {1}  # one request per page (and per sitemap, for their <lastmod>)
+    assert len([path for path in site.hits if path.startswith("/docs/")]) == PAGES
+    assert site.not_modified == PAGES - 2
     after = chunk_ids(db, sources_by_url(alice, bot))
     unchanged = [url for url in stored if not url.endswith(("/docs/5", "/docs/6"))]
     assert all(after[url] == before[url] for url in unchanged)  # not re-chunked, so not re-embedded
@@ -79,6 +80,20 @@ def test_a_resync_costs_one_conditional_request_per_unchanged_page(
     alice.ok(alice.post(f"/chatbot/{bot}/sync/run"))
     process(client, embedder=None)
     assert sources_by_url(alice, bot)[site.url("/docs/6")]["status"] == "success"
+
+
+def test_pages_the_sitemap_says_are_unchanged_cost_no_request(alice: Api, client: TestClient, site: CrawlSite) -> None:
+    bot: str = alice.chatbot()["uuid"]
+    crawl(alice, bot, site.url("/"), mode="sitemap", scope={"path_prefix": "/blog/"})
+    process(client, embedder=None)
+    assert len(sources_by_url(alice, bot)) == 61  # /blog/ and its 60 posts, listed with <lastmod> 2026-11-01
+    site.hits.clear()
+    alice.ok(alice.post(f"/chatbot/{bot}/sync/run"))
+    process(client, embedder=None)
+    assert not [path for path in site.hits if path.startswith("/blog/") and path != "/blog/"]
+    assert site.hits["/blog/"] == 1  # no <lastmod>: one conditional request
+    summary = alice.ok(alice.get(f"/chatbot/{bot}/sync"))["last_summary"]
+    assert summary == {"checked": 61, "skipped": 60, "unchanged": 1}
 
 
 def test_rescrape_uses_the_same_change_detection(alice: Api, client: TestClient, db: Db, site: CrawlSite) -> None:

@@ -15,15 +15,16 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.crawl.discovery import list_pages, read_robots
 from botyard.crawl.hosts import HostGate
 from botyard.crawl.html_links import PageLinks, read_links
 from botyard.crawl.jobs import CRAWL_SITE
 from botyard.crawl.repository import CrawlPageRepository
 from botyard.crawl.service import FINAL_STATES
-from botyard.crawl.sitemaps import Robots, SitemapError, read_sitemap
+from botyard.crawl.sitemaps import Robots
 from botyard.crawl.urls import Scope, host_of, normalise, url_key
-from botyard.db.base import utcnow
-from botyard.egress import EgressClient, EgressError, EgressHTTPError, EgressNetworkError, EgressTimeout
+from botyard.db.base import iso, utcnow
+from botyard.egress import EgressClient, EgressError, EgressHTTPError
 from botyard.egress.result import FetchResult
 from botyard.jobs.runner import JobContext
 from botyard.models import Crawl, CrawlPage, Job
@@ -34,7 +35,6 @@ log = logging.getLogger(__name__)
 WORKERS = 4
 """Pages in flight at once (the host gate still allows only two per host)."""
 BATCH = 32
-MAX_SITEMAPS = 100
 MAX_PAGE_BYTES = 20 * 1024 * 1024
 CANCEL_CHECK_SECONDS = 0.5
 
@@ -223,6 +223,7 @@ class CrawlRun:
 
     async def _add_source(self, db: AsyncSession, row: CrawlPage, result: FetchResult) -> str:
         meta = {"crawl_uuid": self.crawl_uuid}
+        meta["fetched_at"] = iso(utcnow())
         for name, value in (("etag", result.etag), ("last_modified", result.last_modified), ("lastmod", row.lastmod)):
             if value:
                 meta[name] = value
@@ -270,52 +271,22 @@ class CrawlRun:
             return self.robots[host]
 
     async def _read_robots(self, url: str) -> Robots:
-        location = normalise("/robots.txt", url)
-        assert location is not None
-        try:
-            async with self.gate.slot(host_of(url)):
-                result = await self.egress.fetch(location, max_bytes=512 * 1024)
-        except EgressHTTPError as error:
-            return Robots(None, reachable=error.result.status < 500)
-        except (EgressNetworkError, EgressTimeout):
-            return Robots(None, reachable=False)
-        return Robots(result.text())
+        return await read_robots(self.egress, self.gate, url)
 
     async def _read_sitemaps(self) -> None:
-        """Every page the site's sitemaps list (found from the start URL, robots.txt, or `/sitemap.xml`), added to
-        the frontier in one transaction, so a crash in the middle reads them all again."""
+        """Every page the site's sitemaps list, added to the frontier in one transaction, so a crash in the middle
+        reads them all again."""
         robots = await self._robots_for(self.start_url)
-        queue = [self.start_url] if self.start_url.lower().split("?")[0].endswith((".xml", ".xml.gz", ".txt")) else []
-        queue += robots.sitemaps or ([] if queue else [normalise("/sitemap.xml", self.start_url) or self.start_url])
-        seen: set[str] = set()
-        listed: list[tuple[str, str | None]] = []
-        failures: list[tuple[str, str]] = []
-        while queue and len(seen) < MAX_SITEMAPS and self.stopped is None:
-            location = queue.pop(0)
-            if location in seen:
-                continue
-            seen.add(location)
-            try:
-                async with self.gate.slot(host_of(location)):
-                    result = await self.egress.fetch(location, max_bytes=MAX_PAGE_BYTES)
-                sitemap = read_sitemap(result.body, result.url)
-            except EgressHTTPError as error:
-                failures.append((location, f"sitemap: http {error.result.status}"))
-                continue
-            except (EgressError, SitemapError) as error:
-                failures.append((location, f"sitemap: {error.reason}"))
-                continue
-            self.fetched_bytes += len(result.body)
-            queue += [found for found in sitemap.sitemaps if found not in seen]
-            listed += sitemap.pages
+        listing = await list_pages(self.egress, self.gate, self.start_url, robots)
+        self.fetched_bytes += listing.fetched_bytes
 
         async def add(db: AsyncSession) -> None:
             pages = CrawlPageRepository(db)
-            for location, reason in failures:
+            for location, reason in listing.failures:
                 failed = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(location), url=location, state="failed")
                 failed.reason = reason
                 self.found += int(await pages.add_new(failed))
-            for url, lastmod in listed:
+            for url, lastmod in listing.pages:
                 if self.found >= self.max_pages:
                     break
                 if self.scope.admits(url):

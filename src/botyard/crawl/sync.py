@@ -18,9 +18,10 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.service import get_owned as get_owned_chatbot
+from botyard.crawl.discovery import list_pages, read_robots, unchanged_since
 from botyard.crawl.hosts import HostGate
 from botyard.crawl.sync_schemas import Schedule, Sync
-from botyard.crawl.urls import host_of
+from botyard.crawl.urls import host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, Check, check_page
@@ -109,12 +110,15 @@ class ChatbotSync:
         gate = HostGate(self.delay)
         summary: Counter[str] = Counter()
         slots = asyncio.Semaphore(4)
+        lastmods = await self._sitemap_lastmods(gate, [_url_of(source) for source in pages])
 
         async def one(source: DataSource) -> None:
-            async with slots, gate.slot(host_of(source.file_name)):
-                check = await check_page(
-                    self.egress, str(source.meta.get("url") or source.file_name), source.meta, MAX_PAGE_BYTES
-                )
+            url = _url_of(source)
+            if source.status == "success" and unchanged_since(lastmods.get(url), source.meta.get("fetched_at")):
+                summary["skipped"] += 1  # the sitemap says it has not changed since we fetched it: no request
+                return
+            async with slots, gate.slot(host_of(url)):
+                check = await check_page(self.egress, url, source.meta, MAX_PAGE_BYTES)
             summary[await ctx.write(lambda db: _record(db, source.uuid, check))] += 1
 
         await asyncio.gather(*(one(source) for source in pages))
@@ -123,6 +127,21 @@ class ChatbotSync:
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
         return None
+
+    async def _sitemap_lastmods(self, gate: HostGate, urls: list[str]) -> dict[str, str]:
+        """`<lastmod>` of every page the sitemaps of these pages' sites list (one site at a time)."""
+        lastmods: dict[str, str] = {}
+        for site in dict.fromkeys(normalise("/", url) for url in urls):
+            if site is None:
+                continue
+            robots = await read_robots(self.egress, gate, site)
+            listing = await list_pages(self.egress, gate, site, robots)
+            lastmods |= {url: lastmod for url, lastmod in listing.pages if lastmod}
+        return lastmods
+
+
+def _url_of(source: DataSource) -> str:
+    return str(source.meta.get("url") or source.file_name)
 
 
 async def _record(db: AsyncSession, source_uuid: str, check: Check) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient, EgressError, EgressHTTPError, EgressNetworkError, EgressTimeout
 from botyard.egress.result import FetchResult
 
@@ -24,7 +25,7 @@ class Check:
     outcome: Literal["unchanged", "changed", "gone", "failed"]
     result: FetchResult | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    """`etag`, `last_modified` and `body_sha256` of the page as fetched now, for the next check."""
+    """`etag`, `last_modified`, `body_sha256` and `fetched_at` of the page as fetched now, for the next check."""
     reason: str = ""
     retry: bool = False
     """A failure worth trying again later (a timeout, a network error, a 5xx)."""
@@ -46,8 +47,8 @@ async def check_page(egress: EgressClient, url: str, known: Mapping[str, Any], m
     except EgressError as error:
         return Check("failed", reason=error.reason)
     if result.not_modified:
-        return Check("unchanged", result)
-    meta: dict[str, Any] = {"body_sha256": hashlib.sha256(result.body).hexdigest()}
+        return Check("unchanged", result, {"fetched_at": iso(utcnow())})
+    meta: dict[str, Any] = {"body_sha256": hashlib.sha256(result.body).hexdigest(), "fetched_at": iso(utcnow())}
     if result.etag:
         meta["etag"] = result.etag
     if result.last_modified:
