@@ -36,7 +36,7 @@ SECTIONS = 20
 DONE_STATES = {"done", "cancelled", "failed"}
 
 
-def build_site(directory: Path, pages: int) -> None:
+def build_site(directory: Path, pages: int, lastmod: bool) -> None:
     """Articles, section pages linking them, an index linking the sections, a sitemap and robots.txt."""
     articles = write_site(directory, pages, seed=7)
     per_section = -(-len(articles) // SECTIONS)
@@ -53,10 +53,10 @@ def build_site(directory: Path, pages: int) -> None:
     index = "".join(f'<li><a href="{path}">{path}</a></li>' for path in sections)
     (directory / "index.html").write_text(f"<html><head><title>Home</title></head><body><ul>{index}</ul></body></html>")
     listed = ["/index.html", *sections, *articles]
-    written = datetime.now(UTC).isoformat(timespec="seconds")
+    stamp = f"<lastmod>{datetime.now(UTC).isoformat(timespec='seconds')}</lastmod>" if lastmod else ""
     (directory / "sitemap.xml").write_text(
         '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-        + "".join(f"<url><loc>BASE{path}</loc><lastmod>{written}</lastmod></url>" for path in listed)
+        + "".join(f"<url><loc>BASE{path}</loc>{stamp}</url>" for path in listed)
         + "</urlset>"
     )
     (directory / "robots.txt").write_text("User-agent: *\nAllow: /\nSitemap: BASE/sitemap.xml\n")
@@ -71,12 +71,12 @@ def wait_for(condition: Callable[[], bool], seconds: float = 1800) -> float:
     return time.monotonic() - started
 
 
-def run(backend: str, pages: int, postgres_url: str | None, delay: str) -> None:
+def run(backend: str, pages: int, postgres_url: str | None, delay: str, lastmod: bool) -> None:
     with tempfile.TemporaryDirectory() as temp:
         site_dir, data_dir = Path(temp, "site"), Path(temp, "data")
         site_dir.mkdir()
         data_dir.mkdir()
-        build_site(site_dir, pages)
+        build_site(site_dir, pages, lastmod)
         with contextlib.ExitStack() as stack:
             base = stack.enter_context(loopback_site(site_dir))
             for name in ("sitemap.xml", "robots.txt"):
@@ -146,10 +146,13 @@ def main() -> None:
     parser.add_argument("--backend", choices=("sqlite", "postgres", "both"), default="sqlite")
     parser.add_argument("--postgres-url", help="an admin URL; a database is created for the run and dropped")
     parser.add_argument("--delay", default="0.05", help="BOTYARD_CRAWL_DELAY, seconds between request starts per host")
+    parser.add_argument(
+        "--no-lastmod", action="store_true", help="a sitemap without <lastmod>: the re-sync asks every page (304s)"
+    )
     args = parser.parse_args()
     backends = ("sqlite", "postgres") if args.backend == "both" else (args.backend,)
     for backend in backends:
-        run(backend, args.pages, args.postgres_url, args.delay)
+        run(backend, args.pages, args.postgres_url, args.delay, not args.no_lastmod)
 
 
 if __name__ == "__main__":
