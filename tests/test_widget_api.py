@@ -321,3 +321,5 @@ def test_the_widget_script_is_small_and_the_dashboard_is_served(client: TestClie
     dashboard = client.get("/dashboard")
     assert dashboard.status_code == 200 and "frame-ancestors 'none'" in dashboard.headers["content-security-policy"]
     assert client.get("/", follow_redirects=False).headers["location"] == "/dashboard"
+    module = client.get("/static/chat/chat.js")
+    assert module.status_code == 200 and module.headers["cache-control"] == "no-cache"  # revalidated after upgrades

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
@@ -97,6 +98,17 @@ async def chat_page(chatbot_uuid: str, request: Request, db: ReadDbSession) -> R
     return HTMLResponse(_page("chat/chat.html").replace(CONFIG_MARKER, data), headers=headers)
 
 
+class _Revalidated(StaticFiles):
+    """Static files a browser must revalidate (a cheap 304 when unchanged): after an upgrade, a cached script must
+    never run against the new page or API."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
+
 def mount(app: FastAPI) -> None:
     app.include_router(router)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/static", _Revalidated(directory=STATIC), name="static")
