@@ -1,0 +1,164 @@
+// One agent's settings: the common ones, those of its type, its variables, and (user-facing and background agents)
+// its tool functions.
+import { get, post } from "./api.js";
+import { functionsSection } from "./functions.js";
+import { append, badge, busy, checkbox, field, h, heading, jsonField, lines, notice, select } from "./ui.js";
+
+const ROUTED = ["user-facing", "human-escalation", "pre-canned", "spam-defense"];
+const ESCALATION_TEXTS = [
+  ["human_requested_message", "Reply when a person is asked for"],
+  ["live_chat_start_announcement", "Announcement when an operator takes over"],
+  ["live_chat_end_announcement", "Announcement when the live chat ends"],
+];
+
+const number = (value, min, max, step = 0.05) => h("input", { type: "number", min, max, step, value: value ?? 0 });
+
+export async function render(ctx) {
+  const [, agentUuid] = ctx.params;
+  const [agent, models, sources] = await Promise.all([
+    get(`/agent/${agentUuid}`, { signal: ctx.signal }),
+    get("/agent/models", { signal: ctx.signal }),
+    get(`/chatbot/${ctx.chatbot.uuid}/data-sources`, { signal: ctx.signal }),
+  ]);
+  const type = agent.type;
+  const meta = agent.meta ?? {};
+  const note = notice();
+  const title = heading(`Agent: ${agent.name}`);
+
+  const name = h("input", { type: "text", value: agent.name, required: true, maxlength: "200" });
+  const description = h("textarea", { rows: "2" });
+  description.value = agent.description ?? "";
+  const prompt = h("textarea", { rows: "8", class: "code" });
+  prompt.value = agent.prompt ?? "";
+  const model = select(models.models.includes(meta.model) ? models.models : [meta.model, ...models.models], meta.model);
+  const temperature = number(meta.temperature, 0, 1, 0.1);
+  const enabled = checkbox("Enabled", Boolean(agent.enabled));
+  const common = [
+    field("Name", name),
+    field("Description", description, "Routing compares questions with the name and description."),
+    field("Prompt", prompt, "Instructions for the model; {{variable}} inserts a variable's value."),
+    h("div", { class: "row" }, field("Model", model), field("Temperature", temperature, "0 to 1.")),
+    enabled.element,
+  ];
+
+  const specific = [];
+  const read = []; // functions adding the type-specific values to the body
+  if (ROUTED.includes(type)) {
+    const bias = number(meta.bias, -1, 1);
+    const stickness = number(meta.stickness, 0, 1);
+    specific.push(
+      h(
+        "div",
+        { class: "row" },
+        field("Bias", bias, "-1 to 1: favours this agent in routing."),
+        field("Stickiness", stickness, "0 to 1: keeps a conversation with the agent that answered last."),
+      ),
+    );
+    read.push((body) => Object.assign(body, { bias: Number(bias.value), stickness: Number(stickness.value) }));
+  }
+  if (type === "user-facing") {
+    const all = checkbox("Answer from all the chatbot's sources", meta.use_all_sources !== false);
+    const picks = sources.map((source) =>
+      checkbox(source.title || source.file_name, agent.data_source_uuids.includes(source.uuid), { value: source.uuid }),
+    );
+    const chosen = h(
+      "fieldset",
+      {},
+      h("legend", {}, "Sources this agent answers from"),
+      picks.length ? picks.map((pick) => pick.element) : h("p", { class: "hint" }, "The chatbot has no sources yet."),
+    );
+    const sync = () => (chosen.hidden = all.input.checked);
+    all.input.addEventListener("change", sync);
+    sync();
+    specific.push(all.element, chosen);
+    read.push((body) =>
+      Object.assign(body, {
+        use_all_sources: all.input.checked,
+        data_source_uuids: picks.filter((pick) => pick.input.checked).map((pick) => pick.input.value),
+      }),
+    );
+  }
+  if (type === "pre-canned" || type === "spam-defense") {
+    const message = h("textarea", { rows: "3" });
+    message.value = meta.default_message ?? "";
+    specific.push(field("Reply", message, "What this agent always answers."));
+    read.push((body) => Object.assign(body, { default_message: message.value }));
+  }
+  if (type === "background") {
+    const tags = jsonField(
+      "Tags (JSON)",
+      meta.tags ?? [],
+      'A list of {"name", "criteria", "color": "#RRGGBB"}: conversations meeting the criteria get the tag.',
+    );
+    specific.push(tags.element);
+    read.push((body) => Object.assign(body, { tags: tags.read([]) }));
+  }
+  if (type === "human-escalation") {
+    const settings = agent.human_escalation_settings ?? {};
+    const texts = ESCALATION_TEXTS.map(([key, label]) => {
+      const area = h("textarea", { rows: "2" });
+      area.value = settings[key] ?? "";
+      return [key, area, field(label, area)];
+    });
+    const monitored = h("textarea", { rows: "3" });
+    monitored.value = (settings.monitored_messages ?? []).join("\n");
+    const notifications = checkbox("Notify operators", Boolean(settings.notifications_enabled));
+    const sound = checkbox("Play a sound", Boolean(settings.sound_enabled));
+    specific.push(
+      ...texts.map(([, , element]) => element),
+      field("Monitored phrases", monitored, "One per line: an AI reply containing one flags the conversation."),
+      notifications.element,
+      sound.element,
+    );
+    read.push((body) => {
+      const escalation = Object.fromEntries(texts.map(([key, area]) => [key, area.value]));
+      escalation.monitored_messages = lines(monitored.value);
+      escalation.notifications_enabled = notifications.input.checked;
+      escalation.sound_enabled = sound.input.checked;
+      body.human_escalation_settings = escalation;
+    });
+  }
+  const variables = jsonField(
+    "Variables (JSON)",
+    agent.variables ?? [],
+    'A list of {"name", "description", "type": "string"|"number"|"boolean", "example", ' +
+      '"default_value": {"content", "static": 0|1}}.',
+  );
+
+  const save = h("button", { type: "submit", class: "primary" }, "Save agent");
+  const form = h(
+    "form",
+    { class: "card" },
+    ...common,
+    specific.length ? h("fieldset", {}, h("legend", {}, `${type} settings`), ...specific) : null,
+    variables.element,
+    save,
+    note.element,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    busy(save, note, async () => {
+      const body = {
+        name: name.value.trim(),
+        description: description.value,
+        prompt: prompt.value,
+        model: model.value,
+        temperature: Number(temperature.value),
+        enabled: enabled.input.checked,
+        variables: variables.read([]),
+      };
+      for (const add of read) add(body);
+      const saved = await post(`/agent/${agent.uuid}/update`, body);
+      title.textContent = `Agent: ${saved.name}`;
+      note.ok("Agent saved.");
+    });
+  });
+
+  append(ctx.main, [
+    h("p", {}, h("a", { href: `#/bot/${ctx.chatbot.uuid}/agents` }, "← All agents")),
+    title,
+    h("p", {}, badge(type)),
+    form,
+    ["user-facing", "background"].includes(type) ? functionsSection(ctx, agent) : null,
+  ]);
+}

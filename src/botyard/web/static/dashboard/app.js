@@ -1,0 +1,179 @@
+// The dashboard shell: layout, hash router, sign-in state. Pages are ES modules loaded on first visit; each exports
+// render(ctx) and may return a cleanup function (called when the owner leaves the page).
+import { get, getKey, signOut } from "./api.js";
+import { clear, h, heading, select, uid } from "./ui.js";
+
+const ID = "([0-9a-f]{32})";
+const route = (path, module, nav, title) => ({ pattern: new RegExp(`^${path}$`), module, nav, title });
+const ROUTES = [
+  route("/signin", "./signin.js", "", "Sign in"),
+  route("/chatbots", "./chatbots.js", "chatbots", "Chatbots"),
+  route(`/chatbot/${ID}`, "./chatbot-settings.js", "chatbots", "Chatbot settings"),
+  route(`/bot/${ID}/knowledge`, "./knowledge.js", "knowledge", "Knowledge"),
+  route(`/bot/${ID}/agents`, "./agents.js", "agents", "Agents"),
+  route(`/bot/${ID}/agents/${ID}`, "./agent-edit.js", "agents", "Agent"),
+  route(`/bot/${ID}/conversations(?:/${ID})?`, "./conversations.js", "conversations", "Conversations"),
+  route(`/bot/${ID}/inbox(?:/${ID})?`, "./inbox.js", "inbox", "Inbox"),
+  route(`/bot/${ID}/playground`, "./playground.js", "playground", "Playground"),
+  route(`/bot/${ID}/hit-testing`, "./hit-testing.js", "hit-testing", "Hit testing"),
+];
+const BOT_PAGES = [
+  ["knowledge", "Knowledge"],
+  ["agents", "Agents"],
+  ["conversations", "Conversations"],
+  ["inbox", "Inbox"],
+  ["playground", "Playground"],
+  ["hit-testing", "Hit testing"],
+];
+const CURRENT = "botyard.chatbot";
+
+const state = { chatbots: null, flash: "", cleanup: null, controller: null, token: 0, first: true };
+const main = document.getElementById("main");
+const navList = h("ul", { class: "nav-links" });
+const switchSelect = select([], undefined, { id: uid("bot") });
+const switcher = h("div", { class: "switcher" }, h("label", { for: switchSelect.id }, "Chatbot"), switchSelect);
+const signOutButton = h("button", { type: "button", class: "quiet", onclick: () => signOut() }, "Sign out");
+
+function layout() {
+  const skip = h("a", { class: "skip-link", href: "#main" }, "Skip to content");
+  skip.addEventListener("click", (event) => {
+    event.preventDefault();
+    main.focus();
+  });
+  const header = document.getElementById("top");
+  clear(
+    header,
+    skip,
+    h("a", { class: "brand", href: "#/chatbots" }, "Botyard"),
+    h("nav", { "aria-label": "Main" }, navList),
+    h("div", { class: "account" }, switcher, signOutButton),
+  );
+  switchSelect.addEventListener("change", () => {
+    sessionStorage.setItem(CURRENT, switchSelect.value);
+    if (location.hash.startsWith("#/chatbot/")) return go(`#/chatbot/${switchSelect.value}`);
+    const current = location.hash.match(/^#\/bot\/[0-9a-f]{32}\/([a-z-]+)/);
+    go(current ? `#/bot/${switchSelect.value}/${current[1]}` : "#/chatbots");
+  });
+}
+
+export function currentChatbot() {
+  const remembered = sessionStorage.getItem(CURRENT);
+  const list = state.chatbots ?? [];
+  return list.find((bot) => bot.uuid === remembered) ?? list[0] ?? null;
+}
+
+function renderNav(active, botUuid) {
+  const signedIn = Boolean(getKey());
+  clear(navList);
+  switcher.hidden = !signedIn || !(state.chatbots ?? []).length;
+  signOutButton.hidden = !signedIn;
+  if (!signedIn) return;
+  if (botUuid) sessionStorage.setItem(CURRENT, botUuid);
+  const bot = currentChatbot();
+  const link = (href, text, key) =>
+    h("li", {}, h("a", { href, "aria-current": key === active ? "page" : undefined }, text));
+  navList.append(link("#/chatbots", "Chatbots", "chatbots"));
+  if (bot) {
+    for (const [key, text] of BOT_PAGES) navList.append(link(`#/bot/${bot.uuid}/${key}`, text, key));
+    clear(switchSelect, ...state.chatbots.map((item) => h("option", { value: item.uuid }, item.name)));
+    switchSelect.value = bot.uuid;
+  }
+}
+
+export async function refreshChatbots(signal) {
+  state.chatbots = await get("/chatbots", { signal });
+  return state.chatbots;
+}
+
+function resolve(path) {
+  for (const candidate of ROUTES) {
+    const match = path.match(candidate.pattern);
+    if (match) return { ...candidate, params: match.slice(1).filter(Boolean) };
+  }
+  return null;
+}
+
+async function show() {
+  const token = ++state.token;
+  state.controller?.abort();
+  if (typeof state.cleanup === "function") state.cleanup();
+  state.cleanup = null;
+  const controller = new AbortController();
+  state.controller = controller;
+
+  const path = location.hash.replace(/^#/, "") || "/";
+  const signedIn = Boolean(getKey());
+  const target = resolve(path);
+  if (!signedIn && target?.module !== "./signin.js") return go("#/signin");
+  if (signedIn && (!target || target.module === "./signin.js")) return go("#/chatbots");
+
+  try {
+    if (signedIn && state.chatbots === null) await refreshChatbots(controller.signal);
+    const botUuid = target.module === "./chatbots.js" ? null : target.params[0];
+    let chatbot = null;
+    if (botUuid) {
+      chatbot = state.chatbots.find((bot) => bot.uuid === botUuid);
+      if (!chatbot) chatbot = (await refreshChatbots(controller.signal)).find((bot) => bot.uuid === botUuid);
+    }
+    if (token !== state.token) return;
+    renderNav(target.nav, chatbot?.uuid);
+    if (botUuid && !chatbot) {
+      clear(main, heading("Chatbot not found"), h("p", {}, h("a", { href: "#/chatbots" }, "Back to the chatbots")));
+      return;
+    }
+    const page = await import(target.module);
+    if (token !== state.token) return;
+    clear(main);
+    document.title = `${chatbot ? `${target.title} · ${chatbot.name}` : target.title} · Botyard`;
+    const ctx = {
+      main,
+      params: target.params,
+      chatbot,
+      chatbots: state.chatbots,
+      signal: controller.signal,
+      flash: takeFlash(),
+      go,
+      refreshChatbots: async () => {
+        await refreshChatbots();
+        renderNav(target.nav, chatbot?.uuid);
+        return state.chatbots;
+      },
+      signedIn: () => {
+        state.chatbots = null;
+        go("#/chatbots");
+      },
+    };
+    const cleanup = await page.render(ctx);
+    if (token !== state.token) {
+      if (typeof cleanup === "function") cleanup();
+      return;
+    }
+    state.cleanup = cleanup;
+    // After a navigation, focus goes to the new page's heading, unless the page put it somewhere already.
+    if (!state.first && !main.contains(document.activeElement)) main.querySelector("h1")?.focus();
+    state.first = false;
+  } catch (error) {
+    if (error?.name === "AbortError" || token !== state.token) return;
+    clear(main, heading("Something went wrong"), h("p", { role: "alert", class: "alert" }, error.message));
+  }
+}
+
+function takeFlash() {
+  const flash = state.flash;
+  state.flash = "";
+  return flash;
+}
+
+export function go(hash) {
+  if (location.hash === hash) show();
+  else location.hash = hash;
+}
+
+window.addEventListener("botyard:signed-out", (event) => {
+  state.chatbots = null;
+  state.flash = event.detail?.reason ?? "";
+  go("#/signin");
+});
+window.addEventListener("hashchange", show);
+layout();
+show();

@@ -1,0 +1,107 @@
+// Rendering of stored messages and answers (conversations, inbox, playground): Markdown and citations through the
+// shared renderer, and which agent answered (meta_json.agent_name / agent_type).
+import { renderMarkdown } from "/static/shared/markdown.js";
+import { formatDate, h } from "./ui.js";
+
+const MARKER = /\[(\d+\.\d+)\]/g;
+
+/** A citation's link: its reference link, else a web page's own URL, else none. */
+export function citationUrl(entry) {
+  if (entry?.reference_source_link) return entry.reference_source_link;
+  if (entry?.type === "link" && /^https?:\/\//.test(entry.file_name ?? "")) return entry.file_name;
+  return null;
+}
+
+/** The cited markers of `text` in order of first appearance, numbered 1..n. */
+export function numberCitations(text, cites) {
+  const order = [];
+  for (const [, marker] of text.matchAll(MARKER)) {
+    if (cites[marker] && !order.includes(marker)) order.push(marker);
+  }
+  return order;
+}
+
+/** An answer's body (Markdown) followed by the numbered list of its sources. */
+export function answerContent(text, cites = {}) {
+  const order = numberCitations(text, cites);
+  const citations = new Map(
+    order.map((marker) => [marker, { url: citationUrl(cites[marker]), title: cites[marker].title }]),
+  );
+  const body = h("div", { class: "body" });
+  body.append(
+    renderMarkdown(text, {
+      imageHosts: [],
+      citations,
+      citationNumber: (marker) => order.indexOf(marker) + 1 || order.length + 1,
+    }),
+  );
+  const parts = [body];
+  if (order.length) {
+    const list = h("ol", { class: "citations", "aria-label": "Sources" });
+    for (const marker of order) {
+      const entry = cites[marker];
+      const url = citationUrl(entry);
+      const title = entry.title || entry.file_name || marker;
+      const link = url ? h("a", { href: url, target: "_blank", rel: "noopener noreferrer nofollow" }, title) : title;
+      list.append(h("li", {}, link));
+    }
+    parts.push(list);
+  }
+  return parts;
+}
+
+export function agentLine(meta) {
+  if (!meta?.agent_name) return null;
+  const type = meta.agent_type ? ` (${meta.agent_type})` : "";
+  const why = meta.routing?.reason ? ` · ${meta.routing.reason}` : "";
+  return h("p", { class: "agent-line" }, `Answered by ${meta.agent_name}${type}${why}`);
+}
+
+const parse = (text) => {
+  try {
+    return JSON.parse(text || "{}") ?? {};
+  } catch {
+    return {};
+  }
+};
+
+function article(kind, who, time, ...content) {
+  const label = h("span", { class: "who" }, who, time ? ` · ${formatDate(time)}` : "");
+  return h("article", { class: `msg msg-${kind}` }, label, ...content);
+}
+
+/** The articles of one stored message (a user's query and the answer, or a live-chat row). */
+export function messageArticles(message) {
+  const meta = parse(message.meta_json);
+  const cites = parse(message.cite_data_json);
+  const at = message.created_at;
+  switch (meta.kind) {
+    case "live_chat_start":
+    case "live_chat_end":
+      return [article("announcement", "Announcement", at, h("p", {}, message.response))];
+    case "operator":
+      return [article("operator", "Operator", at, h("p", { class: "plain" }, message.response))];
+    case "live_chat_user":
+      return [article("user", "Visitor", at, h("p", { class: "plain" }, message.query))];
+  }
+  const out = [];
+  if (message.query) out.push(article("user", "Visitor", at, h("p", { class: "plain" }, message.query)));
+  const notes = [];
+  if (meta.interrupted) notes.push("The visitor left before the answer ended.");
+  if (meta.error) notes.push(`Error: ${meta.error}`);
+  const answer = article(
+    "assistant",
+    "Assistant",
+    message.modified_at,
+    ...answerContent(message.response || "", cites),
+    agentLine(meta),
+    ...notes.map((note) => h("p", { class: "agent-line" }, note)),
+  );
+  answer.dataset.state = message.finish_reason === "streaming" ? "streaming" : "done";
+  if (message.response || !message.query) out.push(answer);
+  return out;
+}
+
+export function transcript(messages) {
+  return messages.flatMap(messageArticles);
+}
