@@ -4,7 +4,7 @@ and stay. The schedule is one queued job per chatbot. Real app and loopback site
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -13,12 +13,14 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
+from botyard.embedding import Vectors
 from botyard.models import Job
 from tests.api import Api, assert_error, assert_not_found
 from tests.conftest import Db
 from tests.crawl_site import CrawlSite
 from tests.test_crawl import crawl, sources_by_url
 from tests.test_ingestion import chunks, process
+from tests.test_ingestion_embedding import FakeEmbedder
 
 PAGES = 30
 
@@ -139,3 +141,28 @@ def test_the_schedule_keeps_one_queued_run_per_chatbot(alice: Api, bob: Api, db:
     assert_not_found(bob.post(f"/chatbot/{bot}/sync", {"schedule": "daily"}))
     assert_not_found(bob.post(f"/chatbot/{bot}/sync/run"))
     assert queued_syncs(db, bot) == []
+
+
+class CountingEmbedder(FakeEmbedder):
+    """Counts the texts it embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    async def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        self.texts += texts
+        return await super().embed_documents(texts)
+
+
+def test_a_resync_embeds_only_the_changed_page(alice: Api, client: TestClient, site: CrawlSite) -> None:
+    embedder = CountingEmbedder()
+    bot: str = alice.chatbot()["uuid"]
+    crawl(alice, bot, site.url("/docs/"), mode="links", max_depth=1, max_pages=PAGES)
+    process(client, embedder=embedder)
+    assert len(embedder.texts) >= PAGES  # every page's chunks, once
+    embedder.texts.clear()
+    site.changed["/docs/8"] = "Changed: support hours are now eight to eight."
+    alice.ok(alice.post(f"/chatbot/{bot}/sync/run"))
+    process(client, embedder=embedder)
+    assert embedder.texts and all("eight to eight" in text for text in embedder.texts)
