@@ -3,7 +3,7 @@
 - `server`: the service on 127.0.0.1 (SQLite, jobs in process, keyword search, the offline answerer).
 - `host_site`: another origin (`localhost` on another port) serving pages that embed the widget with its one line,
   as a customer's website would; `host_site.page_url(chatbot_uuid)`.
-- `browser`: one Chromium for the session; each test opens its own contexts (separate storage).
+- `browser`: one Chromium per test module; each test opens its own contexts (separate storage).
 - `artifacts`: `tests/artifacts/`, where screenshots go (not committed).
 
 No browser is downloaded: Playwright launches `/usr/bin/chromium` (`.ci/run` installs it), with the background
@@ -121,13 +121,15 @@ def other_site(server: Service) -> Iterator[HostSite]:
     site.close()
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API runs an event loop in the main thread while it is started, and the rest of
+# the suite calls asyncio.run(), which refuses to run inside it; each browser module starts and stops its own.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     assert CHROMIUM.exists(), f"{CHROMIUM} is missing: install Debian's chromium (.ci/run does)"
     launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
