@@ -56,6 +56,7 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     from botyard.main import create_app
 
     upgrade(settings)
+    _offer_setup(settings, host, port)
     if workers == 1:
         uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False)
         return
@@ -67,6 +68,26 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
         serve_workers(host, port, workers)
     except OSError as error:
         raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
+
+
+def _offer_setup(settings: Settings, host: str, port: int) -> None:
+    """While no account exists, print the one-time link that creates the first one from the dashboard."""
+    from botyard.accounts import setup
+    from botyard.db.session import Database
+
+    async def needed() -> bool:
+        database = Database.from_settings(settings)
+        try:
+            async with database.transaction(write=False) as db:
+                return await setup.needs_setup(db)
+        finally:
+            await database.dispose()
+
+    if not asyncio.run(needed()):
+        return
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104 (a listening address to show)
+    link = f"http://{shown}:{port}/dashboard#setup={setup.offer(settings)}"
+    click.echo(f"No account yet. Create yours in the dashboard (this link works once):\n  {link}\n", err=True)
 
 
 @main.command()

@@ -37,6 +37,8 @@ class ErrorCode(StrEnum):
     LIVE_CHAT_ACTIVE = "live_chat_active"
     LIVE_CHAT_INACTIVE = "live_chat_inactive"
     ORIGIN_NOT_ALLOWED = "origin_not_allowed"
+    SETUP_REFUSED = "setup_refused"
+    SETUP_DONE = "setup_done"
     INTERNAL_ERROR = "internal_error"
 
 

@@ -11,6 +11,9 @@ from botyard.models import Account, ApiKey
 class AccountRepository(Repository[Account]):
     model = Account
 
+    async def any_exists(self) -> bool:
+        return await self.one_or_none(select(Account).limit(1)) is not None
+
     async def by_email(self, email: str) -> Account | None:
         return await self.one_or_none(select(Account).where(Account.email == email))
 

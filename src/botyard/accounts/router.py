@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from botyard.accounts import service
-from botyard.accounts.schemas import ApiKeyCreated, ApiKeyInfo
+from botyard.accounts import service, setup
+from botyard.accounts.schemas import ApiKeyCreated, ApiKeyInfo, FirstAccount, SetupClaim
 from botyard.db.base import iso
-from botyard.deps import CurrentAccount, DbSession
+from botyard.deps import AppSettings, CurrentAccount, DbSession
 from botyard.models import ApiKey
 
 router = APIRouter(tags=["account"])
@@ -38,3 +38,12 @@ async def create_key(db: DbSession, account: CurrentAccount) -> ApiKeyCreated:
 async def revoke_key(prefix: str, db: DbSession, account: CurrentAccount) -> ApiKeyInfo:
     """Revoke one of the account's keys by its prefix (a key may revoke itself)."""
     return _info(await service.revoke_key(db, prefix, account_uuid=account))
+
+
+@router.post("/setup", response_model=FirstAccount, responses={403: {"description": "Wrong setup token."}, 409: {}})
+async def first_account(body: SetupClaim, db: DbSession, settings: AppSettings) -> FirstAccount:
+    """Create the first account and its key with the one-time token of the setup link `botyard serve` prints while
+    no account exists (no key needed). 409 `setup_done` once any account exists; 403 `setup_refused` for a wrong
+    token."""
+    issued = await setup.claim(db, settings, body.token, body.email)
+    return {**_info(issued.record), "key": issued.key, "email": issued.account.email}

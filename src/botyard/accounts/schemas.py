@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import StringConstraints
 from typing_extensions import TypedDict
+
+from botyard.schemas import RequestModel
 
 
 class ApiKeyInfo(TypedDict):
@@ -11,3 +16,12 @@ class ApiKeyInfo(TypedDict):
 
 class ApiKeyCreated(ApiKeyInfo):
     key: str
+
+
+class FirstAccount(ApiKeyCreated):
+    email: str
+
+
+class SetupClaim(RequestModel):
+    token: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+    email: Annotated[str, StringConstraints(min_length=3, max_length=320)]

@@ -7,6 +7,7 @@ const ID = "([0-9a-f]{32})";
 const route = (path, module, nav, title) => ({ pattern: new RegExp(`^${path}$`), module, nav, title });
 const ROUTES = [
   route("/signin", "./signin.js", "", "Sign in"),
+  route("/setup", "./setup.js", "", "Create your account"),
   route("/chatbots", "./chatbots.js", "chatbots", "Chatbots"),
   route(`/chatbot/${ID}`, "./chatbot-settings.js", "chatbots", "Chatbot settings"),
   route(`/bot/${ID}/knowledge`, "./knowledge.js", "knowledge", "Knowledge"),
@@ -101,15 +102,21 @@ async function show() {
   const controller = new AbortController();
   state.controller = controller;
 
+  const setup = location.hash.match(/^#setup=([A-Za-z0-9_-]+)$/);
+  if (setup) {
+    state.setupToken = setup[1];
+    history.replaceState(null, "", "#/setup"); // the one-time token leaves the address bar and the history
+  }
   const path = location.hash.replace(/^#/, "") || "/";
   const signedIn = Boolean(getKey());
   const target = resolve(path);
-  if (!signedIn && target?.module !== "./signin.js") return go("#/signin");
+  const open = target?.module === "./signin.js" || target?.module === "./setup.js";
+  if (!signedIn && !open) return go("#/signin");
   if (signedIn && (!target || target.module === "./signin.js")) return go("#/chatbots");
 
   try {
     if (signedIn && state.chatbots === null) await refreshChatbots(controller.signal);
-    const botUuid = target.module === "./chatbots.js" ? null : target.params[0];
+    const botUuid = target.module === "./chatbots.js" || open ? null : target.params[0];
     let chatbot = null;
     if (botUuid) {
       chatbot = state.chatbots.find((bot) => bot.uuid === botUuid);
@@ -132,6 +139,7 @@ async function show() {
       chatbots: state.chatbots,
       signal: controller.signal,
       flash: takeFlash(),
+      setupToken: state.setupToken,
       go,
       refreshChatbots: async () => {
         await refreshChatbots();

@@ -16,7 +16,7 @@ export function render(ctx) {
   const form = h(
     "form",
     { class: "card narrow" },
-    field("API key", input, "Create one with: botyard key create --email you@example.com"),
+    field("API key", input, "First time? Open the setup link botyard serve printed. Or: botyard key create --email you@example.com"),
     button,
   );
   form.addEventListener("submit", async (event) => {
