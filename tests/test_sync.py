@@ -61,6 +61,7 @@ def test_a_resync_costs_one_conditional_request_per_unchanged_page(
     assert set(site.hits.values()) == {1}  # one request per page (and per sitemap, for their <lastmod>)
     assert len([path for path in site.hits if path.startswith("/docs/")]) == PAGES
     assert site.not_modified == PAGES - 2
+    assert site.most_in_flight <= 2  # no gap after a 304, but still two at a time
     after = chunk_ids(db, sources_by_url(alice, bot))
     unchanged = [url for url in stored if not url.endswith(("/docs/5", "/docs/6"))]
     assert all(after[url] == before[url] for url in unchanged)  # not re-chunked, so not re-embedded

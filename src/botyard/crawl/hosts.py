@@ -1,4 +1,5 @@
-"""Politeness: at most two requests at a time to one host, and a small gap between two request starts."""
+"""Politeness: at most two requests at a time to one host, and a small gap between two request starts (not after
+a 304, see `HostGate.waive`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ class HostGate:
     def slow_down(self, host: str, seconds: float) -> None:
         """A host's robots.txt asked for a longer gap (`Crawl-delay`, capped at 10 s)."""
         self._delays[host] = max(self.delay, min(seconds, 10.0))
+
+    def waive(self, host: str) -> None:
+        """The last answer was a bodiless 304: the next request need not wait (the gap spaces out downloads; two
+        conditional requests at a time cost a server what a browser revalidating its cache does)."""
+        self._next_start[host] = 0.0
 
     @asynccontextmanager
     async def slot(self, host: str) -> AsyncIterator[None]:

@@ -119,6 +119,8 @@ class ChatbotSync:
                 return
             async with slots, gate.slot(host_of(url)):
                 check = await check_page(self.egress, url, source.meta, MAX_PAGE_BYTES)
+                if check.result is not None and check.result.not_modified:
+                    gate.waive(host_of(url))
             summary[await ctx.write(lambda db: _record(db, source.uuid, check))] += 1
 
         await asyncio.gather(*(one(source) for source in pages))
