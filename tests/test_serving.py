@@ -52,7 +52,11 @@ def listeners(server: Server) -> dict[int, int]:
                 listening.add(int(fields[9]))
     found = {}
     for pid in children(server.process.pid):
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            descriptors = list(Path(f"/proc/{pid}/fd").iterdir())
+        except FileNotFoundError:  # the worker exited since it was listed (the replacement test kills one)
+            continue
+        for fd in descriptors:
             try:
                 target = os.readlink(fd)
             except OSError:

@@ -68,7 +68,7 @@ def test_a_resync_costs_one_conditional_request_per_unchanged_page(
     fresh = chunks(db, stored[site.url("/docs/5")]["uuid"])
     assert after[site.url("/docs/5")] != before[site.url("/docs/5")] and "enterprise plan" in fresh[0].text
     summary = alice.ok(alice.get(f"/chatbot/{bot}/sync"))["last_summary"]
-    assert summary == {"checked": PAGES, "unchanged": PAGES - 2, "changed": 1, "gone": 1}
+    assert summary == {"checked": PAGES, "unchanged": PAGES - 2, "changed": 1, "gone": 1, "failed": 0, "skipped": 0}
 
     now = sources_by_url(alice, bot)
     assert now[site.url("/docs/6")]["status"] == "success"  # one miss may be a deploy in progress
@@ -96,7 +96,7 @@ def test_pages_the_sitemap_says_are_unchanged_cost_no_request(alice: Api, client
     assert not [path for path in site.hits if path.startswith("/blog/") and path != "/blog/"]
     assert site.hits["/blog/"] == 1  # no <lastmod>: one conditional request
     summary = alice.ok(alice.get(f"/chatbot/{bot}/sync"))["last_summary"]
-    assert summary == {"checked": 61, "skipped": 60, "unchanged": 1}
+    assert summary == {"checked": 61, "skipped": 60, "unchanged": 1, "changed": 0, "gone": 0, "failed": 0}
 
 
 def test_rescrape_uses_the_same_change_detection(alice: Api, client: TestClient, db: Db, site: CrawlSite) -> None:

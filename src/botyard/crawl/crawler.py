@@ -187,8 +187,9 @@ class CrawlRun:
         """The page's source (under its canonical URL when it names one in scope), its state, and the links it adds
         to the frontier: one transaction."""
         current = await db.get(CrawlPage, page.id)
-        if current is None or current.state != "pending":
-            return
+        crawl = await db.get(Crawl, self.crawl_uuid)
+        if current is None or current.state != "pending" or crawl is None or crawl.state == "cancelled":
+            return  # a page fetched while the crawl was being cancelled is not stored
         identity = final
         if links is not None and links.canonical is not None and self.scope.admits(links.canonical):
             identity = links.canonical

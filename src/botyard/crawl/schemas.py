@@ -36,6 +36,8 @@ class CrawlCreate(RequestModel):
 
 class CrawlFailure(TypedDict):
     url: str
+    state: str
+    """`failed`, or `skipped` (another address of a stored page, `noindex`, not fetched after a cap)."""
     reason: str
 
 

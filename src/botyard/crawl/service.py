@@ -11,7 +11,7 @@ from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.crawl.jobs import CRAWL_SITE
 from botyard.crawl.repository import CrawlPageRepository, CrawlRepository
 from botyard.crawl.schemas import Crawl as CrawlOut
-from botyard.crawl.schemas import CrawlCreate
+from botyard.crawl.schemas import CrawlCreate, CrawlFailure
 from botyard.crawl.urls import normalise, url_key
 from botyard.db.base import iso
 from botyard.egress import EgressClient
@@ -74,8 +74,9 @@ async def cancel(db: AsyncSession, account_uuid: str, crawl_uuid: str, now: date
 async def to_wire(db: AsyncSession, crawl: Crawl) -> CrawlOut:
     pages = CrawlPageRepository(db)
     counts = await pages.counts(crawl.uuid)
-    failures = [
-        {"url": page.url, "reason": page.reason} for page in await pages.unsuccessful(crawl.uuid, SHOWN_FAILURES)
+    failures: list[CrawlFailure] = [
+        {"url": page.url, "state": page.state, "reason": page.reason}
+        for page in await pages.unsuccessful(crawl.uuid, SHOWN_FAILURES)
     ]
     return {
         "uuid": crawl.uuid,
@@ -91,7 +92,7 @@ async def to_wire(db: AsyncSession, crawl: Crawl) -> CrawlOut:
         "pages_done": counts.get("done", 0),
         "pages_failed": counts.get("failed", 0),
         "pages_skipped": counts.get("skipped", 0),
-        "failures": failures,  # type: ignore[typeddict-item]
+        "failures": failures,
         "created_at": iso(crawl.created_at),
         "modified_at": iso(crawl.modified_at),
         "finished_at": iso(crawl.finished_at) if crawl.finished_at is not None else None,

@@ -33,6 +33,7 @@ from botyard.sources.repository import DataSourceRepository, SourceFileRepositor
 from botyard.sources.service import schedule_processing
 
 SYNC_CHATBOT = "sync_chatbot"
+OUTCOMES = ("unchanged", "changed", "gone", "failed", "skipped")
 INTERVALS = {"daily": timedelta(days=1), "weekly": timedelta(days=7)}
 MAX_PAGE_BYTES = 20 * 1024 * 1024
 
@@ -124,8 +125,8 @@ class ChatbotSync:
             summary[await ctx.write(lambda db: _record(db, source.uuid, check))] += 1
 
         await asyncio.gather(*(one(source) for source in pages))
-        summary["checked"] = len(pages)
-        await ctx.finish(lambda db: _next_run(db, chatbot_uuid, str(ctx.payload.get("run_at", "")), dict(summary)))
+        counts = {"checked": len(pages)} | {outcome: summary[outcome] for outcome in OUTCOMES}  # zeros included
+        await ctx.finish(lambda db: _next_run(db, chatbot_uuid, str(ctx.payload.get("run_at", "")), counts))
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
         return None

@@ -1,5 +1,7 @@
-// Knowledge of one chatbot: add Q&A pairs, web pages and files; source tags; the live sources table.
+// Knowledge of one chatbot: add Q&A pairs, web pages and files; whole websites (crawls, re-sync); source tags; the
+// live sources table.
 import { post, request } from "./api.js";
+import { crawlsSection } from "./crawls.js";
 import { sourcesTable } from "./sources.js";
 import { busy, clear, confirmDialog, field, h, heading, notice } from "./ui.js";
 import { uploader } from "./uploads.js";
@@ -110,6 +112,7 @@ export function render(ctx) {
     });
   });
 
+  const site = crawlsSection(ctx, refresh);
   ctx.main.append(
     heading(`Knowledge: ${ctx.chatbot.name}`),
     h(
@@ -124,6 +127,7 @@ export function render(ctx) {
         h("div", { class: "card" }, h("h3", {}, "Files"), uploader(ctx, refresh)),
       ),
     ),
+    site.element,
     h(
       "section",
       { "aria-labelledby": "tags-h" },
@@ -133,5 +137,8 @@ export function render(ctx) {
     h("section", { "aria-labelledby": "sources-h" }, h("h2", { id: "sources-h" }, "Sources"), table.element),
   );
   refresh();
-  return () => table.stop();
+  return () => {
+    table.stop();
+    site.stop();
+  };
 }
