@@ -94,8 +94,23 @@ class SourceProcessor:
         source_uuid = source.uuid
         extracted = await self._extract(stages, ctx, source)
         if extracted.unchanged:
+            # The page did not change, but its chunks may come from another embedder than the configured one.
+            stale = await stale_chunks(ctx, source_uuid, self.embedder) if self.embedder is not None else []
+            if stale and self.embedder is not None:
+                await stages.enter("embedding")
+                fresh = await embed_stale(self.embedder, stale)
             await stages.settle()
-            await ctx.finish(lambda db: _unchanged(db, source_uuid, extracted.meta))
+
+            async def keep(db: AsyncSession) -> None:
+                current = await db.get(DataSource, source_uuid)
+                if current is None:
+                    return
+                if stale and self.embedder is not None:
+                    await ChunkRepository(db).set_embeddings(current.chatbot_uuid, fresh, self.embedder.name)
+                current.meta = {**current.meta, **extracted.meta, "checked_at": iso(utcnow())}
+                current.status = "success"
+
+            await ctx.finish(keep)
             return
         if not extracted.markdown.strip():
             raise SourceFailed("no text")
@@ -220,14 +235,6 @@ class SourceProcessor:
             raise SourceFailed(error.reason) from error
         except SandboxError as error:
             raise SourceRetry("sandbox") from error
-
-
-async def _unchanged(db: AsyncSession, source_uuid: str, meta: dict[str, Any]) -> None:
-    """A checked page that did not change: its chunks stay; only what the check learnt is kept."""
-    current = await db.get(DataSource, source_uuid)
-    if current is not None:
-        current.meta = {**current.meta, **meta, "checked_at": iso(utcnow())}
-        current.status = "success"
 
 
 def _name_for(url: str, content_type: str) -> str:
