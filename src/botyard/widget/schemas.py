@@ -49,9 +49,9 @@ class WidgetSettingsUpdate(RequestModel):
     )
 
 
-class WidgetSettings(TypedDict):
-    chatbot_uuid: str
-    allowed_origins: list[str]
+class WidgetLook(TypedDict):
+    """What the widget shows, as the owner set it."""
+
     title: str
     primary_color: str
     background_color: str
@@ -60,22 +60,20 @@ class WidgetSettings(TypedDict):
     suggested_questions: list[str]
     placeholder: str
     image_hosts: list[str]
+
+
+class WidgetSettings(WidgetLook):
+    chatbot_uuid: str
+    allowed_origins: list[str]
     modified_at: str | None
 
 
-class WidgetConfig(TypedDict):
-    """What the widget and the chat page need to render (public: nothing of it is secret)."""
+class WidgetConfig(WidgetLook):
+    """What the widget and the chat page need to render (public: nothing of it is secret); `title` is the
+    chatbot's name when the owner set none."""
 
     chatbot_uuid: str
     name: str
-    title: str
-    primary_color: str
-    background_color: str
-    text_color: str
-    welcome_message: str
-    suggested_questions: list[str]
-    placeholder: str
-    image_hosts: list[str]
     show_citations: bool
 
 
