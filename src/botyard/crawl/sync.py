@@ -36,6 +36,7 @@ SYNC_CHATBOT = "sync_chatbot"
 OUTCOMES = ("unchanged", "changed", "gone", "failed", "skipped")
 INTERVALS = {"daily": timedelta(days=1), "weekly": timedelta(days=7)}
 MAX_PAGE_BYTES = 20 * 1024 * 1024
+RECORD_BATCH = 200
 
 
 async def get(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sync:
@@ -112,6 +113,13 @@ class ChatbotSync:
         summary: Counter[str] = Counter()
         slots = asyncio.Semaphore(4)
         lastmods = await self._sitemap_lastmods(gate, [_url_of(source) for source in pages])
+        unchanged: list[tuple[str, Check]] = []  # recorded in batches: most pages of a re-sync did not change
+
+        async def flush() -> None:
+            batch = unchanged.copy()
+            unchanged.clear()
+            if batch:
+                await ctx.write(lambda db: _record_all(db, batch))
 
         async def one(source: DataSource) -> None:
             url = _url_of(source)
@@ -122,9 +130,16 @@ class ChatbotSync:
                 check = await check_page(self.egress, url, source.meta, MAX_PAGE_BYTES)
                 if check.result is not None and check.result.not_modified:
                     gate.waive(host_of(url))
+            if check.outcome == "unchanged":
+                summary["unchanged"] += 1
+                unchanged.append((source.uuid, check))
+                if len(unchanged) >= RECORD_BATCH:
+                    await flush()
+                return
             summary[await ctx.write(lambda db: _record(db, source.uuid, check))] += 1
 
         await asyncio.gather(*(one(source) for source in pages))
+        await flush()
         counts = {"checked": len(pages)} | {outcome: summary[outcome] for outcome in OUTCOMES}  # zeros included
         await ctx.finish(lambda db: _next_run(db, chatbot_uuid, str(ctx.payload.get("run_at", "")), counts))
 
@@ -141,6 +156,11 @@ class ChatbotSync:
             listing = await list_pages(self.egress, gate, site, robots)
             lastmods |= {url: lastmod for url, lastmod in listing.pages if lastmod}
         return lastmods
+
+
+async def _record_all(db: AsyncSession, checks: list[tuple[str, Check]]) -> None:
+    for source_uuid, check in checks:
+        await _record(db, source_uuid, check)
 
 
 def _url_of(source: DataSource) -> str:
