@@ -14,12 +14,15 @@ import httpx2 as httpx
 import pytest
 from starlette.testclient import TestClient
 
+from botyard.crawl.crawler import CrawlConfig, Crawler
+from botyard.jobs.runner import JobRunner
+from botyard.runtime import Runtime
 from tests.api import Api, assert_error, assert_not_found
 from tests.conftest import backend_params, fresh_settings
 from tests.crawl_site import CrawlSite
 from tests.fake_dns import FakeDns
 from tests.test_crash import LEASE_SECONDS, Server, running
-from tests.test_ingestion import process
+from tests.test_ingestion import FAST, process
 
 
 @pytest.fixture
@@ -205,3 +208,37 @@ def _wait(condition: Callable[[], bool], seconds: float) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.1)
+
+
+def run_crawls(client: TestClient, config: CrawlConfig) -> None:
+    """Run the queued crawl jobs with a crawler of `config` (the settings' caps are far above a test site)."""
+    runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
+    runner = JobRunner(runtime.database, [Crawler(runtime.egress, config)], FAST)
+
+    async def drain() -> None:
+        while await runner.run_once():
+            pass
+
+    assert client.portal is not None
+    client.portal.call(drain)
+
+
+@pytest.mark.parametrize(
+    ("config", "reason"),
+    [
+        (CrawlConfig(delay=0, max_bytes=5_000), "byte cap reached"),
+        (CrawlConfig(delay=0.05, max_seconds=0.5), "time cap reached"),
+    ],
+)
+def test_the_byte_and_time_caps_end_a_crawl_early(
+    alice: Api, client: TestClient, site: CrawlSite, config: CrawlConfig, reason: str
+) -> None:
+    bot = alice.chatbot()["uuid"]
+    started = crawl(alice, bot, site.url("/"), mode="links")
+    run_crawls(client, config)
+    done = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
+    assert done["state"] == "done" and done["reason"] == reason
+    assert 0 < done["pages_done"] < 200 and done["pages_skipped"] > 0
+    assert f"not fetched: {reason}" in {failure["reason"] for failure in done["failures"]}
+    fetched = sum(count for path, count in site.hits.items() if path != "/robots.txt")
+    assert fetched <= done["pages_done"] + done["pages_failed"] + done["pages_skipped"]
