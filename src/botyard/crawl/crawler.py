@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -29,8 +28,6 @@ from botyard.egress.result import FetchResult
 from botyard.jobs.runner import JobContext
 from botyard.models import Crawl, CrawlPage, Job
 from botyard.sources.service import add_crawled_page
-
-log = logging.getLogger(__name__)
 
 WORKERS = 4
 """Pages in flight at once (the host gate still allows only two per host)."""
@@ -87,6 +84,8 @@ class CrawlRun:
         self.robots: dict[str, Robots] = {}
         self.robots_lock = asyncio.Lock()
         self.found = 0
+        self.known: set[str] = set()
+        """The url keys the crawl has rows for: a link seen before costs no insert attempt (nav menus repeat)."""
         self.stopped: str | None = None
         """Why the run stops early: `cancelled`, or a cap reached."""
 
@@ -94,7 +93,8 @@ class CrawlRun:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.max_seconds
         await self.ctx.write(self._mark_running)
-        self.found = sum((await self.ctx.read(lambda db: CrawlPageRepository(db).counts(self.crawl_uuid))).values())
+        self.known = await self.ctx.read(lambda db: CrawlPageRepository(db).keys(self.crawl_uuid))
+        self.found = len(self.known)
         watcher = asyncio.create_task(self._watch_cancel())
         try:
             if self.mode == "sitemap" and self.found == 0:
@@ -214,6 +214,7 @@ class CrawlRun:
         if known is None:
             known = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(identity), url=identity, depth=page.depth)
             await pages.add(known)
+            self.known.add(known.url_key)
             self.found += 1
         elif known.state != "pending":
             page.state, page.reason = "skipped", f"same page as {identity}"
@@ -236,14 +237,14 @@ class CrawlRun:
     async def _add_links(self, pages: CrawlPageRepository, links: list[str], depth: int) -> None:
         for link in links:
             if self.found >= self.max_pages:
-                if self.stopped is None and self.mode == "links":
-                    log.info("crawl %s reached max_pages", self.crawl_uuid)
                 return
-            if self.scope.admits(link):
-                added = await pages.add_new(
-                    CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(link), url=link, depth=depth)
-                )
-                self.found += int(added)
+            key = url_key(link)
+            if key in self.known or not self.scope.admits(link):
+                continue
+            self.known.add(key)
+            self.found += int(
+                await pages.add_new(CrawlPage(crawl_uuid=self.crawl_uuid, url_key=key, url=link, depth=depth))
+            )
 
     async def _failed(self, page: CrawlPage, reason: str) -> None:
         await self.ctx.write(lambda db: self._fail(db, page, reason))
@@ -293,6 +294,7 @@ class CrawlRun:
                 if self.scope.admits(url):
                     row = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(url), url=url, lastmod=lastmod)
                     self.found += int(await pages.add_new(row))
+                    self.known.add(row.url_key)
             await self._save_progress(db)
 
         await self.ctx.write(add)

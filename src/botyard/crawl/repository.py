@@ -50,6 +50,10 @@ class CrawlPageRepository(Repository[CrawlPage]):
             .limit(limit)
         )
 
+    async def keys(self, crawl_uuid: str) -> set[str]:
+        rows = await self.session.execute(select(CrawlPage.url_key).where(CrawlPage.crawl_uuid == crawl_uuid))
+        return {str(key) for key in rows.scalars()}
+
     async def counts(self, crawl_uuid: str) -> dict[str, int]:
         rows = await self.session.execute(
             select(CrawlPage.state, func.count()).where(CrawlPage.crawl_uuid == crawl_uuid).group_by(CrawlPage.state)

@@ -11,7 +11,6 @@ a page answering 404/410 twice in a row becomes `error:not found` and is kept.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections import Counter
 from datetime import datetime, timedelta
 
@@ -191,7 +190,7 @@ async def _record(db: AsyncSession, source_uuid: str, check: Check) -> str:
     body = check.result.body
     files = SourceFileRepository(db)
     await files.remove(source.uuid)
-    sha = hashlib.sha256(body).hexdigest()
+    sha = str(check.meta["body_sha256"])
     await files.add(
         SourceFile(
             data_source_uuid=source.uuid,
