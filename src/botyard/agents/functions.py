@@ -10,7 +10,7 @@ from botyard.agents import rules
 from botyard.agents.function_schemas import FunctionMeta, Parameters, ToolFunctionCreate, ToolFunctionUpdate
 from botyard.agents.repository import AgentRepository, ToolFunctionRepository
 from botyard.agents.service import get_owned as get_owned_agent
-from botyard.errors import AppError, ErrorCode, not_found, validation_error
+from botyard.errors import AppError, ErrorCode, validation_error
 from botyard.models import Agent, ToolFunction
 
 
@@ -40,10 +40,7 @@ def _require_tool_type(agent: Agent) -> None:
 
 async def get_owned(db: AsyncSession, account_uuid: str, function_uuid: str) -> ToolFunction:
     """The account's tool function, or the 404 a missing one gets (another account's answers the same)."""
-    function = await ToolFunctionRepository(db).owned(account_uuid, function_uuid)
-    if function is None:
-        raise not_found("Tool function")
-    return function
+    return await ToolFunctionRepository(db).get_owned(account_uuid, function_uuid)
 
 
 async def create(db: AsyncSession, account_uuid: str, agent_uuid: str, body: ToolFunctionCreate) -> ToolFunction:

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import Select, delete, func, insert, select
 
 from botyard.db.repository import Repository
 from botyard.models import Agent, AgentDataSource, Chatbot, ToolFunction
@@ -13,8 +14,10 @@ from botyard.sources.repository import batches
 class AgentRepository(Repository[Agent]):
     model = Agent
 
-    async def owned(self, account_uuid: str, agent_uuid: str) -> Agent | None:
-        return await self.one_or_none(
+    noun = "Agent"
+
+    def owned_statement(self, account_uuid: str, agent_uuid: str) -> Select[Any]:
+        return (
             select(Agent)
             .join(Chatbot, Chatbot.uuid == Agent.chatbot_uuid)
             .where(Agent.uuid == agent_uuid, Chatbot.account_uuid == account_uuid)
@@ -70,8 +73,10 @@ class AgentRepository(Repository[Agent]):
 class ToolFunctionRepository(Repository[ToolFunction]):
     model = ToolFunction
 
-    async def owned(self, account_uuid: str, function_uuid: str) -> ToolFunction | None:
-        return await self.one_or_none(
+    noun = "Tool function"
+
+    def owned_statement(self, account_uuid: str, function_uuid: str) -> Select[Any]:
+        return (
             select(ToolFunction)
             .join(Agent, Agent.uuid == ToolFunction.agent_uuid)
             .join(Chatbot, Chatbot.uuid == Agent.chatbot_uuid)

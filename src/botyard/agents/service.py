@@ -12,7 +12,7 @@ from botyard.agents.repository import AgentRepository
 from botyard.agents.schemas import AgentCreate, AgentUpdate, HumanEscalationSettingsUpdate, VariableInput
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
-from botyard.errors import AppError, ErrorCode, not_found
+from botyard.errors import AppError, ErrorCode
 from botyard.llm import catalogue
 from botyard.models import Agent
 from botyard.sources.service import require_in_chatbot
@@ -52,10 +52,7 @@ def _escalation_settings(
 
 async def get_owned(db: AsyncSession, account_uuid: str, agent_uuid: str) -> Agent:
     """The account's agent, or the 404 a missing agent gets (another account's agent answers the same)."""
-    agent = await AgentRepository(db).owned(account_uuid, agent_uuid)
-    if agent is None:
-        raise not_found("Agent")
-    return agent
+    return await AgentRepository(db).get_owned(account_uuid, agent_uuid)
 
 
 async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sequence[Agent]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import Select, delete, func, select, text
 
 from botyard.db.repository import Repository
 from botyard.models import Chatbot, ChatSession, Message, RateLimitHit
@@ -15,8 +16,10 @@ from botyard.sources.repository import batches
 class ChatSessionRepository(Repository[ChatSession]):
     model = ChatSession
 
-    async def owned(self, account_uuid: str, session_uuid: str) -> ChatSession | None:
-        return await self.one_or_none(
+    noun = "Session"
+
+    def owned_statement(self, account_uuid: str, session_uuid: str) -> Select[Any]:
+        return (
             select(ChatSession)
             .join(Chatbot, Chatbot.uuid == ChatSession.chatbot_uuid)
             .where(ChatSession.uuid == session_uuid, Chatbot.account_uuid == account_uuid)

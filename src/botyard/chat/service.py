@@ -42,10 +42,7 @@ async def create_session(db: AsyncSession, account_uuid: str, chatbot_uuid: str,
 
 async def get_owned_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> ChatSession:
     """The account's session, or the 404 a missing session gets (another account's session answers the same)."""
-    session = await ChatSessionRepository(db).owned(account_uuid, session_uuid)
-    if session is None:
-        raise not_found("Session")
-    return session
+    return await ChatSessionRepository(db).get_owned(account_uuid, session_uuid)
 
 
 def _creation_window(start: datetime | None, end: datetime | None) -> tuple[datetime | None, datetime | None]:

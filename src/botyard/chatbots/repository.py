@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import Select, delete, select
 
 from botyard.db.repository import Repository
 from botyard.models import Chatbot
@@ -11,10 +12,10 @@ from botyard.models import Chatbot
 class ChatbotRepository(Repository[Chatbot]):
     model = Chatbot
 
-    async def owned(self, account_uuid: str, chatbot_uuid: str) -> Chatbot | None:
-        return await self.one_or_none(
-            select(Chatbot).where(Chatbot.uuid == chatbot_uuid, Chatbot.account_uuid == account_uuid)
-        )
+    noun = "Chatbot"
+
+    def owned_statement(self, account_uuid: str, chatbot_uuid: str) -> Select[Any]:
+        return select(Chatbot).where(Chatbot.uuid == chatbot_uuid, Chatbot.account_uuid == account_uuid)
 
     async def by_uuid(self, chatbot_uuid: str) -> Chatbot | None:
         """Any account's chatbot: only for what is public by the chatbot's own visibility (the widget)."""

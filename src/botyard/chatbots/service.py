@@ -13,7 +13,6 @@ from botyard.chatbots.repository import ChatbotRepository
 from botyard.chatbots.schemas import Chatbot as ChatbotOut
 from botyard.chatbots.schemas import ChatbotCreate, ChatbotSettings, ChatbotUpdate
 from botyard.db.base import iso
-from botyard.errors import not_found
 from botyard.models import Chatbot
 
 
@@ -26,10 +25,7 @@ def _columns(settings: ChatbotSettings) -> dict[str, Any]:
 
 async def get_owned(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Chatbot:
     """The account's chatbot, or the 404 a missing chatbot gets (another account's chatbot answers the same)."""
-    chatbot = await ChatbotRepository(db).owned(account_uuid, chatbot_uuid)
-    if chatbot is None:
-        raise not_found("Chatbot")
-    return chatbot
+    return await ChatbotRepository(db).get_owned(account_uuid, chatbot_uuid)
 
 
 async def create(db: AsyncSession, account_uuid: str, body: ChatbotCreate) -> Chatbot:

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from botyard.db.repository import Repository
@@ -12,8 +13,10 @@ from botyard.models import Chatbot, Crawl, CrawlPage
 class CrawlRepository(Repository[Crawl]):
     model = Crawl
 
-    async def owned(self, account_uuid: str, crawl_uuid: str) -> Crawl | None:
-        return await self.one_or_none(
+    noun = "Crawl"
+
+    def owned_statement(self, account_uuid: str, crawl_uuid: str) -> Select[Any]:
+        return (
             select(Crawl)
             .join(Chatbot, Chatbot.uuid == Crawl.chatbot_uuid)
             .where(Crawl.uuid == crawl_uuid, Chatbot.account_uuid == account_uuid)

@@ -15,7 +15,7 @@ from botyard.crawl.schemas import CrawlCreate, CrawlFailure
 from botyard.crawl.urls import normalise, url_key
 from botyard.db.base import iso
 from botyard.egress import EgressClient
-from botyard.errors import AppError, ErrorCode, not_found
+from botyard.errors import AppError, ErrorCode
 from botyard.jobs.service import enqueue
 from botyard.models import Crawl, CrawlPage
 from botyard.sources.service import check_link
@@ -50,10 +50,7 @@ async def create(
 
 
 async def get_owned(db: AsyncSession, account_uuid: str, crawl_uuid: str) -> Crawl:
-    crawl = await CrawlRepository(db).owned(account_uuid, crawl_uuid)
-    if crawl is None:
-        raise not_found("Crawl")
-    return crawl
+    return await CrawlRepository(db).get_owned(account_uuid, crawl_uuid)
 
 
 async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sequence[Crawl]:

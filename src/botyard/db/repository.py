@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import Base
+from botyard.errors import not_found
 
 M = TypeVar("M", bound=Base)
 
 
 class Repository(Generic[M]):
-    """Typed helpers over one table; feature repositories add their own account-scoped queries."""
+    """Typed helpers over one table; feature repositories add their own account-scoped queries.
+
+    A repository of something an account owns says how ownership reaches it in `owned_statement` (usually a join to
+    the chatbot); `get_owned` then gives the object or the 404 a missing one gets, so another account's object
+    answers exactly like a missing one, in one place.
+    """
 
     model: type[M]
+    noun: ClassVar[str] = "Object"
+    """How a 404 names the object ("Chatbot not found")."""
 
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
@@ -29,6 +37,24 @@ class Repository(Generic[M]):
 
     def select(self) -> Select[M]:
         return select(self.model)
+
+    async def get(self, key: Any) -> M | None:
+        """The row with this primary key, whoever owns it (the caller has decided who may see it)."""
+        return await self.session.get(self.model, key)
+
+    def owned_statement(self, account_uuid: str, uuid: str) -> Select[Any]:
+        """The select of the row `uuid` if the account owns it; repositories of owned tables override it."""
+        raise NotImplementedError(f"{type(self).__name__} has no ownership rule")
+
+    async def owned(self, account_uuid: str, uuid: str) -> M | None:
+        return await self.one_or_none(self.owned_statement(account_uuid, uuid))
+
+    async def get_owned(self, account_uuid: str, uuid: str) -> M:
+        """The account's row, or the 404 a missing one gets (another account's row answers the same)."""
+        found = await self.owned(account_uuid, uuid)
+        if found is None:
+            raise not_found(self.noun)
+        return found
 
     async def add(self, obj: M) -> M:
         self.session.add(obj)

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from sqlalchemy import delete, select
+from sqlalchemy import Select, delete, select
 from sqlalchemy.exc import IntegrityError
 
 from botyard.db.repository import Repository
@@ -31,8 +31,10 @@ class DataSourceRepository(Repository[DataSource]):
             )
         return found
 
-    async def owned(self, account_uuid: str, source_uuid: str) -> DataSource | None:
-        return await self.one_or_none(
+    noun = "Data source"
+
+    def owned_statement(self, account_uuid: str, source_uuid: str) -> Select[Any]:
+        return (
             select(DataSource)
             .join(Chatbot, Chatbot.uuid == DataSource.chatbot_uuid)
             .where(DataSource.uuid == source_uuid, Chatbot.account_uuid == account_uuid)

@@ -201,10 +201,7 @@ async def create_upload(
 
 async def get_owned(db: AsyncSession, account_uuid: str, source_uuid: str) -> DataSource:
     """The account's source, or the 404 a missing source gets (another account's source answers the same)."""
-    source = await DataSourceRepository(db).owned(account_uuid, source_uuid)
-    if source is None:
-        raise not_found("Data source")
-    return source
+    return await DataSourceRepository(db).get_owned(account_uuid, source_uuid)
 
 
 async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sequence[DataSource]:

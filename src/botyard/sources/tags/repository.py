@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import Select, delete, insert, select
 
 from botyard.db.repository import Repository
 from botyard.models import Chatbot, SourceTag, SourceTagMember
@@ -13,8 +14,10 @@ from botyard.sources.repository import batches
 class SourceTagRepository(Repository[SourceTag]):
     model = SourceTag
 
-    async def owned(self, account_uuid: str, tag_uuid: str) -> SourceTag | None:
-        return await self.one_or_none(
+    noun = "Source tag"
+
+    def owned_statement(self, account_uuid: str, tag_uuid: str) -> Select[Any]:
+        return (
             select(SourceTag)
             .join(Chatbot, Chatbot.uuid == SourceTag.chatbot_uuid)
             .where(SourceTag.uuid == tag_uuid, Chatbot.account_uuid == account_uuid)

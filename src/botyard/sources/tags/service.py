@@ -8,7 +8,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso, utcnow
-from botyard.errors import not_found
 from botyard.models import SourceTag
 from botyard.sources.service import require_in_chatbot
 from botyard.sources.tags.repository import SourceTagRepository
@@ -18,10 +17,7 @@ from botyard.sources.tags.schemas import TagCreate, TagUpdate
 
 async def get_owned(db: AsyncSession, account_uuid: str, tag_uuid: str) -> SourceTag:
     """The account's tag, or the 404 a missing tag gets (another account's tag answers the same)."""
-    tag = await SourceTagRepository(db).owned(account_uuid, tag_uuid)
-    if tag is None:
-        raise not_found("Source tag")
-    return tag
+    return await SourceTagRepository(db).get_owned(account_uuid, tag_uuid)
 
 
 async def create(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: TagCreate) -> SourceTag:
