@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
@@ -37,13 +38,16 @@ Every `/api/v1` request carries `Authorization: Bearer <key>` (create one with `
 Errors answer `{"error": "<message>", "code": "<stable code>"}`."""
 
 
-def create_app(settings: Settings | None = None, resolver: Resolver | None = None) -> FastAPI:
-    """The app. `resolver` replaces DNS for outbound requests (tests only: the one fake at that seam)."""
+def create_app(
+    settings: Settings | None = None, resolver: Resolver | None = None, clock: Callable[[], datetime] = utcnow
+) -> FastAPI:
+    """The app. `resolver` replaces DNS for outbound requests (tests only: the one fake at that seam); `clock` is
+    what rate limits count time by (tests move one by hand)."""
     settings = settings or Settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        runtime = Runtime.build(settings, resolver)
+        runtime = Runtime.build(settings, resolver, clock)
         app.state.runtime = runtime
         app.state.database = runtime.database
         try:

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from botyard.answering.base import Answerer
 from botyard.answering.judge import ModelJudge
@@ -15,6 +17,7 @@ from botyard.chat.tagging import SessionTagger
 from botyard.config import Settings
 from botyard.crawl.crawler import CrawlConfig, Crawler
 from botyard.crawl.sync import ChatbotSync
+from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.egress import EgressClient, Resolver
 from botyard.embedding import Embedder, build_embedder, close_embedder
@@ -79,9 +82,13 @@ class Runtime:
     """Bounds the answers that prepare and search at once (`answer_admission`)."""
     router: AgentRouter
     """The supervisor: which agent answers each query."""
+    clock: Callable[[], datetime] = field(default=utcnow)
+    """Now, for what counts time windows (rate limits); tests pass a clock they move by hand instead of sleeping."""
 
     @classmethod
-    def build(cls, settings: Settings, resolver: Resolver | None = None) -> Runtime:
+    def build(
+        cls, settings: Settings, resolver: Resolver | None = None, clock: Callable[[], datetime] = utcnow
+    ) -> Runtime:
         embedder = build_embedder(settings)
         database = Database.from_settings(settings)
         egress = EgressClient(settings, resolver)
@@ -92,7 +99,7 @@ class Runtime:
         admission = asyncio.Semaphore(settings.answer_admission)
         retriever = Retriever(embedder, settings)
         router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)
-        return cls(settings, database, egress, runner, embedder, retriever, answerer, llm, admission, router)
+        return cls(settings, database, egress, runner, embedder, retriever, answerer, llm, admission, router, clock)
 
     async def start_jobs(self) -> None:
         """Start the runner, after queueing the re-embedding of chunks another embedder produced (a changed

@@ -20,7 +20,6 @@ from botyard.chat.schemas import (
 )
 from botyard.chat.stream import AnswerResponse, collect, wants_events
 from botyard.chat.wiring import answer_run
-from botyard.db.base import utcnow
 from botyard.deps import AppRuntime, CurrentAccount, DbSession, OptionalAccount
 from botyard.errors import AppError, ErrorCode, error_response
 from botyard.schemas import Success
@@ -135,7 +134,13 @@ async def stream_message(
     """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots."""
     async with runtime.admission:
         prepared = await answer.prepare(
-            runtime.database, runtime.router, account, uuid, body.query, utcnow(), tools=runtime.answerer.uses_tools
+            runtime.database,
+            runtime.router,
+            account,
+            uuid,
+            body.query,
+            runtime.clock(),
+            tools=runtime.answerer.uses_tools,
         )
     events = wants_events(accept)
     return AnswerResponse(answer_run(runtime, prepared, events=events), events=events)
@@ -148,7 +153,13 @@ async def message_non_stream(
     """Send a message and get the whole answer at once as `{"response": "..."}`."""
     async with runtime.admission:
         prepared = await answer.prepare(
-            runtime.database, runtime.router, account, uuid, body.query, utcnow(), tools=runtime.answerer.uses_tools
+            runtime.database,
+            runtime.router,
+            account,
+            uuid,
+            body.query,
+            runtime.clock(),
+            tools=runtime.answerer.uses_tools,
         )
     return {"response": await collect(answer_run(runtime, prepared, events=False))}
 

@@ -85,13 +85,13 @@ async def widget_config(chatbot_uuid: str, request: Request, db: ReadDbSession) 
 
 @router.post("/widget/{chatbot_uuid}/session", response_model=WidgetSession, responses=_REFUSED)
 async def widget_session(
-    chatbot_uuid: str, body: WidgetSessionCreate, request: Request, db: DbSession
+    chatbot_uuid: str, body: WidgetSessionCreate, request: Request, db: DbSession, runtime: AppRuntime
 ) -> WidgetSession:
     """Start a session for a widget user (no key); creating sessions counts against the rate limit per device."""
     opened = await service.open_chatbot(db, chatbot_uuid)
     check_origin(request, opened.allowed_origins)
     device = service.device(body.device_id, _client_address(request))
-    session = await service.create_session(db, opened, device, utcnow())
+    session = await service.create_session(db, opened, device, runtime.clock())
     return WidgetSession(session_uuid=session.uuid, created_at=iso(session.created_at))
 
 
@@ -129,7 +129,7 @@ async def widget_stream(
             None,
             session_uuid,
             body.query,
-            utcnow(),
+            runtime.clock(),
             tools=runtime.answerer.uses_tools,
             device=device,
         )
