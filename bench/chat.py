@@ -93,9 +93,9 @@ from retrieval import OFF_DOMAIN
 from sqlalchemy import Table
 from tokenizers import Tokenizer
 
+from botyard.answering.json_guard import NOT_JSON
+from botyard.answering.run import FAILURE_MESSAGE
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
-from botyard.chat.answer import FAILURE_MESSAGE
-from botyard.chat.json_guard import NOT_JSON
 from botyard.config import Settings
 from botyard.db.base import new_uuid
 from botyard.db.session import Database as ServiceDatabase

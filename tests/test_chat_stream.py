@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
-from botyard.chat.sweep import sweep_streaming
+from botyard.answering.sweep import sweep_streaming
 from botyard.db.base import utcnow
 from botyard.models import Agent, Message
 from tests.api import Api, assert_error, assert_not_found

@@ -60,7 +60,9 @@ def process(
     """Run every queued job to its end with the app's own egress client and, unless told otherwise, its embedder."""
     runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
     chosen = runtime.embedder if embedder is APP_EMBEDDER else embedder
-    handlers = job_handlers(runtime.settings, runtime.egress, chosen, runtime.router.judge, runtime.answerer)
+    handlers = job_handlers(
+        runtime.settings, runtime.egress, chosen, runtime.answers.router.judge, runtime.answers.parts.answerer
+    )
     if show_stage_after is not None:
         config = replace(ingestion_config(runtime.settings), show_stage_after=show_stage_after)
         handlers = [SourceProcessor(runtime.egress, config, chosen)]

@@ -9,9 +9,9 @@ from typing import Any
 from botyard.answering.base import AnswerRequest, Delta, Finished, Turn
 from botyard.answering.citations import CitedSource, cite_data, markers_in, number_hits
 from botyard.answering.context import search_query
+from botyard.answering.json_guard import NOT_JSON, json_guard
 from botyard.answering.offline import WORDS_PER_DELTA, OfflineAnswerer, compose
 from botyard.answering.text import sentences, word_groups
-from botyard.chat.json_guard import NOT_JSON, json_guard
 from botyard.retrieval.base import Hit
 
 HOURS = """# Opening hours

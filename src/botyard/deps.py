@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -14,7 +15,6 @@ from botyard.config import Settings
 from botyard.db.session import Database
 from botyard.egress import EgressClient
 from botyard.retrieval.retriever import Retriever
-from botyard.runtime import Runtime
 
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _bearer = HTTPBearer(auto_error=False, description="An API key created with `botyard key create`.")
@@ -35,13 +35,18 @@ def _settings(request: Request) -> Settings:
 # scope="function": commit before the response is sent, so a client that reads right after sees its write, and a
 # failed commit becomes an error response instead of a lost write behind a 200.
 def _egress(request: Request) -> EgressClient:
-    runtime: Runtime = request.app.state.runtime
-    return runtime.egress
+    egress: EgressClient = request.app.state.egress
+    return egress
 
 
-def _runtime(request: Request) -> Runtime:
-    runtime: Runtime = request.app.state.runtime
-    return runtime
+def _database(request: Request) -> Database:
+    database: Database = request.app.state.database
+    return database
+
+
+def _clock(request: Request) -> Callable[[], datetime]:
+    clock: Callable[[], datetime] = request.app.state.clock
+    return clock
 
 
 Egress = Annotated[EgressClient, Depends(_egress)]
@@ -61,15 +66,17 @@ ReadDbSession = Annotated[AsyncSession, Depends(_read_session, scope="function")
 
 
 def _retriever(request: Request) -> Retriever:
-    runtime: Runtime = request.app.state.runtime
-    return runtime.retriever
+    retriever: Retriever = request.app.state.retriever
+    return retriever
 
 
 AppRetriever = Annotated[Retriever, Depends(_retriever)]
 """The process's retriever (per-chatbot search indexes, cached)."""
 AppSettings = Annotated[Settings, Depends(_settings)]
-AppRuntime = Annotated[Runtime, Depends(_runtime)]
-"""The process's long-lived parts (database, answerer, retriever)."""
+AppDatabase = Annotated[Database, Depends(_database)]
+"""The process's database, for handlers that open their own transactions (streams)."""
+AppClock = Annotated[Callable[[], datetime], Depends(_clock)]
+"""Now, for what counts time windows (rate limits)."""
 
 
 async def _current_account(

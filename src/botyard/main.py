@@ -13,9 +13,10 @@ from sqlalchemy import text
 from botyard import __version__
 from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
+from botyard.answering.router import router as answering_router
+from botyard.answering.sweep import sweep_streaming
 from botyard.chat.live_router import router as live_router
 from botyard.chat.router import router as chat_router
-from botyard.chat.sweep import sweep_streaming
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
 from botyard.crawl.router import router as crawl_router
@@ -49,7 +50,12 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         runtime = Runtime.build(settings, resolver, clock)
         app.state.runtime = runtime
+        # What handlers depend on (deps.py), each by itself: no router sees the whole runtime.
         app.state.database = runtime.database
+        app.state.egress = runtime.egress
+        app.state.retriever = runtime.retriever
+        app.state.answers = runtime.answers
+        app.state.clock = runtime.clock
         try:
             await sweep_streams(runtime)
             if settings.jobs_in_process:
@@ -70,6 +76,7 @@ def create_app(
         sources_router,
         crawl_router,
         chat_router,
+        answering_router,
         live_router,
         retrieval_router,
         widget_router,

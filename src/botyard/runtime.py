@@ -1,5 +1,6 @@
-"""The long-lived parts of a process (database, egress client, embedder, job runner), built once by `botyard serve`
-(in the app's lifespan) or by `botyard worker`, never at import time."""
+"""The long-lived parts of a process (database, egress client, embedder, answer pipeline, job runner), built once
+by `botyard serve` (in the app's lifespan) or by `botyard worker`, never at import time. Handlers never see it
+whole: the app hands each part to the dependencies that need it (`deps.py`, `answering/router.py`)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from botyard.answering.background.tagging import SessionTagger
 from botyard.answering.base import Answerer
 from botyard.answering.judge import ModelJudge
+from botyard.answering.pipeline import Pipeline
+from botyard.answering.run import AnswerParts
 from botyard.answering.select import build_answerer
 from botyard.answering.supervisor import AgentRouter
 from botyard.answering.tools import ToolCaller
-from botyard.chat.tagging import SessionTagger
 from botyard.config import Settings
 from botyard.crawl.crawler import CrawlConfig, Crawler
 from botyard.crawl.sync import ChatbotSync
@@ -64,7 +67,7 @@ def job_handlers(
     ]
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class Runtime:
     settings: Settings
     database: Database
@@ -75,13 +78,10 @@ class Runtime:
     is checked) here, at start-up, so a bad installation stops the process before it serves anything."""
     retriever: Retriever
     """Per-chatbot search indexes, cached for the life of the process (keyed by knowledge version)."""
-    answerer: Answerer
-    """Offline, or the LLM answerer when a provider is configured; one instance serves every request."""
     llm: Provider | None
-    admission: asyncio.Semaphore
-    """Bounds the answers that prepare and search at once (`answer_admission`)."""
-    router: AgentRouter
-    """The supervisor: which agent answers each query."""
+    answers: Pipeline
+    """The answer pipeline: the supervisor, the retriever, the answerer (offline, or the LLM's when a provider is
+    configured) and the admission bound, one instance for every request."""
     clock: Callable[[], datetime] = field(default=utcnow)
     """Now, for what counts time windows (rate limits); tests pass a clock they move by hand instead of sleeping."""
 
@@ -92,14 +92,31 @@ class Runtime:
         embedder = build_embedder(settings)
         database = Database.from_settings(settings)
         egress = EgressClient(settings, resolver)
-        config = RunnerConfig(lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency)
         answerer, llm = build_answerer(settings)
         judge = None if llm is None else ModelJudge(llm, ModelRegistry.from_settings(settings))
+        config = RunnerConfig(lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency)
         runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer), config)
-        admission = asyncio.Semaphore(settings.answer_admission)
         retriever = Retriever(embedder, settings)
+        parts = AnswerParts(
+            database=database,
+            retriever=retriever,
+            answerer=answerer,
+            admission=asyncio.Semaphore(settings.answer_admission),
+            call_tool=ToolCaller(egress, settings.tool_call_timeout),
+        )
         router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)
-        return cls(settings, database, egress, runner, embedder, retriever, answerer, llm, admission, router, clock)
+        answers = Pipeline(parts, router, ping_seconds=settings.chat_ping_seconds, clock=clock)
+        return cls(
+            settings=settings,
+            database=database,
+            egress=egress,
+            runner=runner,
+            embedder=embedder,
+            retriever=retriever,
+            llm=llm,
+            answers=answers,
+            clock=clock,
+        )
 
     async def start_jobs(self) -> None:
         """Start the runner, after queueing the re-embedding of chunks another embedder produced (a changed

@@ -62,6 +62,14 @@ class Usage:
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    def as_dict(self) -> dict[str, int]:
+        """As messages store it (`meta_json.actual_token_distribution`) and the SSE `end` event sends it."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
 
 @dataclass(frozen=True)
 class Finished:

@@ -102,13 +102,7 @@ class LlmAnswerer:
             for call in calls:
                 content = await self._call(request, tools, call, called)
                 messages.append(ChatMessage("tool", untrusted_result(call.name, content), tool_call_id=call.id))
-        meta: dict[str, Any] = {
-            "actual_token_distribution": {
-                "prompt_tokens": spent.prompt_tokens,
-                "completion_tokens": spent.completion_tokens,
-                "total_tokens": spent.total_tokens,
-            }
-        }
+        meta: dict[str, Any] = {"actual_token_distribution": spent.as_dict()}
         if called:
             meta["functions_called"] = called
         if end.error is not None:

@@ -18,7 +18,7 @@ from botyard.chat.schemas import Message, Session
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
 from botyard.db.session import Database
-from botyard.deps import AppRuntime, CurrentAccount, DbSession
+from botyard.deps import AppDatabase, CurrentAccount, DbSession
 from botyard.schemas import RequestModel
 
 router = APIRouter(tags=["live chat"])
@@ -65,7 +65,7 @@ async def chatbot_events(
     uuid: str,
     db: DbSession,
     account: CurrentAccount,
-    runtime: AppRuntime,
+    database: AppDatabase,
     after: Annotated[int | None, Query(ge=0, description="Send the events after this id (default: from now).")] = None,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
@@ -74,7 +74,7 @@ async def chatbot_events(
     start = after if after is not None else resume_point(last_event_id)
     if start is None:
         start = await live.last_event_id(db, chatbot.uuid)
-    stream = _events(runtime.database, chatbot.uuid, start)
+    stream = _events(database, chatbot.uuid, start)
     return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
 

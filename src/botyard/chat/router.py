@@ -4,23 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from botyard.chat import answer, service
+from botyard.chat import service
 from botyard.chat.schemas import (
     Message,
-    MessageCreate,
-    MessageReply,
     MessageUuids,
     Session,
     SessionCreate,
     SessionSummary,
     TimestampParam,
 )
-from botyard.chat.stream import AnswerResponse, collect, wants_events
-from botyard.chat.wiring import answer_run
-from botyard.deps import AppRuntime, CurrentAccount, DbSession, OptionalAccount
+from botyard.deps import CurrentAccount, DbSession
 from botyard.errors import AppError, ErrorCode, error_response
 from botyard.schemas import Success
 
@@ -32,17 +28,6 @@ _TRANSCRIPT: dict[int | str, dict[str, Any]] = {
         "<response>\\n`; messages are separated by one blank line; the body is empty when there are no messages.",
         "content": {"text/plain": {"schema": {"type": "string"}}},
     }
-}
-_STREAM: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The answer as `text/plain; charset=utf-8`, sent as it is produced, no framing: the end of the "
-        "body is the end of the answer; the message is stored before the body ends. With `Accept: text/event-stream`: "
-        "SSE events `start`, `delta` ({text}), `citation` ({marker, ...}), `ping` (every 15 s of silence), `error`, "
-        "and last `end` ({message_uuid, finish_reason, citations, usage}).",
-        "content": {"text/plain": {"schema": {"type": "string"}}, "text/event-stream": {"schema": {"type": "string"}}},
-    },
-    401: {"description": "No valid key, and the chatbot is private."},
-    429: {"description": "Over the chatbot's rate limit: `Retry-After` and its `rate_limit_message`; nothing stored."},
 }
 _NO_PLAIN_MESSAGE: dict[int | str, dict[str, Any]] = {405: {"description": "Always: use `.../message/stream`."}}
 
@@ -121,47 +106,6 @@ async def delete_messages(body: MessageUuids, db: DbSession, account: CurrentAcc
     """Delete several messages: all of them, or none when any uuid is unknown (422 listing those uuids)."""
     await service.delete_messages(db, account, body.uuids)
     return Success()
-
-
-@router.post("/session/{uuid}/message/stream", status_code=200, response_class=AnswerResponse, responses=_STREAM)
-async def stream_message(
-    uuid: str,
-    body: MessageCreate,
-    account: OptionalAccount,
-    runtime: AppRuntime,
-    accept: Annotated[str | None, Header()] = None,
-) -> AnswerResponse:
-    """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots."""
-    async with runtime.admission:
-        prepared = await answer.prepare(
-            runtime.database,
-            runtime.router,
-            account,
-            uuid,
-            body.query,
-            runtime.clock(),
-            tools=runtime.answerer.uses_tools,
-        )
-    events = wants_events(accept)
-    return AnswerResponse(answer_run(runtime, prepared, events=events), events=events)
-
-
-@router.post("/session/{uuid}/message/non-stream", response_model=MessageReply, responses={429: _STREAM[429]})
-async def message_non_stream(
-    uuid: str, body: MessageCreate, account: OptionalAccount, runtime: AppRuntime
-) -> MessageReply:
-    """Send a message and get the whole answer at once as `{"response": "..."}`."""
-    async with runtime.admission:
-        prepared = await answer.prepare(
-            runtime.database,
-            runtime.router,
-            account,
-            uuid,
-            body.query,
-            runtime.clock(),
-            tools=runtime.answerer.uses_tools,
-        )
-    return {"response": await collect(answer_run(runtime, prepared, events=False))}
 
 
 @router.post("/session/{uuid}/message", response_model=None, status_code=405, responses=_NO_PLAIN_MESSAGE)

@@ -11,14 +11,15 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat import answer, live
+from botyard.answering.prepare import Ask
+from botyard.answering.router import Answers
+from botyard.answering.wire import AnswerResponse, wants_events
+from botyard.chat import live
 from botyard.chat.event_stream import StreamedEvent, event_stream, resume_point
 from botyard.chat.repository import MessageRepository
-from botyard.chat.stream import AnswerResponse, wants_events
-from botyard.chat.wiring import answer_run
 from botyard.db.base import iso, utcnow
 from botyard.db.session import Database
-from botyard.deps import AppRuntime, CurrentAccount, DbSession, ReadDbSession
+from botyard.deps import AppClock, AppDatabase, CurrentAccount, DbSession, ReadDbSession
 from botyard.models import Message
 from botyard.widget import service
 from botyard.widget.origins import check_origin
@@ -85,13 +86,13 @@ async def widget_config(chatbot_uuid: str, request: Request, db: ReadDbSession) 
 
 @router.post("/widget/{chatbot_uuid}/session", response_model=WidgetSession, responses=_REFUSED)
 async def widget_session(
-    chatbot_uuid: str, body: WidgetSessionCreate, request: Request, db: DbSession, runtime: AppRuntime
+    chatbot_uuid: str, body: WidgetSessionCreate, request: Request, db: DbSession, clock: AppClock
 ) -> WidgetSession:
     """Start a session for a widget user (no key); creating sessions counts against the rate limit per device."""
     opened = await service.open_chatbot(db, chatbot_uuid)
     check_origin(request, opened.allowed_origins)
     device = service.device(body.device_id, _client_address(request))
-    session = await service.create_session(db, opened, device, runtime.clock())
+    session = await service.create_session(db, opened, device, clock())
     return WidgetSession(session_uuid=session.uuid, created_at=iso(session.created_at))
 
 
@@ -113,28 +114,19 @@ async def widget_stream(
     session_uuid: str,
     body: WidgetMessageCreate,
     request: Request,
-    runtime: AppRuntime,
+    answers: Answers,
+    database: AppDatabase,
     accept: Annotated[str | None, Header()] = None,
 ) -> AnswerResponse:
     """Send a widget user's message and stream the answer; the rate limit counts per device (the widget's device
     id with the client's address)."""
-    async with runtime.database.transaction(write=False) as db:
+    async with database.transaction(write=False) as db:
         _, opened = await service.open_session(db, session_uuid)
     check_origin(request, opened.allowed_origins)
     device = service.device(body.device_id, _client_address(request))
-    async with runtime.admission:
-        prepared = await answer.prepare(
-            runtime.database,
-            runtime.router,
-            None,
-            session_uuid,
-            body.query,
-            runtime.clock(),
-            tools=runtime.answerer.uses_tools,
-            device=device,
-        )
     events = wants_events(accept)
-    return AnswerResponse(answer_run(runtime, prepared, events=events), events=events)
+    run = await answers.begin(Ask(session_uuid=session_uuid, query=body.query, device=device), events=events)
+    return AnswerResponse(run, events=events)
 
 
 @router.get("/widget/session/{session_uuid}/events", response_class=StreamingResponse, responses=_EVENTS)
@@ -142,7 +134,7 @@ async def widget_events(
     session_uuid: str,
     request: Request,
     db: ReadDbSession,
-    runtime: AppRuntime,
+    database: AppDatabase,
     after: Annotated[int | None, Query(ge=0, description="Send the events after this id (default: from now).")] = None,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
@@ -153,7 +145,7 @@ async def widget_events(
     start = after if after is not None else resume_point(last_event_id)
     if start is None:
         start = await SessionEventRepository(db).last_id(session.uuid)
-    stream = _session_events(runtime.database, session.uuid, start)
+    stream = _session_events(database, session.uuid, start)
     return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
 

@@ -20,11 +20,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.repository import AgentRepository
 from botyard.agents.rules import BACKGROUND
+from botyard.answering.background import tools as background_tools
 from botyard.answering.base import Answerer, Turn
 from botyard.answering.judge import ModelJudge
 from botyard.answering.text import key_terms
 from botyard.answering.tools import Tool
-from botyard.chat import background_tools, live
+from botyard.chat import live
 from botyard.chat.repository import MessageRepository
 from botyard.db.base import utcnow
 from botyard.embedding import Embedder

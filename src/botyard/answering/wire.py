@@ -8,16 +8,15 @@ and newlines are the answer's own. `Accept: text/event-stream` opts into SSE wit
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
-from typing import Any
 
 import anyio
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from botyard.chat.answer import AnswerRun
-from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text
+from botyard import sse
+from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text
+from botyard.answering.run import AnswerRun
 
 PLAIN_TEXT = "text/plain; charset=utf-8"
 EVENT_STREAM = "text/event-stream; charset=utf-8"
@@ -28,31 +27,21 @@ def wants_events(accept: str | None) -> bool:
     return "text/event-stream" in (accept or "").lower()
 
 
-def sse(event: str, data: dict[str, Any]) -> bytes:
-    """One SSE event; its data is one line of JSON, so newlines in the answer cannot break the framing."""
-    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
-
-
 def sse_event(event: ChatEvent) -> bytes:
     match event:
         case Started(message_uuid, session_uuid):
-            return sse("start", {"message_uuid": message_uuid, "session_uuid": session_uuid})
+            return sse.encode("start", {"message_uuid": message_uuid, "session_uuid": session_uuid})
         case Text(text):
-            return sse("delta", {"text": text})
+            return sse.encode("delta", {"text": text})
         case Citation(marker, entry):
-            return sse("citation", {"marker": marker, **entry})
+            return sse.encode("citation", {"marker": marker, **entry})
         case Ping():
-            return sse("ping", {})
+            return sse.PING
         case Failed(error):
-            return sse("error", {"error": error})
+            return sse.encode("error", {"error": error})
         case Ended(message_uuid, finish_reason, citations, usage):
-            tokens = {
-                "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens,
-                "total_tokens": usage.total_tokens,
-            }
             body = {"message_uuid": message_uuid, "finish_reason": finish_reason, "citations": citations}
-            return sse("end", body | {"usage": tokens})
+            return sse.encode("end", body | {"usage": usage.as_dict()})
     raise AssertionError(f"unknown event {event!r}")
 
 

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.answering.base import Usage
 from botyard.chat.repository import MessageRepository
 from botyard.ingestion.tokens import count_tokens
 
@@ -40,12 +41,8 @@ async def sweep_streaming(db: AsyncSession, now: datetime) -> int:
         meta = {key: value for key, value in (message.meta or {}).items() if key != "streaming_owner"}
         meta["interrupted"] = True
         if not meta.get("actual_token_distribution"):
-            prompt, completion = max(1, count_tokens(message.query)), max(1, count_tokens(message.response))
-            meta["actual_token_distribution"] = {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            }
+            usage = Usage(max(1, count_tokens(message.query)), max(1, count_tokens(message.response)))
+            meta["actual_token_distribution"] = usage.as_dict()
         await MessageRepository(db).update(message, {"state": "complete", "meta": meta})
         swept += 1
     return swept

@@ -1,0 +1,97 @@
+"""The last step of an answer, in a shielded step (cancellation cannot interrupt it): the response text,
+`finish_reason`, `cite_data_json` and `meta_json`, state `complete`; the operators' flag when the reply says a
+monitored phrase; the background agents' job. A client that disconnected gets its partial text marked
+`interrupted`."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.answering.background.tagging import schedule_tagging
+from botyard.answering.base import CitedHit, Finished, Usage
+from botyard.answering.citations import CitedSource, cite_data
+from botyard.answering.prepare import Prepared
+from botyard.chat import live
+from botyard.chat.repository import MessageRepository
+from botyard.db.base import utcnow
+from botyard.db.session import Database
+from botyard.ingestion.tokens import count_tokens
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """What an answer produced, as it is stored."""
+
+    prepared: Prepared
+    text: str
+    cited: list[CitedHit]
+    sources: dict[str, CitedSource]
+    finished: Finished | None
+    error: str | None
+    interrupted: bool
+
+    @property
+    def finish_reason(self) -> str:
+        return self.finished.finish_reason if self.finished is not None else "stop"
+
+    @property
+    def usage(self) -> Usage:
+        if self.finished is not None:
+            return self.finished.usage
+        prompt = [self.prepared.query, *(item.hit.text for item in self.cited)]
+        return Usage(max(1, sum(count_tokens(part) for part in prompt)), max(1, count_tokens(self.text)))
+
+    def meta(self) -> dict[str, Any]:
+        """The message's `meta_json`: token counts, the answering agent and why it was chosen, what the answerer
+        added, and whether the answer was cut short or failed."""
+        meta: dict[str, Any] = {"actual_token_distribution": self.usage.as_dict()}
+        agent = self.prepared.agent
+        if agent is not None:
+            if agent.uuid:
+                meta |= {"agent_uuid": agent.uuid, "agent_name": agent.name, "agent_type": agent.type}
+            meta["routing"] = {"forced": agent.forced, "reason": agent.reason}
+        if self.finished is not None:
+            meta.update({key: value for key, value in self.finished.meta.items() if key not in meta})
+        if self.interrupted:
+            meta["interrupted"] = True
+        if self.error is not None:
+            meta["error"] = self.error
+        return meta
+
+
+async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any]]:
+    """Write the answer into its message and queue what follows it; the citations as stored."""
+    prepared = outcome.prepared
+    citations = cite_data(outcome.text, outcome.cited, outcome.sources, show_citations=prepared.show_citations)
+    values = {
+        "response": outcome.text,
+        "finish_reason": outcome.finish_reason,
+        "cite_data": citations,
+        "meta": outcome.meta(),
+        "state": "complete",
+    }
+    phrase = None if prepared.live_chat else live.monitored_phrase(outcome.text, prepared.monitored)
+    try:
+        async with database.transaction() as db:
+            await finalise_message(db, prepared.message_uuid, values)
+            if phrase is not None:
+                await live.flag_for_operators(db, prepared.session_uuid, utcnow(), reason=f"said: {phrase}")
+            if prepared.background and not prepared.live_chat:
+                await schedule_tagging(db, prepared.session_uuid, prepared.chatbot_uuid)
+    except Exception:
+        log.exception("storing message %s failed", prepared.message_uuid)
+    return citations
+
+
+async def finalise_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> None:
+    """Write the answer into its message (gone already when its session was deleted meanwhile: nothing to do)."""
+    repository = MessageRepository(db)
+    message = await repository.get(message_uuid)
+    if message is not None:
+        await repository.update(message, values)

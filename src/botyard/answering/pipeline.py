@@ -1,0 +1,43 @@
+"""The answer pipeline behind one entry point, used by the streamed, non-streamed and widget endpoints:
+
+1. `prepare` (committed before any byte is streamed): authorise, route to one agent, rate limit, store the query
+   as a message in state `streaming`, read the history (`prepare.py`).
+2. `AnswerRun.stream` (while the response streams): retrieve, pass the relevance gate, run the answerer, and turn
+   its deltas into chat events (`run.py`).
+3. Finish in a shielded step: the response, `finish_reason`, `cite_data_json`, `meta_json`, state `complete`,
+   operators' flags and the background agents' job (`finish.py`). On the normal path this happens before the last
+   event, so the response closes only after the commit; a client that disconnects gets `AnswerRun.close`, which
+   stores the partial text marked `interrupted`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from botyard.answering.prepare import Ask, prepare
+from botyard.answering.run import AnswerParts, AnswerRun
+from botyard.answering.supervisor import AgentRouter
+
+
+class Pipeline:
+    """Built once per process; `begin` starts one answer."""
+
+    def __init__(
+        self, parts: AnswerParts, router: AgentRouter, *, ping_seconds: float, clock: Callable[[], datetime]
+    ) -> None:
+        self.parts = parts
+        self.router = router
+        """The supervisor: which agent answers each query."""
+        self.ping_seconds = ping_seconds
+        self.clock = clock
+        """Now, for the rate limit's window."""
+
+    async def begin(self, ask: Ask, *, events: bool) -> AnswerRun:
+        """Prepare the answer (raises before anything is stored when the caller may not chat here or is over the
+        limit) and return its run. Pings are for SSE only: the plain-text format has no framing to carry them."""
+        async with self.parts.admission:
+            prepared = await prepare(
+                self.parts.database, self.router, ask, self.clock(), tools=self.parts.answerer.uses_tools
+            )
+        return AnswerRun(prepared, self.parts, self.ping_seconds if events else None)

@@ -1,0 +1,157 @@
+"""The first step of an answer, committed before any byte is streamed: authorise, choose the agent, count against
+the rate limit and store the query as a message in state `streaming`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.answering import variables
+from botyard.answering.base import Turn
+from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, enabled_agents
+from botyard.answering.sweep import stream_owner
+from botyard.chat import access, live, ratelimit
+from botyard.chat.repository import MessageRepository
+from botyard.db.session import Database
+from botyard.errors import not_found
+from botyard.models import Chatbot, ChatSession, Message
+
+HISTORY_TURNS = 6
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ask:
+    """One incoming question: who asks (`account_uuid`, None without a key), where, and who the rate limit counts
+    (`device`: the widget's browser; API traffic counts per session)."""
+
+    session_uuid: str
+    query: str
+    account_uuid: str | None = None
+    device: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prepared:
+    """Everything the streaming part needs, copied out of the request's transactions."""
+
+    message_uuid: str
+    session_uuid: str
+    chatbot_uuid: str
+    query: str
+    history: list[Turn]
+    show_citations: bool
+    agent: ChosenAgent | None
+    live_chat: bool = False
+    """An operator has the session: the query is stored for them, nobody else answers."""
+    monitored: list[str] = field(default_factory=list)
+    """Phrases that, in the AI's reply, flag the session for operators."""
+    background: bool = False
+    """Background agents have work after the answer: it queues a `tag_session` job."""
+
+
+@dataclass(frozen=True)
+class _Read:
+    """What the read transaction found."""
+
+    session: ChatSession
+    chatbot: Chatbot
+    turns: list[Message]
+    roster: Roster
+
+
+async def prepare(database: Database, router: AgentRouter, ask: Ask, now: datetime, *, tools: bool) -> Prepared:
+    """Authorise, choose the agent, count against the rate limit and store the query in state `streaming`. Raises
+    before anything is stored when the caller may not chat here or is over the limit.
+
+    Two transactions: the reads (session, chatbot, history, agents) take no write lock, and the agent is chosen
+    between them (it may embed the query); the write transaction holds only the rate-limit count, the insert and,
+    for a human hand-off, the session's flag, which must be atomic together. SQLite has one writer at a time, and
+    several server processes meet at its lock, so the shorter the write, the more answers per second.
+    """
+    async with database.transaction(write=False) as db:
+        read = await _read(db, ask, tools)
+    live_chat = live.is_live(read.session)
+    declared = [variable for card in read.roster.cards for variable in card.variables if isinstance(variable, dict)]
+    filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)
+    values = {**_variables(read.session), **filled}
+    agent = None if live_chat else await router.choose(read.roster.cards, ask.query, _last_agent(read.turns), values)
+    try:
+        async with database.transaction() as db:
+            message = await _store(db, ask, read, agent, filled, now)
+    except IntegrityError as error:  # the session (or its chatbot) was deleted between the two transactions
+        raise not_found("Session") from error
+    return Prepared(
+        message_uuid=message.uuid,
+        session_uuid=read.session.uuid,
+        chatbot_uuid=read.chatbot.uuid,
+        query=ask.query,
+        history=[Turn(m.query, m.response) for m in read.turns if m.query],  # not the operator's rows
+        show_citations=read.chatbot.show_citations,
+        agent=agent,
+        live_chat=live_chat,
+        monitored=next((card.monitored for card in read.roster.cards if card.monitored), []),
+        background=read.roster.background,
+    )
+
+
+async def _read(db: AsyncSession, ask: Ask, tools: bool) -> _Read:
+    session, chatbot = await access.chat_session(db, ask.account_uuid, ask.session_uuid)
+    turns = await MessageRepository(db).recent_finished(session.uuid, HISTORY_TURNS)
+    return _Read(session, chatbot, list(turns), await enabled_agents(db, chatbot.uuid, tools=tools))
+
+
+async def _store(
+    db: AsyncSession, ask: Ask, read: _Read, agent: ChosenAgent | None, filled: dict[str, str], now: datetime
+) -> Message:
+    """The write transaction: the rate-limit count, the query's message, the variables it gave, the hand-off."""
+    session = read.session
+    await ratelimit.admit(db, read.chatbot, ask.device or ratelimit.session_device(session.uuid), now)
+    meta: dict[str, Any] = {"streaming_owner": stream_owner()}
+    message = await MessageRepository(db).add(
+        Message(
+            session_uuid=session.uuid,
+            query=ask.query,
+            response="",
+            state="streaming",
+            meta=meta,
+            created_at=now,
+            modified_at=now,
+        )
+    )
+    if filled:
+        await _store_variables(db, session.uuid, filled)
+    if agent is not None and agent.human_requested:
+        await live.flag_for_operators(db, session.uuid, now, reason="asked for a person")
+    elif live.is_live(session) or live.is_flagged(session):
+        await live.record(db, session, live.USER_MESSAGE, now, message_uuid=message.uuid, query=ask.query)
+    return message
+
+
+async def _fill(router: AgentRouter, declared: list[dict[str, Any]], query: str) -> dict[str, str]:
+    """The variable values a message gives: the model's reading when a provider is configured, else the patterns."""
+    if router.judge is not None and (read := await router.judge.variable_values(declared, query)) is not None:
+        return read
+    return variables.extract(declared, query)
+
+
+async def _store_variables(db: AsyncSession, session_uuid: str, filled: dict[str, str]) -> None:
+    """Merge the values a message gave into the session's `meta.variables`."""
+    session = await db.get(ChatSession, session_uuid)
+    if session is not None:
+        current = (session.meta or {}).get("variables") or {}
+        session.meta = {**(session.meta or {}), "variables": {**current, **filled}}
+
+
+def _last_agent(turns: list[Message]) -> str | None:
+    """The agent that answered the session's previous query (for `stickness`)."""
+    answered = [turn for turn in turns if (turn.meta or {}).get("agent_uuid")]
+    return str((answered[-1].meta or {})["agent_uuid"]) if answered else None
+
+
+def _variables(session: ChatSession) -> dict[str, object]:
+    variables = (session.meta or {}).get("variables") or {}
+    return variables if isinstance(variables, dict) else {}

@@ -1,0 +1,61 @@
+"""Sending a message: the streamed and the non-streamed answer (the widget's endpoint is in `widget/router.py`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Request
+
+from botyard.answering.pipeline import Pipeline
+from botyard.answering.prepare import Ask
+from botyard.answering.wire import AnswerResponse, collect, wants_events
+from botyard.chat.schemas import MessageCreate, MessageReply
+from botyard.deps import OptionalAccount
+
+router = APIRouter(tags=["sessions and messages"])
+
+
+def _pipeline(request: Request) -> Pipeline:
+    pipeline: Pipeline = request.app.state.answers
+    return pipeline
+
+
+Answers = Annotated[Pipeline, Depends(_pipeline)]
+"""The process's answer pipeline."""
+
+STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The answer as `text/plain; charset=utf-8`, sent as it is produced, no framing: the end of the "
+        "body is the end of the answer; the message is stored before the body ends. With `Accept: text/event-stream`: "
+        "SSE events `start`, `delta` ({text}), `citation` ({marker, ...}), `ping` (every 15 s of silence), `error`, "
+        "and last `end` ({message_uuid, finish_reason, citations, usage}).",
+        "content": {"text/plain": {"schema": {"type": "string"}}, "text/event-stream": {"schema": {"type": "string"}}},
+    },
+    401: {"description": "No valid key, and the chatbot is private."},
+    429: {"description": "Over the chatbot's rate limit: `Retry-After` and its `rate_limit_message`; nothing stored."},
+}
+
+
+@router.post(
+    "/session/{uuid}/message/stream", status_code=200, response_class=AnswerResponse, responses=STREAM_RESPONSES
+)
+async def stream_message(
+    uuid: str,
+    body: MessageCreate,
+    account: OptionalAccount,
+    answers: Answers,
+    accept: Annotated[str | None, Header()] = None,
+) -> AnswerResponse:
+    """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots."""
+    events = wants_events(accept)
+    run = await answers.begin(Ask(session_uuid=uuid, query=body.query, account_uuid=account), events=events)
+    return AnswerResponse(run, events=events)
+
+
+@router.post("/session/{uuid}/message/non-stream", response_model=MessageReply, responses={429: STREAM_RESPONSES[429]})
+async def message_non_stream(
+    uuid: str, body: MessageCreate, account: OptionalAccount, answers: Answers
+) -> MessageReply:
+    """Send a message and get the whole answer at once as `{"response": "..."}`."""
+    run = await answers.begin(Ask(session_uuid=uuid, query=body.query, account_uuid=account), events=False)
+    return {"response": await collect(run)}

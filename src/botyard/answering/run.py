@@ -1,0 +1,199 @@
+"""The streaming part of one answer: retrieve, pass the relevance gate, run the answerer, and turn its deltas into
+chat events (text, citations as their markers appear, pings while nothing comes); then finish (`finish.py`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from botyard.answering import finish
+from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Delta, Finished, Usage
+from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
+from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
+from botyard.answering.json_guard import json_guard
+from botyard.answering.prepare import Prepared
+from botyard.answering.supervisor import ChosenAgent
+from botyard.answering.text import word_groups
+from botyard.answering.tools import Tool
+from botyard.db.session import Database
+from botyard.ingestion.tokens import count_tokens
+from botyard.retrieval.base import Retrieval
+from botyard.retrieval.retriever import Retriever
+from botyard.sources.repository import DataSourceRepository
+
+log = logging.getLogger(__name__)
+
+TOP_K = 8
+FAILURE_MESSAGE = "Sorry, something went wrong while answering. Please try again."
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerParts:
+    """The long-lived parts every answer of a process uses, built once (`Runtime`)."""
+
+    database: Database
+    retriever: Retriever | None
+    answerer: Answerer
+    admission: asyncio.Semaphore
+    """Bounds the answers that prepare and search at once (`answer_admission`)."""
+    call_tool: Callable[[Tool, dict[str, Any]], Awaitable[str]] | None = None
+
+
+async def _canned(text: str, query: str, relevant: bool | None = False) -> AsyncIterator[AnswerEvent]:
+    """A fixed text streamed as an answer; `relevant` (what the gate said, if it was asked) goes in its meta."""
+    for group in word_groups(text):
+        yield Delta(group)
+    meta = {} if relevant is None else {"relevant": relevant}
+    yield Finished("stop", Usage(max(1, count_tokens(query)), max(1, count_tokens(text))), meta=meta)
+
+
+class AnswerRun:
+    """The streaming part of one answer; iterate `stream` once, then always `close()`."""
+
+    def __init__(self, prepared: Prepared, parts: AnswerParts, ping_seconds: float | None) -> None:
+        self.prepared = prepared
+        self.parts = parts
+        self.ping_seconds = ping_seconds
+        self.pieces: list[str] = []
+        self.cited: list[CitedHit] = []
+        self.sources: dict[str, CitedSource] = {}
+        self.finished: Finished | None = None
+        self.error: str | None = None
+        self.finalised = False
+        self.stream = self.events()
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+    async def _retrieve(self, agent: ChosenAgent) -> Retrieval:
+        retriever = self.parts.retriever
+        if retriever is None or agent.source_uuids == []:
+            return Retrieval(hits=[], relevant=False)
+        query = await self.parts.answerer.search_query(self.prepared.query, self.prepared.history, agent.model)
+        vector = await retriever.embed_query(query)  # before the transaction: no connection held meanwhile
+        async with self.parts.database.transaction(write=False) as db:
+            retrieval = await retriever.retrieve(
+                db, self.prepared.chatbot_uuid, query, source_uuids=agent.source_uuids, top_k=TOP_K, vector=vector
+            )
+            if retrieval.relevant and retrieval.hits:
+                source_uuids = list(dict.fromkeys(hit.data_source_uuid for hit in retrieval.hits))
+                for row in await DataSourceRepository(db).in_chatbot(self.prepared.chatbot_uuid, source_uuids):
+                    self.sources[row.uuid] = CitedSource(row.title, row.file_name, row.type, dict(row.meta or {}))
+        return retrieval
+
+    async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:
+        """The answerer's events, or the no-knowledge message when the relevance gate finds nothing."""
+        agent, query = self.prepared.agent, self.prepared.query
+        if self.prepared.live_chat:  # the operator answers, through the live-chat endpoints
+            yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": "live_chat_user"})
+            return
+        if agent is not None and agent.reply is not None:  # pre-canned, spam defense, human hand-off: no search
+            async for event in _canned(agent.reply, query, relevant=None):
+                yield event
+            return
+        async with self.parts.admission:
+            retrieval = await self._retrieve(agent) if agent is not None else Retrieval(hits=[], relevant=False)
+        with_tools = agent is not None and bool(agent.tools) and self.parts.answerer.uses_tools
+        if agent is None or (not with_tools and (not retrieval.relevant or not retrieval.hits)):
+            no_answer = agent.no_answer_message if agent else ChosenAgent.no_answer_message
+            async for event in _canned(no_answer, query):
+                yield event
+            return
+        self.cited = number_hits(retrieval.hits) if retrieval.relevant else []  # a tool agent may answer without
+        async with aclosing(self.parts.answerer.answer(self._request(agent, with_tools))) as events:  # type: ignore[type-var]
+            async for event in events:
+                yield event
+
+    def _request(self, agent: ChosenAgent, with_tools: bool) -> AnswerRequest:
+        return AnswerRequest(
+            query=self.prepared.query,
+            hits=self.cited,
+            history=self.prepared.history,
+            show_citations=self.prepared.show_citations,
+            agent_prompt=agent.prompt,
+            variables=agent.variables,
+            model=agent.model,
+            temperature=agent.temperature,
+            tools=agent.tools if with_tools else [],
+            call_tool=self.parts.call_tool,
+        )
+
+    def _new_citations(self, announced: set[str]) -> list[Citation]:
+        if not self.prepared.show_citations:
+            return []
+        by_marker = {item.marker: item for item in self.cited}
+        fresh = [marker for marker in markers_in(self.text) if marker in by_marker and marker not in announced]
+        announced.update(fresh)
+        return [
+            Citation(marker, cite_entry(by_marker[marker], self.sources.get(by_marker[marker].hit.data_source_uuid)))
+            for marker in fresh
+        ]
+
+    async def _produced(self) -> AsyncGenerator[ChatEvent, None]:
+        """The answer's text and citations as they come, pings in silences; failures are kept in `error`."""
+        announced: set[str] = set()
+        try:
+            async with aclosing(with_heartbeat(self._answer_events(), self.ping_seconds)) as stream:
+                async for event in stream:
+                    if event is None:
+                        yield Ping()
+                    elif isinstance(event, Delta):
+                        if event.text:
+                            self.pieces.append(event.text)
+                            yield Text(event.text)
+                            for citation in self._new_citations(announced):
+                                yield citation
+                    else:
+                        self.finished, self.error = event, event.error
+        except Exception:
+            log.exception("answering message %s failed", self.prepared.message_uuid)
+            self.error = "answer_failed"
+
+    async def events(self) -> AsyncGenerator[ChatEvent, None]:
+        prepared = self.prepared
+        yield Started(prepared.message_uuid, prepared.session_uuid)
+        async with aclosing(self._produced()) as produced:
+            async for event in produced:
+                yield event
+        if self.error is not None:
+            if not self.text.strip():
+                self.pieces.append(FAILURE_MESSAGE)
+                yield Text(FAILURE_MESSAGE)
+            yield Failed(self.error)
+        guard = json_guard(self.text)
+        if guard:
+            self.pieces.append(guard)
+            yield Text(guard)
+        with anyio.CancelScope(shield=True):
+            citations = await self._finalise(interrupted=False)
+        outcome = self._outcome(interrupted=False)
+        yield Ended(prepared.message_uuid, outcome.finish_reason, citations, outcome.usage)
+
+    async def close(self) -> None:
+        """Store what was produced if `events()` did not get to the end (the client left), then release it."""
+        with anyio.CancelScope(shield=True):
+            if not self.finalised:
+                await self._finalise(interrupted=True)
+            await self.stream.aclose()
+
+    def _outcome(self, interrupted: bool) -> finish.Outcome:
+        return finish.Outcome(
+            prepared=self.prepared,
+            text=self.text,
+            cited=self.cited,
+            sources=self.sources,
+            finished=self.finished,
+            error=self.error,
+            interrupted=interrupted,
+        )
+
+    async def _finalise(self, *, interrupted: bool) -> dict[str, dict[str, Any]]:
+        self.finalised = True
+        return await finish.store(self.parts.database, self._outcome(interrupted))
