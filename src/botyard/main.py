@@ -24,8 +24,8 @@ from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.egress import Resolver
 from botyard.errors import install_error_handlers
+from botyard.hit_testing.router import router as hit_testing_router
 from botyard.middleware import RequestBodyGuard
-from botyard.retrieval.router import router as retrieval_router
 from botyard.runtime import Runtime
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
@@ -78,7 +78,7 @@ def create_app(
         chat_router,
         answering_router,
         live_router,
-        retrieval_router,
+        hit_testing_router,
         widget_router,
     )
     for router in routers:

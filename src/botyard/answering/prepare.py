@@ -10,9 +10,10 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.agents.roster import enabled_agents
 from botyard.answering import variables
 from botyard.answering.base import Turn
-from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, enabled_agents
+from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roster
 from botyard.answering.sweep import stream_owner
 from botyard.chat import access, live, ratelimit
 from botyard.chat.repository import MessageRepository
@@ -101,7 +102,8 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
 async def _read(db: AsyncSession, ask: Ask, tools: bool) -> _Read:
     session, chatbot = await access.chat_session(db, ask.account_uuid, ask.session_uuid)
     turns = await MessageRepository(db).recent_finished(session.uuid, HISTORY_TURNS)
-    return _Read(session, chatbot, list(turns), await enabled_agents(db, chatbot.uuid, tools=tools))
+    enabled = await enabled_agents(db, chatbot.uuid, functions=tools)
+    return _Read(session, chatbot, list(turns), roster(enabled, tools=tools))
 
 
 async def _store(

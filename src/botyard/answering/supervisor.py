@@ -1,5 +1,6 @@
 """Which agent answers a query: the supervisor. The candidates are loaded inside the request's read transaction
-(`enabled_agents`); `AgentRouter.choose` decides after it (it may embed the query), by the rules of `routing`.
+(`agents.roster.enabled_agents`, made into cards by `roster`); `AgentRouter.choose` decides after it (it may embed
+the query), by the rules of `routing`.
 
 Pre-canned and spam-defense agents reply with their `default_message`, a human-escalation agent with its
 `human_requested_message` (and the session is flagged by the caller); a user-facing agent answers from its sources.
@@ -13,15 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents.repository import AgentRepository, ToolFunctionRepository
+from botyard.agents.roster import EnabledAgents
 from botyard.agents.rules import (
-    BACKGROUND,
     DEFAULT_HUMAN_ESCALATION_SETTINGS,
     DEFAULT_MESSAGES,
     HUMAN_ESCALATION,
-    ROUTED,
     SPAM_DEFENSE,
     USER_FACING,
 )
@@ -111,35 +109,29 @@ class Roster:
     """An enabled background agent has work after each answer: tags to assign, or (with `tools`) functions."""
 
 
-async def enabled_agents(db: AsyncSession, chatbot_uuid: str, *, tools: bool = False) -> Roster:
-    """The chatbot's enabled agents as routing and tagging need them; with `tools`, the user-facing agents' enabled
-    tool functions too (only an answerer that can call them needs them)."""
-    everyone = [agent for agent in await AgentRepository(db).of_chatbot(chatbot_uuid) if agent.enabled]
-    background = any(agent.type == BACKGROUND and (tools or (agent.meta or {}).get("tags")) for agent in everyone)
-    return Roster(await _cards(db, [agent for agent in everyone if agent.type in ROUTED], tools), background)
+def roster(enabled: EnabledAgents, *, tools: bool = False) -> Roster:
+    """The enabled agents as routing and tagging need them; with `tools`, the user-facing agents' tool functions."""
+    background = any(tools or (agent.meta or {}).get("tags") for agent in enabled.background)
+    return Roster([_card(agent, enabled) for agent in enabled.routed], background)
 
 
-async def _cards(db: AsyncSession, agents: Sequence[Agent], tools: bool) -> list[AgentCard]:
-    repository = AgentRepository(db)
-    own = [agent.uuid for agent in agents if agent.type == USER_FACING and not agent.use_all_sources]
-    sources = await repository.data_sources(own) if own else {}
-    answering = [agent.uuid for agent in agents if agent.type == USER_FACING]
-    functions = await ToolFunctionRepository(db).of_agents(answering) if tools and answering else {}
-    return [
-        AgentCard(
-            uuid=agent.uuid,
-            name=agent.name,
-            type=agent.type,
-            description=agent.description or "",
-            prompt=agent.prompt,
-            meta=dict(agent.meta or {}),
-            variables=list(agent.variables or []),
-            human_escalation_settings=dict(agent.human_escalation_settings or {}),
-            source_uuids=None if agent.uuid not in own else sources.get(agent.uuid, []),
-            tools=[tool_of(function) for function in functions.get(agent.uuid, []) if function.enabled],
-        )
-        for agent in agents
-    ]
+def _card(agent: Agent, enabled: EnabledAgents) -> AgentCard:
+    return AgentCard(
+        uuid=agent.uuid,
+        name=agent.name,
+        type=agent.type,
+        description=agent.description or "",
+        prompt=agent.prompt,
+        meta=dict(agent.meta or {}),
+        variables=list(agent.variables or []),
+        human_escalation_settings=dict(agent.human_escalation_settings or {}),
+        source_uuids=enabled.sources.get(agent.uuid, []) if _own_sources(agent) else None,
+        tools=[tool_of(function) for function in enabled.functions.get(agent.uuid, [])],
+    )
+
+
+def _own_sources(agent: Agent) -> bool:
+    return agent.type == USER_FACING and not agent.use_all_sources
 
 
 def tool_of(function: ToolFunction) -> Tool:

@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents.repository import AgentRepository
-from botyard.agents.rules import BACKGROUND
+from botyard.agents.roster import enabled_agents
 from botyard.answering.background import tools as background_tools
 from botyard.answering.base import Answerer, Turn
 from botyard.answering.judge import ModelJudge
@@ -133,12 +132,11 @@ async def _load(db: AsyncSession, session_uuid: str, *, with_tools: bool) -> Loa
     if session is None:
         return None
     rules: dict[str, TagRule] = {}
-    agents = await AgentRepository(db).of_chatbot(session.chatbot_uuid)
+    agents = (await enabled_agents(db, session.chatbot_uuid)).background
     for agent in agents:
-        if agent.enabled and agent.type == BACKGROUND:
-            for tag in (agent.meta or {}).get("tags") or []:
-                if isinstance(tag, dict) and tag.get("name") and tag["name"] not in rules:
-                    rules[str(tag["name"])] = TagRule(str(tag["name"]), str(tag.get("criteria") or ""))
+        for tag in (agent.meta or {}).get("tags") or []:
+            if isinstance(tag, dict) and tag.get("name") and tag["name"] not in rules:
+                rules[str(tag["name"])] = TagRule(str(tag["name"]), str(tag.get("criteria") or ""))
     recent = [m for m in await MessageRepository(db).recent_finished(session_uuid, RECENT_MESSAGES) if m.query.strip()]
     callers = await background_tools.background_agents(db, agents) if with_tools else []
     turns = [Turn(message.query, message.response) for message in recent]

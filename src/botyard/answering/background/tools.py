@@ -17,8 +17,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents.repository import ToolFunctionRepository
-from botyard.agents.rules import BACKGROUND
+from botyard.agents.roster import enabled_functions
 from botyard.answering.base import Answerer, AnswerRequest, Finished, Turn
 from botyard.answering.supervisor import tool_of
 from botyard.answering.tools import Tool
@@ -38,13 +37,12 @@ class BackgroundAgent:
     tools: list[Tool]
 
 
-async def background_agents(db: AsyncSession, chatbot_agents: Sequence[Agent]) -> list[BackgroundAgent]:
-    """Among a chatbot's agents, the enabled background ones that have enabled tool functions."""
-    agents = [agent for agent in chatbot_agents if agent.enabled and agent.type == BACKGROUND]
-    functions = await ToolFunctionRepository(db).of_agents([agent.uuid for agent in agents]) if agents else {}
+async def background_agents(db: AsyncSession, agents: Sequence[Agent]) -> list[BackgroundAgent]:
+    """Among a chatbot's enabled background agents, those that have enabled tool functions."""
+    functions = await enabled_functions(db, [agent.uuid for agent in agents]) if agents else {}
     found = []
     for agent in agents:
-        tools = [tool_of(function) for function in functions.get(agent.uuid, []) if function.enabled]
+        tools = [tool_of(function) for function in functions.get(agent.uuid, [])]
         if tools:
             model = str((agent.meta or {}).get("model") or DEFAULT_MODEL)
             found.append(BackgroundAgent(agent.name, agent.prompt, model, tools))

@@ -4,24 +4,11 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents.repository import AgentRepository
+from botyard.agents.roster import source_scope
 from botyard.chatbots.service import get_owned as get_owned_chatbot
-from botyard.errors import not_found
+from botyard.hit_testing.schemas import RetrievedChunk, RetrieveRequest, RetrieveResponse
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.retriever import Retriever
-from botyard.retrieval.schemas import RetrievedChunk, RetrieveRequest, RetrieveResponse
-
-
-async def agent_scope(db: AsyncSession, account_uuid: str, chatbot_uuid: str, agent_uuid: str) -> list[str] | None:
-    """The sources an agent of the chatbot answers from: None for all (`use_all_sources`), else its selection.
-    An agent of another chatbot (or account) is a 404, like a missing one."""
-    repository = AgentRepository(db)
-    agent = await repository.owned(account_uuid, agent_uuid)
-    if agent is None or agent.chatbot_uuid != chatbot_uuid:
-        raise not_found("Agent")
-    if agent.use_all_sources:
-        return None
-    return (await repository.data_sources([agent.uuid])).get(agent.uuid, [])
 
 
 async def retrieve(
@@ -29,7 +16,7 @@ async def retrieve(
 ) -> RetrieveResponse:
     """What the chatbot (or one of its agents) would retrieve for a query, with the scores of each method."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
-    scope = await agent_scope(db, account_uuid, chatbot.uuid, body.agent_uuid) if body.agent_uuid else None
+    scope = await source_scope(db, account_uuid, chatbot.uuid, body.agent_uuid) if body.agent_uuid else None
     retrieval = await retriever.retrieve(
         db, chatbot.uuid, body.query, source_uuids=scope, top_k=body.top_k, method=body.method
     )

@@ -1,12 +1,12 @@
-"""HTTP for retrieval: the owners' hit-testing endpoint."""
+"""The owners' hit-testing endpoint: what answering would retrieve for a query."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
 from botyard.deps import AppRetriever, CurrentAccount, ReadDbSession
-from botyard.retrieval import service
-from botyard.retrieval.schemas import RetrieveRequest, RetrieveResponse
+from botyard.hit_testing import service
+from botyard.hit_testing.schemas import RetrieveRequest, RetrieveResponse
 
 router = APIRouter(tags=["retrieval"])
 
