@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from starlette.testclient import TestClient
 
-from botyard.accounts import keys
+from botyard.auth import keys
 from tests.api import Api, assert_error, assert_not_found, assert_timestamp
 
 

@@ -7,8 +7,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
-from botyard.accounts import keys
 from botyard.accounts.service import revoke_key
+from botyard.auth import keys
 from botyard.models import ApiKey
 from tests.api import Api
 from tests.conftest import Db

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx2 as httpx
 from starlette.testclient import TestClient
 
-from botyard.accounts import keys
+from botyard.auth import keys
 from botyard.config import Settings
 from tests.api import Api
 from tests.conftest import database_dump

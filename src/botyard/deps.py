@@ -10,7 +10,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.accounts.service import authenticate
+from botyard.auth.service import authenticate
 from botyard.config import Settings
 from botyard.db.session import Database
 from botyard.egress import EgressClient

@@ -8,7 +8,6 @@ from datetime import datetime
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
-from sqlalchemy import text
 
 from botyard import __version__
 from botyard.accounts.router import router as accounts_router
@@ -67,7 +66,12 @@ def create_app(
     app = FastAPI(title="Botyard", version=__version__, description=DESCRIPTION, lifespan=lifespan)
     app.state.settings = settings
     install_error_handlers(app)
+    _include_routers(app)
+    _add_middleware(app, settings)
+    return app
 
+
+def _include_routers(app: FastAPI) -> None:
     api = APIRouter(prefix="/api/v1")
     routers = (
         accounts_router,
@@ -88,6 +92,8 @@ def create_app(
     app.include_router(_health_router())
     mount_web(app)
 
+
+def _add_middleware(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(RequestBodyGuard, settings=settings)
     if settings.cors_origins:
         app.add_middleware(
@@ -97,7 +103,6 @@ def create_app(
             allow_headers=["Authorization", "Content-Type"],
         )
     app.add_middleware(WidgetCors)  # outermost: the widget API's CORS follows each chatbot's allowed origins
-    return app
 
 
 async def sweep_streams(runtime: Runtime) -> None:
@@ -118,8 +123,7 @@ def _health_router() -> APIRouter:
     async def readyz(request: Request) -> dict[str, str]:
         """Readiness: the database answers."""
         database: Database = request.app.state.database
-        async with database.transaction(write=False) as session:
-            await session.execute(text("SELECT 1"))
+        await database.ping()
         return {"status": "ok"}
 
     return router

@@ -1,17 +1,17 @@
-"""Accounts and keys: issue, list, revoke, authenticate."""
+"""Accounts and their keys: issue, list, revoke (authentication itself is `auth`)."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.accounts import keys
-from botyard.accounts.repository import AccountRepository, ApiKeyRepository
+from botyard.accounts.repository import AccountRepository
+from botyard.auth import keys
+from botyard.auth.repository import ApiKeyRepository
 from botyard.db.base import utcnow
-from botyard.errors import AppError, ErrorCode, unauthorized
+from botyard.errors import AppError, ErrorCode
 from botyard.models import Account, ApiKey
 
 
@@ -71,18 +71,3 @@ async def revoke_key(db: AsyncSession, prefix: str, *, account_uuid: str | None 
         record.revoked_at = utcnow()
         await db.flush()
     return record
-
-
-async def authenticate(db: AsyncSession, authorization: str | None) -> str:
-    """The account uuid an `Authorization: Bearer <key>` header stands for, or 401."""
-    if not authorization:
-        raise unauthorized("Missing API key: send 'Authorization: Bearer <key>'")
-    scheme, _, key = authorization.strip().partition(" ")
-    key = key.strip()
-    if scheme.lower() != "bearer" or not keys.is_well_formed(key):
-        raise unauthorized("Malformed API key")
-    key_hash = keys.hash_key(key)
-    record = await ApiKeyRepository(db).by_hash(key_hash)
-    if record is None or not secrets.compare_digest(record.key_hash, key_hash) or record.revoked_at is not None:
-        raise unauthorized("Invalid or revoked API key")
-    return record.account_uuid

@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import Select, delete, select
 
 from botyard.db.repository import Repository
-from botyard.models import Chatbot
+from botyard.models import Agent, Chatbot
 
 
 class ChatbotRepository(Repository[Chatbot]):
@@ -25,6 +25,12 @@ class ChatbotRepository(Repository[Chatbot]):
         return await self.all(
             select(Chatbot).where(Chatbot.account_uuid == account_uuid).order_by(Chatbot.created_at, Chatbot.uuid)
         )
+
+    async def add_agent(self, agent: Agent) -> Agent:
+        """An agent of a chatbot being created (its default one)."""
+        self.session.add(agent)
+        await self.session.flush()
+        return agent
 
     async def remove(self, chatbot: Chatbot) -> None:
         # Everything the chatbot owns goes with it through ON DELETE CASCADE, in this one statement.

@@ -7,8 +7,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents.defaults import default_agent
-from botyard.agents.repository import AgentRepository
+from botyard.chatbots.defaults import default_agent
 from botyard.chatbots.repository import ChatbotRepository
 from botyard.chatbots.schemas import Chatbot as ChatbotOut
 from botyard.chatbots.schemas import ChatbotCreate, ChatbotSettings, ChatbotUpdate
@@ -30,8 +29,9 @@ async def get_owned(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> C
 
 async def create(db: AsyncSession, account_uuid: str, body: ChatbotCreate) -> Chatbot:
     """Create a chatbot and, in the same transaction, its enabled "General Q&A" agent."""
-    chatbot = await ChatbotRepository(db).add(Chatbot(account_uuid=account_uuid, **_columns(body)))
-    await AgentRepository(db).add(default_agent(chatbot.uuid))
+    repository = ChatbotRepository(db)
+    chatbot = await repository.add(Chatbot(account_uuid=account_uuid, **_columns(body)))
+    await repository.add_agent(default_agent(chatbot.uuid))
     return chatbot
 
 

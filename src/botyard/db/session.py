@@ -7,6 +7,7 @@ import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -78,6 +79,11 @@ class Database:
                 raise
             await asyncio.sleep(delay * random.uniform(0.5, 1.5))
             delay = min(delay * 2, LAST_RETRY_SECONDS)
+
+    async def ping(self) -> None:
+        """Raises unless the database answers a trivial query (readiness)."""
+        async with self.transaction(write=False) as session:
+            await session.execute(text("SELECT 1"))
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -1,4 +1,4 @@
-"""The agent every new chatbot starts with."""
+"""The agent every new chatbot starts with (created with the chatbot, in its transaction)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import select
+
+from botyard.db.repository import Repository
+from botyard.models import ApiKey
+
+
+class ApiKeyRepository(Repository[ApiKey]):
+    model = ApiKey
+
+    async def by_hash(self, key_hash: str) -> ApiKey | None:
+        return await self.one_or_none(select(ApiKey).where(ApiKey.key_hash == key_hash))
+
+    async def by_prefix(self, prefix: str) -> ApiKey | None:
+        return await self.one_or_none(select(ApiKey).where(ApiKey.prefix == prefix))
+
+    async def of_account(self, account_uuid: str) -> Sequence[ApiKey]:
+        return await self.all(
+            select(ApiKey).where(ApiKey.account_uuid == account_uuid).order_by(ApiKey.created_at, ApiKey.prefix)
+        )
