@@ -8,8 +8,9 @@ It never raises for a provider failure: the answer stream always ends with one `
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
+from dataclasses import dataclass, field
 from typing import Any
 
 from botyard.answering.base import AnswerEvent, AnswerRequest, Delta, Finished, Turn, Usage
@@ -17,7 +18,7 @@ from botyard.answering.context import search_query
 from botyard.answering.prompt import CONDENSE_MAX_TOKENS, build_prompt, condense_messages
 from botyard.answering.tools import MAX_TOOL_CALLS, Tool
 from botyard.ingestion.tokens import count_tokens, truncate_tokens
-from botyard.llm.provider import ChatMessage, Provider, StreamEnd, TextDelta, ToolCall
+from botyard.llm.provider import ChatMessage, Provider, ProviderEvent, StreamEnd, TextDelta, ToolCall
 from botyard.llm.registry import ModelRegistry, UnknownModel
 
 TOOL_RESULT_TOKENS = 1500
@@ -68,14 +69,11 @@ class LlmAnswerer:
         prompt = build_prompt(request, model.context_tokens)
         messages = list(prompt.messages)
         tools = {tool.name: tool for tool in request.tools} if request.call_tool is not None else {}
-        parts: list[str] = []
         called: list[dict[str, str]] = []
         spent = Usage(0, 0)
         while True:
             offered = [tool.spec for tool in tools.values()] if len(called) < MAX_TOOL_CALLS else []
-            round_parts: list[str] = []
-            calls: list[ToolCall] = []
-            end = StreamEnd("error", error="the provider ended the stream without finishing")
+            turn = _Round()
             stream = self._provider.stream(
                 messages,
                 model=model.provider_model,
@@ -83,32 +81,17 @@ class LlmAnswerer:
                 max_tokens=prompt.max_tokens,
                 tools=offered,
             )
-            async with aclosing(stream) as events:
-                async for event in events:
-                    if isinstance(event, TextDelta):
-                        if event.text:
-                            round_parts.append(event.text)
-                            yield Delta(event.text)
-                    elif isinstance(event, ToolCall):
-                        calls.append(event)
-                    else:
-                        end = event
-                        break
-            parts += round_parts
-            spent = _add(spent, end, prompt.prompt_tokens if not called else count_messages(messages), round_parts)
-            if not calls or not offered or end.error is not None:
+            async with aclosing(turn.read(stream)) as deltas:
+                async for delta in deltas:
+                    yield delta
+            spent = _add(spent, turn.end, prompt.prompt_tokens if not called else count_messages(messages), turn.parts)
+            if not turn.calls or not offered or turn.end.error is not None:
                 break
-            messages.append(ChatMessage("assistant", "".join(round_parts), tool_calls=tuple(calls)))
-            for call in calls:
+            messages.append(ChatMessage("assistant", "".join(turn.parts), tool_calls=tuple(turn.calls)))
+            for call in turn.calls:
                 content = await self._call(request, tools, call, called)
                 messages.append(ChatMessage("tool", untrusted_result(call.name, content), tool_call_id=call.id))
-        meta: dict[str, Any] = {"actual_token_distribution": spent.as_dict()}
-        if called:
-            meta["functions_called"] = called
-        if end.error is not None:
-            meta["error"] = end.error
-        finish_reason = "length" if end.finish_reason == "length" else "stop"
-        yield Finished(finish_reason, spent, error=end.error, meta=meta)
+        yield _finished(spent, called, turn.end)
 
     async def _call(
         self, request: AnswerRequest, tools: dict[str, Tool], call: ToolCall, called: list[dict[str, str]]
@@ -130,6 +113,43 @@ class LlmAnswerer:
         content = await request.call_tool(tool, arguments)
         called.append({"name": tool.name, "content": content})
         return content
+
+
+UNFINISHED = "the provider ended the stream without finishing"
+
+
+@dataclass
+class _Round:
+    """One request to the provider within an answer: the text it streamed, the calls it asked for, how it ended."""
+
+    parts: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    end: StreamEnd = field(
+        default_factory=lambda: StreamEnd("error", error="the provider ended the stream without finishing")
+    )
+
+    async def read(self, stream: AsyncIterator[ProviderEvent]) -> AsyncGenerator[AnswerEvent, None]:
+        async with aclosing(stream) as events:  # type: ignore[type-var]
+            async for event in events:
+                if isinstance(event, TextDelta):
+                    if event.text:
+                        self.parts.append(event.text)
+                        yield Delta(event.text)
+                elif isinstance(event, ToolCall):
+                    self.calls.append(event)
+                else:
+                    self.end = event
+                    break
+
+
+def _finished(spent: Usage, called: list[dict[str, str]], end: StreamEnd) -> Finished:
+    meta: dict[str, Any] = {"actual_token_distribution": spent.as_dict()}
+    if called:
+        meta["functions_called"] = called
+    if end.error is not None:
+        meta["error"] = end.error
+    finish_reason = "length" if end.finish_reason == "length" else "stop"
+    return Finished(finish_reason, spent, error=end.error, meta=meta)
 
 
 def _add(spent: Usage, end: StreamEnd, prompt_tokens: int, parts: list[str]) -> Usage:
