@@ -235,7 +235,8 @@ def test_openai_embedder_normalises_and_keeps_the_order_of_the_inputs(server: Em
 
 
 @pytest.mark.parametrize(
-    ("status", "retryable"), [(401, False), (400, False), (404, False), (429, True), (500, True), (503, True)]
+    ("status", "retryable"),
+    [(401, False), (400, False), (404, False), (408, True), (409, True), (429, True), (500, True), (503, True)],
 )
 def test_openai_embedder_says_which_http_errors_are_worth_retrying(
     server: EmbeddingServer, status: int, retryable: bool

@@ -16,9 +16,10 @@ from botyard.answering.llm import LlmAnswerer
 from botyard.answering.prompt import completion_reserve, fill_variables
 from botyard.config import Settings
 from botyard.ingestion.tokens import count_tokens
-from botyard.llm.openai_compat import SseDecoder
+from botyard.llm.openai_stream import SseDecoder
 from botyard.llm.provider import ChatMessage, StreamEnd, TextDelta
 from botyard.llm.registry import ModelRegistry, UnknownModel, build_llm_provider
+from botyard.openai_http import error_detail, is_retryable_status, redact, retry_after_seconds
 from botyard.retrieval.base import Hit
 from tests.fake_llm import FakeLlm, Received, Reply
 
@@ -111,7 +112,7 @@ def test_usage_is_counted_when_the_provider_sends_none(llm: FakeLlm) -> None:
     assert finished.meta["actual_token_distribution"]["total_tokens"] > finished.usage.completion_tokens
 
 
-@pytest.mark.parametrize("status", [500, 502, 429])
+@pytest.mark.parametrize("status", [500, 502, 429, 408])
 def test_a_server_error_before_the_first_byte_is_retried_once(llm: FakeLlm, status: int) -> None:
     llm.script(Reply(status=status))
     text, finished = answer(llm_settings(llm), ask())
@@ -341,3 +342,19 @@ def test_the_provider_events_are_typed(llm: FakeLlm) -> None:
     end = events[-1]
     assert isinstance(end, StreamEnd) and end.finish_reason == "stop" and end.usage is not None
     assert end.usage.completion_tokens == 5 and end.error is None
+
+
+# --- the failure policy both OpenAI-compatible clients share --------------------------------------------------------
+
+
+def test_the_openai_http_policy() -> None:
+    statuses = (400, 401, 404, 408, 409, 422, 429, 500, 503)
+    assert [status for status in statuses if is_retryable_status(status)] == [408, 409, 429, 500, 503]
+    assert error_detail(b'{"error": {"message": "model\\n  not found"}}', "Not Found") == "model not found"
+    assert error_detail(b'{"error": "overloaded"}', "") == "overloaded"
+    assert error_detail(b"<html>\n<p>Bad   gateway</p>", "") == "<html> <p>Bad gateway</p>"
+    assert error_detail(b"", "Service Unavailable") == "Service Unavailable"
+    assert len(error_detail(b"x" * 10_000, "")) == 300
+    assert redact(f"bad key {KEY}", KEY) == "bad key [redacted]" and redact("text", None) == "text"
+    assert retry_after_seconds("1.5") == 1.5 and retry_after_seconds("-3") == 0.0
+    assert retry_after_seconds("Wed, 21 Oct 2026 07:28:00 GMT") is None and retry_after_seconds(None) is None

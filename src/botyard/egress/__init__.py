@@ -7,12 +7,12 @@ repeats all of that on every redirect hop, and caps time and size. Endpoints the
 embeddings) get a plain client from `trusted_client`. No other module builds an HTTP client (a test enforces it).
 
 Modules: `url` (parsing and canonical form), `address` (which addresses are global), `policy` (resolution and the
-allowlist), `transport` (the pinned connection layer), `decode` (bounded decompression), `client` (redirects,
-limits, results), `errors` (the exception tree).
+allowlist), `transport` (the pinned connection layer), `decode` (bounded reading and decompression), `client`
+(redirects, limits, results), `trusted` (the client for configured endpoints), `errors` (the exception tree).
 """
 
 from botyard.egress.address import IPAddress
-from botyard.egress.client import EgressClient, EgressLimits, trusted_client
+from botyard.egress.client import EgressClient, EgressLimits
 from botyard.egress.errors import (
     EgressError,
     EgressHTTPError,
@@ -24,6 +24,7 @@ from botyard.egress.errors import (
 )
 from botyard.egress.policy import Resolver, SystemResolver
 from botyard.egress.result import FetchResult
+from botyard.egress.trusted import trusted_client
 
 __all__ = [
     "EgressClient",

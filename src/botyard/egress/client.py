@@ -1,4 +1,5 @@
-"""The guarded client for every URL the service does not trust, and the factory for the ones the operator trusts."""
+"""The guarded client for every URL the service does not trust: each hop checked, redirects followed by hand, caps on
+time and size."""
 
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ import httpx
 
 from botyard.config import Settings
 from botyard.egress.address import IPAddress
-from botyard.egress.decode import ACCEPT_ENCODING, STEP, ContentDecoder
+from botyard.egress.decode import ACCEPT_ENCODING, read_body
 from botyard.egress.errors import EgressError, EgressHTTPError, EgressRefused, EgressTimeout, EgressTooLarge, Reason
 from botyard.egress.policy import Allowlist, Policy, Resolver, SystemResolver, Target
 from botyard.egress.result import FetchResult
 from botyard.egress.transport import PinnedTransport
-from botyard.egress.url import DEFAULT_PORTS, parse_url, resolve_location
+from botyard.egress.url import parse_url, resolve_location
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +193,7 @@ class EgressClient:
                     self._check_headers(response)
                     location = response.headers.get("location")
                     if response.status_code not in _REDIRECT_STATUSES or location is None:
-                        body = b"" if request.method == "HEAD" else await _read_body(response, limit)
+                        body = b"" if request.method == "HEAD" else await read_body(response, limit)
                         return FetchResult(
                             url=str(request.url),
                             status=response.status_code,
@@ -248,62 +249,3 @@ def _next_request(
         headers["Content-Type"] = content_type
     next_request = client.build_request(method, target.parsed.url, headers=headers, content=content or None)
     return next_request, sent
-
-
-async def _read_body(response: httpx.Response, limit: int) -> bytes:
-    """The decoded body, refused as soon as it passes `limit` bytes (counted after decompression)."""
-    url = str(response.request.url)
-    encoding = response.headers.get("content-encoding", "")
-    declared = response.headers.get("content-length", "")
-    if not encoding and declared.isdigit() and int(declared) > limit:
-        raise EgressTooLarge(f"{url} announces {declared} bytes (cap {limit})", Reason.RESPONSE_TOO_LARGE, url=url)
-    decoder = ContentDecoder(encoding)
-    parts: list[bytes] = []
-    size = raw_size = 0
-
-    def take(piece: bytes) -> None:
-        nonlocal size
-        size += len(piece)
-        if size > limit:
-            raise EgressTooLarge(f"{url} sent more than {limit} bytes", Reason.RESPONSE_TOO_LARGE, url=url)
-        parts.append(piece)
-
-    async for chunk in response.aiter_raw():
-        raw_size += len(chunk)
-        # Compressed input that inflates to little (an endless gzip header) is still input: cap it too.
-        if raw_size > limit + STEP:
-            raise EgressTooLarge(f"{url} sent more than {limit} bytes", Reason.RESPONSE_TOO_LARGE, url=url)
-        for piece in decoder.decode(chunk):
-            take(piece)
-    for piece in decoder.finish():
-        take(piece)
-    return b"".join(parts)
-
-
-def trusted_client(
-    base_url: str, api_key: str | None, timeout: float, *, max_connections: int | None = None
-) -> httpx.AsyncClient:
-    """An httpx client for an endpoint the operator configured (LLM, embeddings), which may well be private.
-
-    Trusted, so no address checks; still built here, because no other module builds HTTP clients. No environment
-    proxies, no redirects; the caller closes it (`aclose`). `max_connections` raises httpx's pool cap of 100 for
-    callers that hold many long connections at once (LLM streams).
-    """
-    url = httpx.URL(base_url)
-    if url.scheme not in DEFAULT_PORTS or not url.host:
-        raise ValueError(f"endpoint {base_url!r} must be an http(s) URL with a host")
-    headers = {"User-Agent": USER_AGENT}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    # httpx's own default pool (100 connections, 20 kept alive) unless the caller asks for more.
-    limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)
-    if max_connections is not None:
-        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-    return httpx.AsyncClient(
-        limits=limits,
-        base_url=url,
-        headers=headers,
-        timeout=httpx.Timeout(timeout),
-        trust_env=False,
-        follow_redirects=False,
-    )

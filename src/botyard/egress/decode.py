@@ -1,7 +1,7 @@
-"""Content decoding in bounded steps, so a size cap can stop a compression bomb before it is inflated.
+"""Reading a response body in bounded steps, so a size cap can stop a compression bomb before it is inflated.
 
 httpx's own decoders inflate each network read in one go (64 KiB of gzip can become 64 MiB); ours hand out at most
-`STEP` bytes at a time and the caller counts them against the cap.
+`STEP` bytes at a time and `read_body` counts them against the cap.
 """
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterator
 
-from botyard.egress.errors import EgressNetworkError, Reason
+import httpx
+
+from botyard.egress.errors import EgressNetworkError, EgressTooLarge, Reason
 
 STEP = 64 * 1024
 ACCEPT_ENCODING = "gzip, deflate"
@@ -92,3 +94,33 @@ class ContentDecoder:
                 yield from self._through(index + 1, piece)
         except zlib.error as exc:
             raise EgressNetworkError(f"corrupt compressed body: {exc}", Reason.BAD_ENCODING) from exc
+
+
+async def read_body(response: httpx.Response, limit: int) -> bytes:
+    """The decoded body, refused as soon as it passes `limit` bytes (counted after decompression)."""
+    url = str(response.request.url)
+    encoding = response.headers.get("content-encoding", "")
+    declared = response.headers.get("content-length", "")
+    if not encoding and declared.isdigit() and int(declared) > limit:
+        raise EgressTooLarge(f"{url} announces {declared} bytes (cap {limit})", Reason.RESPONSE_TOO_LARGE, url=url)
+    decoder = ContentDecoder(encoding)
+    parts: list[bytes] = []
+    size = raw_size = 0
+
+    def take(piece: bytes) -> None:
+        nonlocal size
+        size += len(piece)
+        if size > limit:
+            raise EgressTooLarge(f"{url} sent more than {limit} bytes", Reason.RESPONSE_TOO_LARGE, url=url)
+        parts.append(piece)
+
+    async for chunk in response.aiter_raw():
+        raw_size += len(chunk)
+        # Compressed input that inflates to little (an endless gzip header) is still input: cap it too.
+        if raw_size > limit + STEP:
+            raise EgressTooLarge(f"{url} sent more than {limit} bytes", Reason.RESPONSE_TOO_LARGE, url=url)
+        for piece in decoder.decode(chunk):
+            take(piece)
+    for piece in decoder.finish():
+        take(piece)
+    return b"".join(parts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 class EmbeddingError(Exception):
-    """Texts could not be embedded. `retryable`: a passing failure (network, timeout, 429, 5xx) that a later
+    """Texts could not be embedded. `retryable`: a passing failure (network, timeout, 408, 409, 429, 5xx) that a later
     attempt may not meet; otherwise the configuration or the endpoint is wrong (bad key, unknown model, bad answer)."""
 
     def __init__(self, message: str, *, retryable: bool) -> None:

@@ -5,8 +5,9 @@
 normalises and the rest of the service relies on a dot product being the cosine. The endpoint is configured by the
 operator, hence trusted: the client comes from `egress.trusted_client`, the only factory of such clients.
 
-Failures become `EmbeddingError`: network errors, timeouts, 408, 409, 429 and 5xx are `retryable` (the job runner
-tries again later); anything else (a wrong key, an unknown model, a malformed answer) is not.
+Failures become `EmbeddingError`: network errors, timeouts and the statuses `botyard.openai_http` calls retryable
+(408, 409, 429, 5xx) are `retryable` (the job runner tries again later); anything else (a wrong key, an unknown model,
+a malformed answer) is not.
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ import numpy as np
 from botyard.egress import trusted_client
 from botyard.embedding.base import Vectors
 from botyard.embedding.errors import EmbeddingError
+from botyard.openai_http import ERROR_BODY_BYTES, error_detail, is_retryable_status, redact
 
 BATCH_SIZE = 64
 """Texts per request: small enough for any server's request cap, large enough to amortise the round trip."""
-_RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 
 class OpenAIEmbedder:
+    """Embeds through `{base_url}/embeddings`, `batch_size` texts a request, into L2-normalised float32 vectors."""
+
     def __init__(
         self,
         base_url: str,
@@ -40,6 +43,7 @@ class OpenAIEmbedder:
     ) -> None:
         self._client = trusted_client(base_url, api_key, timeout)
         self._model = model
+        # Kept only to scrub it from error texts (some servers echo what they were sent); never logged.
         self._api_key = api_key
         self._dimension = dimension
         self._batch_size = batch_size
@@ -76,10 +80,9 @@ class OpenAIEmbedder:
             message = f"the embeddings endpoint is unreachable: {type(error).__name__}"
             raise EmbeddingError(message, retryable=True) from error
         if response.status_code >= 400:
-            retryable = response.status_code in _RETRYABLE_STATUSES or response.status_code >= 500
-            detail = self._redacted(_error_message(response))
+            detail = redact(error_detail(response.content[:ERROR_BODY_BYTES], response.reason_phrase), self._api_key)
             message = f"the embeddings endpoint answered {response.status_code}: {detail}"
-            raise EmbeddingError(message, retryable=retryable)
+            raise EmbeddingError(message, retryable=is_retryable_status(response.status_code))
         try:
             body = response.json()
         except ValueError as error:
@@ -113,18 +116,3 @@ class OpenAIEmbedder:
             raise EmbeddingError("an embedding is zero or not finite", retryable=False)
         self._dimension = int(vectors.shape[1])
         return np.asarray(vectors / norms, dtype=np.float32)
-
-    def _redacted(self, text: str) -> str:
-        """An error text from the server, without the key (some servers echo what they were sent)."""
-        return text.replace(self._api_key, "[redacted]") if self._api_key else text
-
-
-def _error_message(response: httpx.Response) -> str:
-    """The server's own explanation (`{"error": {"message": ...}}` or a short text), to name the problem in logs."""
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:200] or response.reason_phrase
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else error
-    return str(message)[:200] if message else response.reason_phrase

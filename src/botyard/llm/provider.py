@@ -9,10 +9,10 @@ Events:
 
     ProviderEvent
     ├── TextDelta   a piece of the answer, in order
+    ├── ToolCall    a whole function call the model asks for (only when tools were offered), before the end
     └── StreamEnd   always last, exactly once: finish_reason, usage (when the provider reported it), error
 
-Tool calls will be one more event type (a `ToolCallDelta`) added to the union; callers match on the type and ignore
-what they do not know.
+Callers match on the type and ignore what they do not know.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class ChatMessage:
+    """One message of the conversation sent to the model."""
+
     role: Role
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
@@ -62,6 +64,8 @@ class TokenUsage:
 
 @dataclass(frozen=True)
 class TextDelta:
+    """A piece of the answer's text."""
+
     text: str
 
 

@@ -9,7 +9,8 @@ Exceptions:
     SandboxError                    the sandbox itself failed; not the file's fault, worth a retry
 
 Formats, one module a family: pdf, office (docx, pptx), doc, sheets (xlsx, xls, csv), html, text (txt, md, json),
-tex. `sniff` decides what a file really is, `guard` checks zip packages before any library opens them."""
+tex. `sniff` decides what a file really is, `guard` checks zip packages before any library opens them. The sandbox:
+`sandbox` (the service's side), `zygote` (the process that forks), `child` (the parser child), `wire` (framing)."""
 
 from botyard.ingestion.parse.core import FORMATS, parse_bytes
 from botyard.ingestion.parse.model import ParsedDocument, ParseError, ParseLimits, Reason, SandboxError
