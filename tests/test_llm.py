@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Delta, Finished, Turn
+from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.llm import LlmAnswerer
 from botyard.answering.prompt import completion_reserve, fill_variables
 from botyard.config import Settings
@@ -53,8 +53,8 @@ def answer(settings: Settings, request: AnswerRequest) -> tuple[str, Finished]:
 
     events = asyncio.run(go())
     assert isinstance(events[-1], Finished)
-    assert all(isinstance(event, Delta) for event in events[:-1])
-    return "".join(event.text for event in events if isinstance(event, Delta)), events[-1]
+    assert all(isinstance(event, TextDelta) for event in events[:-1])
+    return "".join(event.text for event in events if isinstance(event, TextDelta)), events[-1]
 
 
 def hit(marker: str, text: str, title: str = "Handbook") -> CitedHit:
@@ -189,7 +189,7 @@ def test_many_concurrent_streams(llm: FakeLlm) -> None:
         answerer = LlmAnswerer(provider, ModelRegistry.from_settings(settings))
 
         async def one(index: int) -> str:
-            return "".join([e.text async for e in answerer.answer(ask(f"q{index}")) if isinstance(e, Delta)])
+            return "".join([e.text async for e in answerer.answer(ask(f"q{index}")) if isinstance(e, TextDelta)])
 
         try:
             return await asyncio.gather(*(one(index) for index in range(200)))
@@ -211,7 +211,7 @@ def test_closing_the_answer_early_closes_the_provider_stream(llm: FakeLlm) -> No
         received = [await anext(events), await anext(events)]
         await events.aclose()  # what a disconnecting client does
         await provider.aclose()
-        return [event.text for event in received if isinstance(event, Delta)]
+        return [event.text for event in received if isinstance(event, TextDelta)]
 
     started = time.monotonic()
     assert asyncio.run(go()) == ["w0 ", "w1 "]

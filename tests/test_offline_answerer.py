@@ -6,12 +6,13 @@ import asyncio
 import json
 from typing import Any
 
-from botyard.answering.base import AnswerRequest, Delta, Finished, Turn
+from botyard.answering.base import AnswerRequest, Finished, Turn
 from botyard.answering.citations import CitedSource, cite_data, markers_in, number_hits
 from botyard.answering.context import search_query
 from botyard.answering.json_guard import NOT_JSON, json_guard
 from botyard.answering.offline import WORDS_PER_DELTA, OfflineAnswerer, compose
 from botyard.answering.text import sentences, word_groups
+from botyard.llm.provider import TextDelta
 from botyard.retrieval.base import Hit
 
 HOURS = """# Opening hours
@@ -45,7 +46,7 @@ def run(answer_request: AnswerRequest) -> tuple[list[str], Finished]:
     async def go() -> tuple[list[str], Finished]:
         deltas: list[str] = []
         async for event in OfflineAnswerer().answer(answer_request):
-            if isinstance(event, Delta):
+            if isinstance(event, TextDelta):
                 deltas.append(event.text)
             else:
                 return deltas, event

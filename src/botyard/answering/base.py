@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from botyard.answering.tools import Tool
+from botyard.llm.provider import TextDelta, Usage
 from botyard.retrieval.base import Hit
 
 
@@ -49,29 +50,6 @@ class AnswerRequest:
 
 
 @dataclass(frozen=True)
-class Delta:
-    text: str
-
-
-@dataclass(frozen=True)
-class Usage:
-    prompt_tokens: int
-    completion_tokens: int
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def as_dict(self) -> dict[str, int]:
-        """As messages store it (`meta_json.actual_token_distribution`) and the SSE `end` event sends it."""
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total_tokens,
-        }
-
-
-@dataclass(frozen=True)
 class Finished:
     """The last event of every answer stream."""
 
@@ -83,7 +61,7 @@ class Finished:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-AnswerEvent = Delta | Finished
+AnswerEvent = TextDelta | Finished
 
 
 class Answerer(Protocol):
@@ -95,5 +73,5 @@ class Answerer(Protocol):
         ...
 
     def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
-        """Stream the answer: any number of `Delta`s, then exactly one `Finished`."""
+        """Stream the answer: any number of `TextDelta`s, then exactly one `Finished`."""
         ...

@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from botyard.answering.base import Usage
+from botyard.llm.provider import TextDelta, Usage
 
 T = TypeVar("T")
 
@@ -17,11 +17,6 @@ T = TypeVar("T")
 class Started:
     message_uuid: str
     session_uuid: str
-
-
-@dataclass(frozen=True)
-class Text:
-    text: str
 
 
 @dataclass(frozen=True)
@@ -48,7 +43,8 @@ class Ended:
     usage: Usage
 
 
-ChatEvent = Started | Text | Citation | Ping | Failed | Ended
+ChatEvent = Started | TextDelta | Citation | Ping | Failed | Ended
+"""The events of a streamed answer: the answer's text arrives as the provider's and the answerer's `TextDelta`."""
 
 
 async def with_heartbeat(events: AsyncGenerator[T, None], interval: float | None) -> AsyncGenerator[T | None, None]:

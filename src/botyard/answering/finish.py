@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.answering.background.tagging import schedule_tagging
-from botyard.answering.base import CitedHit, Finished, Usage
+from botyard.answering.base import CitedHit, Finished
 from botyard.answering.citations import CitedSource, cite_data
 from botyard.answering.prepare import Prepared
 from botyard.chat import live
@@ -20,6 +20,7 @@ from botyard.chat.repository import MessageRepository
 from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.ingestion.tokens import count_tokens
+from botyard.llm.provider import Usage
 
 log = logging.getLogger(__name__)
 

@@ -13,12 +13,12 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-from botyard.answering.base import AnswerEvent, AnswerRequest, Delta, Finished, Turn, Usage
+from botyard.answering.base import AnswerEvent, AnswerRequest, Finished, Turn
 from botyard.answering.context import search_query
 from botyard.answering.prompt import CONDENSE_MAX_TOKENS, build_prompt, condense_messages
 from botyard.answering.tools import MAX_TOOL_CALLS, Tool
 from botyard.ingestion.tokens import count_tokens, truncate_tokens
-from botyard.llm.provider import ChatMessage, Provider, ProviderEvent, StreamEnd, TextDelta, ToolCall
+from botyard.llm.provider import ChatMessage, Provider, ProviderEvent, StreamEnd, TextDelta, ToolCall, Usage
 from botyard.llm.registry import ModelRegistry, UnknownModel
 
 TOOL_RESULT_TOKENS = 1500
@@ -63,7 +63,7 @@ class LlmAnswerer:
         return search_query(query, history) if failed or not rewritten else rewritten
 
     async def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
-        """Stream the answer: `Delta`s as the provider sends them, then one `Finished`. When the agent has tool
+        """Stream the answer: `TextDelta`s as the provider sends them, then one `Finished`. When the agent has tool
         functions, the model may call them (at most `MAX_TOOL_CALLS` per query) before it answers."""
         model = self._registry.resolve(request.model)
         prompt = build_prompt(request, model.context_tokens)
@@ -134,7 +134,7 @@ class _Round:
                 if isinstance(event, TextDelta):
                     if event.text:
                         self.parts.append(event.text)
-                        yield Delta(event.text)
+                        yield event
                 elif isinstance(event, ToolCall):
                     self.calls.append(event)
                 else:

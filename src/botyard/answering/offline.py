@@ -13,10 +13,11 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
-from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Delta, Finished, Turn, Usage
+from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.context import search_query
 from botyard.answering.text import Sentence, key_terms, sentences, word_groups, words
 from botyard.ingestion.tokens import count_tokens
+from botyard.llm.provider import TextDelta, Usage
 
 MAX_CHUNKS = 4
 """Only the best few chunks are read: lower-ranked ones are more often off the point."""
@@ -53,7 +54,7 @@ class OfflineAnswerer:
     async def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
         text = compose(request)
         for group in word_groups(text, WORDS_PER_DELTA):
-            yield Delta(group)
+            yield TextDelta(group)
             await asyncio.sleep(0)  # let the response send each group (and notice a client that left)
         prompt = [request.agent_prompt, request.query, *(f"{turn.query}\n{turn.response}" for turn in request.history)]
         # The chunks' counts were made at ingestion: counting 8 chunks again cost more CPU than composing the answer.

@@ -13,9 +13,9 @@ from typing import Any
 import anyio
 
 from botyard.answering import finish
-from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Delta, Finished, Usage
+from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Finished
 from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
-from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
+from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, with_heartbeat
 from botyard.answering.json_guard import json_guard
 from botyard.answering.prepare import Prepared
 from botyard.answering.supervisor import ChosenAgent
@@ -23,6 +23,7 @@ from botyard.answering.text import word_groups
 from botyard.answering.tools import Tool
 from botyard.db.session import Database
 from botyard.ingestion.tokens import count_tokens
+from botyard.llm.provider import TextDelta, Usage
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.retriever import Retriever
 from botyard.sources.repository import DataSourceRepository
@@ -48,7 +49,7 @@ class AnswerParts:
 async def _canned(text: str, query: str, relevant: bool | None = False) -> AsyncIterator[AnswerEvent]:
     """A fixed text streamed as an answer; `relevant` (what the gate said, if it was asked) goes in its meta."""
     for group in word_groups(text):
-        yield Delta(group)
+        yield TextDelta(group)
     meta = {} if relevant is None else {"relevant": relevant}
     yield Finished("stop", Usage(max(1, count_tokens(query)), max(1, count_tokens(text))), meta=meta)
 
@@ -144,10 +145,10 @@ class AnswerRun:
                 async for event in stream:
                     if event is None:
                         yield Ping()
-                    elif isinstance(event, Delta):
+                    elif isinstance(event, TextDelta):
                         if event.text:
                             self.pieces.append(event.text)
-                            yield Text(event.text)
+                            yield event
                             for citation in self._new_citations(announced):
                                 yield citation
                     else:
@@ -165,12 +166,12 @@ class AnswerRun:
         if self.error is not None:
             if not self.text.strip():
                 self.pieces.append(FAILURE_MESSAGE)
-                yield Text(FAILURE_MESSAGE)
+                yield TextDelta(FAILURE_MESSAGE)
             yield Failed(self.error)
         guard = json_guard(self.text)
         if guard:
             self.pieces.append(guard)
-            yield Text(guard)
+            yield TextDelta(guard)
         with anyio.CancelScope(shield=True):
             citations = await self._finalise(interrupted=False)
         outcome = self._outcome(interrupted=False)

@@ -8,9 +8,9 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.answering.base import Usage
 from botyard.chat.repository import MessageRepository
 from botyard.ingestion.tokens import count_tokens
+from botyard.llm.provider import Usage
 
 OTHER_HOST_STALE = timedelta(hours=1)
 """A `streaming` row of another machine is only taken for abandoned after this long (no stream lasts that long)."""

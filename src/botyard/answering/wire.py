@@ -15,8 +15,9 @@ from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from botyard import sse
-from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text
+from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started
 from botyard.answering.run import AnswerRun
+from botyard.llm.provider import TextDelta
 
 PLAIN_TEXT = "text/plain; charset=utf-8"
 EVENT_STREAM = "text/event-stream; charset=utf-8"
@@ -31,7 +32,7 @@ def sse_event(event: ChatEvent) -> bytes:
     match event:
         case Started(message_uuid, session_uuid):
             return sse.encode("start", {"message_uuid": message_uuid, "session_uuid": session_uuid})
-        case Text(text):
+        case TextDelta(text):
             return sse.encode("delta", {"text": text})
         case Citation(marker, entry):
             return sse.encode("citation", {"marker": marker, **entry})
@@ -47,7 +48,7 @@ def sse_event(event: ChatEvent) -> bytes:
 
 async def plain_body(run: AnswerRun) -> AsyncIterator[bytes]:
     async for event in run.stream:
-        if isinstance(event, Text) and event.text:
+        if isinstance(event, TextDelta) and event.text:
             yield event.text.encode()
 
 

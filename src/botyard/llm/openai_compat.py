@@ -21,7 +21,7 @@ import httpx
 from botyard.config import Settings
 from botyard.egress import trusted_client
 from botyard.llm.openai_stream import SseDecoder, StreamFailure, ToolCallAssembler, parse_chunk
-from botyard.llm.provider import ChatMessage, ProviderEvent, StreamEnd, TextDelta, TokenUsage, ToolSpec
+from botyard.llm.provider import ChatMessage, ProviderEvent, StreamEnd, TextDelta, ToolSpec, Usage
 from botyard.openai_http import ERROR_BODY_BYTES, error_detail, is_retryable_status, redact, retry_after_seconds
 
 log = logging.getLogger(__name__)
@@ -124,7 +124,7 @@ class OpenAICompatProvider:
         decoder = SseDecoder()
         chunks = response.aiter_bytes()
         finish_reason: str | None = None
-        usage: TokenUsage | None = None
+        usage: Usage | None = None
         calls = ToolCallAssembler()
         while True:
             async with self._timeout(deadline, idle=True):

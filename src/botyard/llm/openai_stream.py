@@ -9,7 +9,7 @@ from __future__ import annotations
 import codecs
 import json
 
-from botyard.llm.provider import TokenUsage, ToolCall
+from botyard.llm.provider import ToolCall, Usage
 
 MAX_EVENT_CHARS = 1024 * 1024
 """A longer SSE line or event is a broken server, not a chunk to buffer forever."""
@@ -102,7 +102,7 @@ class ToolCallAssembler:
         return [call for call in calls if call.name]
 
 
-def parse_chunk(data: str) -> tuple[str, str | None, TokenUsage | None]:
+def parse_chunk(data: str) -> tuple[str, str | None, Usage | None]:
     """One `chat.completion.chunk`: its text, its finish_reason and its usage; `StreamFailure` when it is malformed
     or carries an error."""
     try:
@@ -132,11 +132,11 @@ def parse_chunk(data: str) -> tuple[str, str | None, TokenUsage | None]:
     return text, finish_reason, _usage(chunk.get("usage"))
 
 
-def _usage(value: object) -> TokenUsage | None:
+def _usage(value: object) -> Usage | None:
     """The usage block, or None when missing or odd: usage is then counted by us, not worth failing a stream for."""
     if not isinstance(value, dict):
         return None
     prompt, completion = value.get("prompt_tokens"), value.get("completion_tokens")
     if isinstance(prompt, int) and isinstance(completion, int) and prompt >= 0 and completion >= 0:
-        return TokenUsage(prompt, completion)
+        return Usage(prompt, completion)
     return None

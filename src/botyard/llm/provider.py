@@ -55,11 +55,23 @@ class ChatMessage:
 
 
 @dataclass(frozen=True)
-class TokenUsage:
-    """Token counts as the provider reported them."""
+class Usage:
+    """Token counts: as a provider reported them, or as an answer spent them (the one usage type of the service)."""
 
     prompt_tokens: int
     completion_tokens: int
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def as_dict(self) -> dict[str, int]:
+        """As messages store it (`meta_json.actual_token_distribution`) and the SSE `end` event sends it."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
 
 
 @dataclass(frozen=True)
@@ -75,7 +87,7 @@ class StreamEnd:
 
     finish_reason: str
     """As the provider said it (`stop`, `length`, `content_filter`, ...); `error` when the stream failed."""
-    usage: TokenUsage | None = None
+    usage: Usage | None = None
     """None when the provider sent no usage (servers that ignore `stream_options`, or a failed stream)."""
     error: str | None = None
     """Why the stream failed; never contains the API key. None on success."""
