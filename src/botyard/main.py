@@ -13,7 +13,6 @@ from sqlalchemy import text
 from botyard import __version__
 from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
-from botyard.chat.live_router import router as live_router
 from botyard.chat.router import router as chat_router
 from botyard.chat.sweep import sweep_streaming
 from botyard.chatbots.router import router as chatbots_router
@@ -23,6 +22,7 @@ from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.egress import Resolver
 from botyard.errors import install_error_handlers
+from botyard.live.router import router as live_router
 from botyard.middleware import RequestBodyGuard
 from botyard.retrieval.router import router as retrieval_router
 from botyard.runtime import Runtime

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.agents.repository import AgentRepository
 from botyard.llm.catalogue import DEFAULT_MODEL
-from botyard.models import Agent
+from botyard.models import Agent, AgentType
 
 DEFAULT_AGENT_NAME = "General Q&A"
 
@@ -22,7 +25,7 @@ def default_agent(chatbot_uuid: str) -> Agent:
     return Agent(
         chatbot_uuid=chatbot_uuid,
         name=DEFAULT_AGENT_NAME,
-        type="user-facing",
+        type=AgentType.USER_FACING,
         description=DEFAULT_AGENT_DESCRIPTION,
         prompt=DEFAULT_AGENT_PROMPT,
         enabled=True,
@@ -30,3 +33,8 @@ def default_agent(chatbot_uuid: str) -> Agent:
         meta={"model": DEFAULT_MODEL, "temperature": 0},
         variables=[],
     )
+
+
+async def add_default_agent(db: AsyncSession, chatbot_uuid: str) -> Agent:
+    """Give a new chatbot its default agent."""
+    return await AgentRepository(db).add(default_agent(chatbot_uuid))

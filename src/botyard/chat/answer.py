@@ -30,7 +30,7 @@ from botyard.answering.citations import CitedSource, cite_data, cite_entry, mark
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, enabled_agents
 from botyard.answering.text import word_groups
 from botyard.answering.tools import Tool
-from botyard.chat import access, live, ratelimit
+from botyard.chat import access, ratelimit
 from botyard.chat.events import ChatEvent, Citation, Ended, Failed, Ping, Started, Text, with_heartbeat
 from botyard.chat.json_guard import json_guard
 from botyard.chat.repository import MessageRepository
@@ -41,6 +41,7 @@ from botyard.db.session import Database
 from botyard.embedding import Vectors
 from botyard.errors import not_found
 from botyard.ingestion.tokens import count_tokens
+from botyard.live import service as live
 from botyard.models import ChatSession, Message
 from botyard.retrieval.base import Retrieval
 from botyard.sources.repository import DataSourceRepository

@@ -24,12 +24,13 @@ from botyard.answering.base import Answerer, Turn
 from botyard.answering.judge import ModelJudge
 from botyard.answering.text import key_terms
 from botyard.answering.tools import Tool
-from botyard.chat import background_tools, live
+from botyard.chat import background_tools
 from botyard.chat.repository import MessageRepository
 from botyard.db.base import utcnow
 from botyard.embedding import Embedder
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
+from botyard.live import service as live
 from botyard.models import ChatSession, Job
 
 TAG_SESSION = "tag_session"

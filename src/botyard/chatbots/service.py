@@ -7,8 +7,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents.defaults import default_agent
-from botyard.agents.repository import AgentRepository
+from botyard.agents.defaults import add_default_agent
 from botyard.chatbots.repository import ChatbotRepository
 from botyard.chatbots.schemas import Chatbot as ChatbotOut
 from botyard.chatbots.schemas import ChatbotCreate, ChatbotSettings, ChatbotUpdate
@@ -31,13 +30,18 @@ async def get_owned(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> C
 async def create(db: AsyncSession, account_uuid: str, body: ChatbotCreate) -> Chatbot:
     """Create a chatbot and, in the same transaction, its enabled "General Q&A" agent."""
     chatbot = await ChatbotRepository(db).add(Chatbot(account_uuid=account_uuid, **_columns(body)))
-    await AgentRepository(db).add(default_agent(chatbot.uuid))
+    await add_default_agent(db, chatbot.uuid)
     return chatbot
 
 
 async def update(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: ChatbotUpdate) -> Chatbot:
     chatbot = await get_owned(db, account_uuid, chatbot_uuid)
     return await ChatbotRepository(db).update(chatbot, _columns(body))
+
+
+async def by_uuid(db: AsyncSession, chatbot_uuid: str) -> Chatbot | None:
+    """The chatbot, whoever owns it (the caller decides who may use it)."""
+    return await ChatbotRepository(db).by_uuid(chatbot_uuid)
 
 
 async def list_owned(db: AsyncSession, account_uuid: str) -> Sequence[Chatbot]:
