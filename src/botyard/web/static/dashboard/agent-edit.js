@@ -1,10 +1,11 @@
 // One agent's settings: the common ones, those of its type, its variables, and (user-facing and background agents)
 // its tool functions.
+import { AgentType } from "/static/shared/names.js";
 import { get, post } from "./api.js";
 import { functionsSection } from "./functions.js";
 import { append, badge, busy, checkbox, field, h, heading, jsonField, lines, notice, select } from "./ui.js";
 
-const ROUTED = ["user-facing", "human-escalation", "pre-canned", "spam-defense"];
+const ROUTED = [AgentType.USER_FACING, AgentType.HUMAN_ESCALATION, AgentType.PRE_CANNED, AgentType.SPAM_DEFENSE];
 const ESCALATION_TEXTS = [
   ["human_requested_message", "Reply when a person is asked for"],
   ["live_chat_start_announcement", "Announcement when an operator takes over"],
@@ -56,7 +57,7 @@ export async function render(ctx) {
     );
     read.push((body) => Object.assign(body, { bias: Number(bias.value), stickness: Number(stickness.value) }));
   }
-  if (type === "user-facing") {
+  if (type === AgentType.USER_FACING) {
     const all = checkbox("Answer from all the chatbot's sources", meta.use_all_sources !== false);
     const picks = sources.map((source) =>
       checkbox(source.title || source.file_name, agent.data_source_uuids.includes(source.uuid), { value: source.uuid }),
@@ -78,13 +79,13 @@ export async function render(ctx) {
       }),
     );
   }
-  if (type === "pre-canned" || type === "spam-defense") {
+  if (type === AgentType.PRE_CANNED || type === AgentType.SPAM_DEFENSE) {
     const message = h("textarea", { rows: "3" });
     message.value = meta.default_message ?? "";
     specific.push(field("Reply", message, "What this agent always answers."));
     read.push((body) => Object.assign(body, { default_message: message.value }));
   }
-  if (type === "background") {
+  if (type === AgentType.BACKGROUND) {
     const tags = jsonField(
       "Tags (JSON)",
       meta.tags ?? [],
@@ -93,7 +94,7 @@ export async function render(ctx) {
     specific.push(tags.element);
     read.push((body) => Object.assign(body, { tags: tags.read([]) }));
   }
-  if (type === "human-escalation") {
+  if (type === AgentType.HUMAN_ESCALATION) {
     const settings = agent.human_escalation_settings ?? {};
     const texts = ESCALATION_TEXTS.map(([key, label]) => {
       const area = h("textarea", { rows: "2" });
@@ -159,6 +160,6 @@ export async function render(ctx) {
     title,
     h("p", {}, badge(type)),
     form,
-    ["user-facing", "background"].includes(type) ? functionsSection(ctx, agent) : null,
+    [AgentType.USER_FACING, AgentType.BACKGROUND].includes(type) ? functionsSection(ctx, agent) : null,
   ]);
 }

@@ -1,13 +1,14 @@
 // Agents of one chatbot: the list with an enabled switch each, create (every type), delete. Editing is agent-edit.js.
+import { AgentType } from "/static/shared/names.js";
 import { get, post, request } from "./api.js";
 import { badge, busy, clear, confirmDialog, field, h, heading, notice, select } from "./ui.js";
 
 export const TYPES = [
-  ["user-facing", "User-facing: answers from the knowledge"],
-  ["human-escalation", "Human escalation: hands the visitor to a person"],
-  ["pre-canned", "Pre-canned: always the same reply"],
-  ["spam-defense", "Spam defense: replies to spam and abuse"],
-  ["background", "Background: tags conversations, never replies"],
+  [AgentType.USER_FACING, "User-facing: answers from the knowledge"],
+  [AgentType.HUMAN_ESCALATION, "Human escalation: hands the visitor to a person"],
+  [AgentType.PRE_CANNED, "Pre-canned: always the same reply"],
+  [AgentType.SPAM_DEFENSE, "Spam defense: replies to spam and abuse"],
+  [AgentType.BACKGROUND, "Background: tags conversations, never replies"],
 ];
 
 export async function render(ctx) {
@@ -16,7 +17,7 @@ export async function render(ctx) {
   const createNote = notice();
   const list = h("div", { class: "agent-list" });
   const name = h("input", { type: "text", required: true, maxlength: "200" });
-  const type = select(TYPES, "user-facing");
+  const type = select(TYPES, AgentType.USER_FACING);
   const description = h("textarea", { rows: "2" });
   const create = h("button", { type: "submit", class: "primary" }, "Create agent");
   const form = h(

@@ -1,6 +1,7 @@
 // Live-chat inbox: sessions that asked for a person, kept current by the chatbot's event stream (fetch + SSE with
 // the Bearer key, resumed with Last-Event-ID); open one, take it over, reply, hand it back.
 import { readEvents } from "/static/shared/sse.js";
+import { ChatbotEventKind } from "/static/shared/names.js";
 import { ApiError, get, openStream, post } from "./api.js";
 import { sessionBadges } from "./conversations.js";
 import { transcript } from "./transcript.js";
@@ -147,21 +148,22 @@ export async function render(ctx) {
     if (event === "ping" || !data?.session_uuid) return;
     const uuid = data.session_uuid;
     const describe = {
-      human_requested: "A visitor asked for a person.",
-      user_message: `Visitor: ${data.query ?? ""}`,
-      live_chat_started: "An operator took a conversation over.",
-      operator_message: "An operator replied.",
-      live_chat_ended: "A live chat ended.",
+      [ChatbotEventKind.HUMAN_REQUESTED]: "A visitor asked for a person.",
+      [ChatbotEventKind.USER_MESSAGE]: `Visitor: ${data.query ?? ""}`,
+      [ChatbotEventKind.LIVE_CHAT_STARTED]: "An operator took a conversation over.",
+      [ChatbotEventKind.OPERATOR_MESSAGE]: "An operator replied.",
+      [ChatbotEventKind.LIVE_CHAT_ENDED]: "A live chat ended.",
     }[event];
     if (!describe) return;
     logActivity(describe, data.created_at);
     await track(uuid);
     if (uuid === openUuid) await refreshOpen();
     else {
-      if (event === "user_message" || event === "human_requested") sessions.get(uuid).unread += 1;
+      const unread = [ChatbotEventKind.USER_MESSAGE, ChatbotEventKind.HUMAN_REQUESTED].includes(event);
+      if (unread) sessions.get(uuid).unread += 1;
       drawList();
     }
-    if (event === "human_requested") note.ok("A visitor is waiting for a person.");
+    if (event === ChatbotEventKind.HUMAN_REQUESTED) note.ok("A visitor is waiting for a person.");
   }
 
   async function connect() {
