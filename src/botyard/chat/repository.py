@@ -18,11 +18,13 @@ from botyard.sources.repository import batches
 @dataclass(frozen=True)
 class SessionFilter:
     """Which of a chatbot's sessions to list: created at or after `created_from` and strictly before
-    `created_before`, flagged for operators or not (`None`: either), with every tag of `tags`."""
+    `created_before`, flagged for operators or not and in a live chat or not (`None`: either), with every tag of
+    `tags`."""
 
     created_from: datetime | None = None
     created_before: datetime | None = None
     human_requested: bool | None = None
+    live_chat: bool | None = None
     tags: tuple[str, ...] = ()
 
 
@@ -53,6 +55,8 @@ class ChatSessionRepository(Repository[ChatSession]):
             conditions.append(ChatSession.created_at < only.created_before)
         if only.human_requested is not None:
             conditions.append(ChatSession.human_requested.is_(only.human_requested))
+        if only.live_chat is not None:
+            conditions.append(ChatSession.live_chat.is_(only.live_chat))
         conditions += [self._has_tag(tag) for tag in only.tags]
         return conditions
 

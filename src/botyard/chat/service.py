@@ -108,7 +108,7 @@ async def list_sessions(
     only those whose `meta.human_requested` is `human_requested`, when given, and that have every tag of `tags`."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     created_from, created_before = _creation_window(start, end)
-    found = SessionFilter(created_from, created_before, human_requested, tuple(dict.fromkeys(tags)))
+    found = SessionFilter(created_from, created_before, human_requested, tags=tuple(dict.fromkeys(tags)))
     return await ChatSessionRepository(db).of_chatbot(chatbot.uuid, found)
 
 
