@@ -1,7 +1,7 @@
 // Live-chat inbox: sessions that asked for a person, kept current by the chatbot's event stream (fetch + SSE with
 // the Bearer key, resumed with Last-Event-ID); open one, take it over, reply, hand it back.
-import { readEvents } from "/static/shared/sse.js";
 import { ChatbotEventKind } from "/static/shared/names.js";
+import { readEvents } from "/static/shared/sse.js";
 import { ApiError, get, openStream, post } from "./api.js";
 import { sessionBadges } from "./conversations.js";
 import { transcript } from "./transcript.js";
