@@ -7,8 +7,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.models import ChatSession, MessageKind, MessageMeta, SessionMeta
 from tests.api import Api, assert_error
 from tests.chat_helpers import ask, messages, new_session
+from tests.conftest import Db
 from tests.test_ingestion import process
 from tests.test_routing import SHIPPING, agent, disable_default
 
@@ -116,3 +120,43 @@ def test_the_event_stream_tells_operators_everything(alice: Api) -> None:
     ]  # fmt: skip
     assert events[1]["query"] == "It is about my order 1234" and events[3]["query"] == "Thanks for taking this"
     assert [e["id"] for e in events] == sorted(e["id"] for e in events)
+
+
+def test_the_flag_columns_follow_the_meta(alice: Api, db: Db) -> None:
+    """The session's `human_requested` and `live_chat` columns (what the list filters on) say what its meta says,
+    at every step of the cycle, whoever wrote the meta."""
+
+    def columns(chat: str) -> tuple[bool, bool, dict[str, Any]]:
+        async def read(session: AsyncSession) -> tuple[bool, bool, dict[str, Any]]:
+            row = await session.get(ChatSession, chat)
+            assert row is not None
+            return row.human_requested, row.live_chat, dict(row.meta)
+
+        return db.run(read)
+
+    bot = helpdesk(alice)
+    chat = new_session(alice, bot)
+    assert columns(chat) == (False, False, {"variables": {}, "human_requested": False, "tags": []})
+    assert ask(alice, chat, "I want to talk to a real person please").status_code == 200
+    requested, live, meta = columns(chat)
+    assert (requested, live) == (True, False) and meta["human_requested"] is True and "live_chat" not in meta
+    alice.ok(alice.post(f"/session/{chat}/live-chat/start"))
+    assert columns(chat)[:2] == (True, True)
+    alice.ok(alice.post(f"/session/{chat}/live-chat/end"))
+    requested, live, meta = columns(chat)
+    assert (requested, live) == (False, False) and "human_requested_at" in meta
+
+
+def test_the_session_views_keep_the_stored_keys() -> None:
+    """A view adds no key of its own: the wire shows the stored keys, and only those a change sets are added."""
+    new = SessionMeta.new(None)
+    assert new.dump() == {"variables": {}, "human_requested": False, "tags": []}
+    assert not new.live_chat and new.human_requested_at is None and new.initial_variables is None
+    flagged_meta = new.flagged("2026-01-01T00:00:00Z")
+    assert flagged_meta.dump() == {**new.dump(), "human_requested": True, "human_requested_at": "2026-01-01T00:00:00Z"}
+    ended = flagged_meta.live_started().live_ended()
+    assert ended.dump()["live_chat"] is False and not ended.human_requested
+    assert SessionMeta({"tags": ["a"], "odd": 1}).with_tags(["a", "b", "b"]).dump() == {"tags": ["a", "b"], "odd": 1}
+    row = MessageMeta.transcript_row(MessageKind.OPERATOR)
+    assert row.dump() == {"kind": "operator"} and row.kind is MessageKind.OPERATOR
+    assert MessageMeta({"kind": "something-new"}).kind is None

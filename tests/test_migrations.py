@@ -1,13 +1,21 @@
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any
 
+import pytest
+import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 
-from botyard.db.base import Base
-from tests.conftest import Db
+from botyard.db.base import Base, UTCDateTime, utcnow
+from botyard.db.migrate import alembic_config
+from botyard.models import Account, Chatbot
+from tests.conftest import Db, backend_params, fresh_settings
 
 
 def test_migrations_match_the_models(client: object, db: Db) -> None:
@@ -23,3 +31,77 @@ def test_migrations_match_the_models(client: object, db: Db) -> None:
 
     assert db.client.portal is not None
     assert db.client.portal.call(run) == []
+
+
+_BEFORE_FLAG_COLUMNS = "b106cc00bb51"
+_SESSIONS = sa.table(
+    "chat_session",
+    sa.column("uuid", sa.String),
+    sa.column("chatbot_uuid", sa.String),
+    sa.column("meta", sa.JSON),
+    sa.column("created_at", UTCDateTime),
+    sa.column("modified_at", UTCDateTime),
+)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_session_flag_columns_are_backfilled_from_meta(backend: str, tmp_path: Path) -> None:
+    """Upgrading sets `human_requested` and `live_chat` from each existing session's meta; downgrading drops them."""
+    metas = {
+        "a" * 32: {"variables": {}, "human_requested": True, "human_requested_at": "2026-01-01T00:00:00Z", "tags": []},
+        "b" * 32: {"variables": {}, "human_requested": False, "live_chat": True, "tags": ["x"]},
+        "c" * 32: {"variables": {}, "human_requested": False, "live_chat": False, "tags": []},
+        "d" * 32: {},
+    }
+    with fresh_settings(backend, tmp_path) as settings:
+        config = alembic_config(settings)
+        command.downgrade(config, _BEFORE_FLAG_COLUMNS)
+        asyncio.run(_add_sessions(settings.resolved_database_url, metas))
+        command.upgrade(config, "head")
+        flags = asyncio.run(_flags(settings.resolved_database_url))
+        assert flags == {
+            "a" * 32: (True, False),
+            "b" * 32: (False, True),
+            "c" * 32: (False, False),
+            "d" * 32: (False, False),
+        }
+        command.downgrade(config, _BEFORE_FLAG_COLUMNS)
+        assert "human_requested" not in asyncio.run(_session_columns(settings.resolved_database_url))
+        command.upgrade(config, "head")
+
+
+async def _add_sessions(url: str, metas: dict[str, dict[str, Any]]) -> None:
+    engine = create_async_engine(url)
+    now = utcnow()
+    try:
+        async with AsyncSession(engine) as db, db.begin():
+            db.add(Account(uuid="0" * 32, email="backfill@example.com"))
+            db.add(Chatbot(uuid="1" * 32, account_uuid="0" * 32, name="bot"))
+            await db.flush()
+            rows = [
+                {"uuid": uuid, "chatbot_uuid": "1" * 32, "meta": meta, "created_at": now, "modified_at": now}
+                for uuid, meta in metas.items()
+            ]
+            await db.execute(sa.insert(_SESSIONS), rows)
+    finally:
+        await engine.dispose()
+
+
+async def _flags(url: str) -> dict[str, tuple[bool, bool]]:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as connection:
+            rows = await connection.execute(sa.text("SELECT uuid, human_requested, live_chat FROM chat_session"))
+            return {row[0]: (bool(row[1]), bool(row[2])) for row in rows}
+    finally:
+        await engine.dispose()
+
+
+async def _session_columns(url: str) -> list[str]:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as connection:
+            columns = await connection.run_sync(lambda sync: sa.inspect(sync).get_columns("chat_session"))
+            return [str(column["name"]) for column in columns]
+    finally:
+        await engine.dispose()

@@ -14,7 +14,6 @@ from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
 from botyard.answering.router import router as answering_router
 from botyard.answering.sweep import sweep_streaming
-from botyard.chat.live_router import router as live_router
 from botyard.chat.router import router as chat_router
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
@@ -24,6 +23,7 @@ from botyard.db.session import Database
 from botyard.egress import Resolver
 from botyard.errors import install_error_handlers
 from botyard.hit_testing.router import router as hit_testing_router
+from botyard.live.router import router as live_router
 from botyard.middleware import RequestBodyGuard
 from botyard.runtime import Runtime
 from botyard.sources.router import restart_router

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Select, delete, func, insert, select
 
 from botyard.db.repository import Repository
-from botyard.models import Agent, AgentDataSource, Chatbot, ToolFunction
+from botyard.models import Agent, AgentDataSource, AgentType, Chatbot, ToolFunction
 from botyard.sources.repository import batches
 
 
@@ -33,6 +33,14 @@ class AgentRepository(Repository[Agent]):
             select(func.count()).select_from(Agent).where(Agent.chatbot_uuid == chatbot_uuid, Agent.type == agent_type)
         )
         return int((await self.session.execute(statement)).scalar_one())
+
+    async def escalation_settings(self, chatbot_uuid: str) -> dict[str, Any] | None:
+        """The stored human-escalation settings of the chatbot's escalation agent (none: `None`)."""
+        statement = select(Agent.human_escalation_settings).where(
+            Agent.chatbot_uuid == chatbot_uuid, Agent.type == AgentType.HUMAN_ESCALATION
+        )
+        stored = (await self.session.execute(statement)).scalars().first()
+        return dict(stored) if stored else None
 
     async def lock_chatbot(self, chatbot_uuid: str) -> None:
         """Serialise the chatbot's agent writes until the transaction ends: on PostgreSQL a row lock, on SQLite the

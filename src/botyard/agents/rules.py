@@ -11,14 +11,17 @@ from typing import Any
 
 from botyard.errors import validation_error
 from botyard.llm.catalogue import DEFAULT_MODEL
+from botyard.models.agent_meta import DEFAULT_ESCALATION_SETTINGS
+from botyard.models.kinds import AgentType
 
-USER_FACING = "user-facing"
-BACKGROUND = "background"
-HUMAN_ESCALATION = "human-escalation"
-PRE_CANNED = "pre-canned"
-SPAM_DEFENSE = "spam-defense"
+# The types by their old names, which other modules still import.
+USER_FACING = AgentType.USER_FACING
+BACKGROUND = AgentType.BACKGROUND
+HUMAN_ESCALATION = AgentType.HUMAN_ESCALATION
+PRE_CANNED = AgentType.PRE_CANNED
+SPAM_DEFENSE = AgentType.SPAM_DEFENSE
 
-ROUTED = frozenset({USER_FACING, HUMAN_ESCALATION, PRE_CANNED, SPAM_DEFENSE})
+ROUTED: frozenset[str] = frozenset({USER_FACING, HUMAN_ESCALATION, PRE_CANNED, SPAM_DEFENSE})
 """Types of which one agent answers each query (background agents never reply)."""
 
 APPLIES_TO: dict[str, frozenset[str]] = {
@@ -39,19 +42,12 @@ WITH_TOOL_FUNCTIONS = frozenset({USER_FACING, BACKGROUND})
 
 DEFAULT_TEMPERATURE = 0
 
-DEFAULT_MESSAGES = {
+DEFAULT_MESSAGES: dict[str, str] = {
     PRE_CANNED: "Thank you for your message. A member of our team will get back to you soon.",
     SPAM_DEFENSE: "Sorry, I can't help with that. Please ask a question about our products or services.",
 }
 
-DEFAULT_HUMAN_ESCALATION_SETTINGS: dict[str, Any] = {
-    "human_requested_message": "I have let our team know. A person will join this conversation shortly.",
-    "live_chat_start_announcement": "You are now chatting with a person.",
-    "live_chat_end_announcement": "The person has left the chat. I am back to answer your questions.",
-    "monitored_messages": [],
-    "notifications_enabled": 1,
-    "sound_enabled": 1,
-}
+DEFAULT_HUMAN_ESCALATION_SETTINGS: dict[str, Any] = DEFAULT_ESCALATION_SETTINGS
 
 
 def applies(key: str, agent_type: str) -> bool:

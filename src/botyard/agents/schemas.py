@@ -11,7 +11,9 @@ from botyard.agents.fields import Bias, Flag, Lenient, ModelName, ShortText, Uni
 from botyard.agents.function_schemas import ToolFunction
 from botyard.schemas import Color, Name, Text, Uuid
 
-AgentType = Literal["user-facing", "background", "human-escalation", "pre-canned", "spam-defense"]
+# The values of `models.AgentType`, spelled out so that a wrong type is refused with a literal error as before (a
+# test keeps the two equal).
+AgentTypeName = Literal["user-facing", "background", "human-escalation", "pre-canned", "spam-defense"]
 VariableType = Literal["string", "number", "boolean"]
 
 
@@ -100,7 +102,7 @@ class AgentSettings(Lenient):
 
 class AgentCreate(AgentSettings):
     name: Name
-    type: AgentType
+    type: AgentTypeName
 
 
 class AgentUpdate(AgentSettings):

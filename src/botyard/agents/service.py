@@ -14,7 +14,7 @@ from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
 from botyard.errors import AppError, ErrorCode
 from botyard.llm import catalogue
-from botyard.models import Agent
+from botyard.models import Agent, AgentMeta, EscalationSettings
 from botyard.sources.service import require_in_chatbot
 
 _META_KEYS = ("model", "temperature", "bias", "stickness", "default_message", "tags")
@@ -53,6 +53,11 @@ def _escalation_settings(
 async def get_owned(db: AsyncSession, account_uuid: str, agent_uuid: str) -> Agent:
     """The account's agent, or the 404 a missing agent gets (another account's agent answers the same)."""
     return await AgentRepository(db).get_owned(account_uuid, agent_uuid)
+
+
+async def escalation_settings(db: AsyncSession, chatbot_uuid: str) -> EscalationSettings:
+    """The chatbot's human-escalation settings: its escalation agent's, over the defaults."""
+    return EscalationSettings.of(await AgentRepository(db).escalation_settings(chatbot_uuid))
 
 
 async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sequence[Agent]:
@@ -102,7 +107,7 @@ async def update(db: AsyncSession, account_uuid: str, agent_uuid: str, body: Age
     values = {key: given[key] for key in _COLUMNS if key in given}
     meta_values = _meta_values(given)
     if meta_values:
-        values["meta"] = {**(agent.meta or {}), **meta_values}
+        values["meta"] = AgentMeta.of(agent).with_values(meta_values).dump()
     if "variables" in given:
         values["variables"] = _variables(given["variables"])
     if "human_escalation_settings" in given:

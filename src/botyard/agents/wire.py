@@ -12,10 +12,11 @@ from botyard.agents import rules
 from botyard.agents.function_schemas import ToolFunction as ToolFunctionOut
 from botyard.agents.repository import AgentRepository, ToolFunctionRepository
 from botyard.agents.schemas import Agent as AgentOut
-from botyard.agents.schemas import AgentBase, AgentListed, AgentMeta, AgentUpdated, HumanEscalationSettings, Variable
+from botyard.agents.schemas import AgentBase, AgentListed, AgentUpdated, HumanEscalationSettings, Variable
+from botyard.agents.schemas import AgentMeta as AgentMetaOut
 from botyard.db.base import iso
 from botyard.llm.catalogue import DEFAULT_MODEL
-from botyard.models import Agent, ToolFunction
+from botyard.models import Agent, AgentMeta, ToolFunction
 
 
 def function_out(function: ToolFunction) -> ToolFunctionOut:
@@ -34,9 +35,9 @@ def function_out(function: ToolFunction) -> ToolFunctionOut:
     }
 
 
-def meta_out(agent: Agent) -> AgentMeta:
-    stored = agent.meta or {}
-    meta: AgentMeta = {
+def meta_out(agent: Agent) -> AgentMetaOut:
+    stored = AgentMeta.of(agent).raw  # the stored values as they are: the wire shows them unchanged
+    meta: AgentMetaOut = {
         "model": stored.get("model", DEFAULT_MODEL),
         "temperature": stored.get("temperature", rules.DEFAULT_TEMPERATURE),
     }

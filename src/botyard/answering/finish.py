@@ -9,18 +9,17 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from botyard.answering.background.tagging import schedule_tagging
 from botyard.answering.base import CitedHit, Finished
 from botyard.answering.citations import CitedSource, cite_data
 from botyard.answering.prepare import Prepared
-from botyard.chat import live
-from botyard.chat.repository import MessageRepository
+from botyard.chat import conversation
 from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.ingestion.tokens import count_tokens
+from botyard.live import service as live
 from botyard.llm.provider import Usage
+from botyard.models import MessageState
 
 log = logging.getLogger(__name__)
 
@@ -75,12 +74,12 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
         "finish_reason": outcome.finish_reason,
         "cite_data": citations,
         "meta": outcome.meta(),
-        "state": "complete",
+        "state": MessageState.COMPLETE,
     }
     phrase = None if prepared.live_chat else live.monitored_phrase(outcome.text, prepared.monitored)
     try:
         async with database.transaction() as db:
-            await finalise_message(db, prepared.message_uuid, values)
+            await conversation.finish_message(db, prepared.message_uuid, values)
             if phrase is not None:
                 await live.flag_for_operators(db, prepared.session_uuid, utcnow(), reason=f"said: {phrase}")
             if prepared.background and not prepared.live_chat:
@@ -88,11 +87,3 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
     except Exception:
         log.exception("storing message %s failed", prepared.message_uuid)
     return citations
-
-
-async def finalise_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> None:
-    """Write the answer into its message (gone already when its session was deleted meanwhile: nothing to do)."""
-    repository = MessageRepository(db)
-    message = await repository.get(message_uuid)
-    if message is not None:
-        await repository.update(message, values)

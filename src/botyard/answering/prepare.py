@@ -15,11 +15,11 @@ from botyard.answering import variables
 from botyard.answering.base import Turn
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roster
 from botyard.answering.sweep import stream_owner
-from botyard.chat import access, live, ratelimit
-from botyard.chat.repository import MessageRepository
+from botyard.chat import access, conversation, ratelimit
 from botyard.db.session import Database
 from botyard.errors import not_found
-from botyard.models import Chatbot, ChatSession, Message
+from botyard.live import service as live
+from botyard.models import Chatbot, ChatbotEventKind, ChatSession, Message, MessageMeta, MessageState, SessionMeta
 
 HISTORY_TURNS = 6
 
@@ -101,7 +101,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
 
 async def _read(db: AsyncSession, ask: Ask, tools: bool) -> _Read:
     session, chatbot = await access.chat_session(db, ask.account_uuid, ask.session_uuid)
-    turns = await MessageRepository(db).recent_finished(session.uuid, HISTORY_TURNS)
+    turns = await conversation.recent_exchanges(db, session.uuid, HISTORY_TURNS)
     enabled = await enabled_agents(db, chatbot.uuid, functions=tools)
     return _Read(session, chatbot, list(turns), roster(enabled, tools=tools))
 
@@ -112,24 +112,25 @@ async def _store(
     """The write transaction: the rate-limit count, the query's message, the variables it gave, the hand-off."""
     session = read.session
     await ratelimit.admit(db, read.chatbot, ask.device or ratelimit.session_device(session.uuid), now)
-    meta: dict[str, Any] = {"streaming_owner": stream_owner()}
-    message = await MessageRepository(db).add(
+    meta = MessageMeta().with_values(streaming_owner=stream_owner())
+    message = await conversation.add_message(
+        db,
         Message(
             session_uuid=session.uuid,
             query=ask.query,
             response="",
-            state="streaming",
-            meta=meta,
+            state=MessageState.STREAMING,
+            meta=meta.dump(),
             created_at=now,
             modified_at=now,
-        )
+        ),
     )
     if filled:
-        await _store_variables(db, session.uuid, filled)
+        await conversation.set_variables(db, session.uuid, filled)
     if agent is not None and agent.human_requested:
         await live.flag_for_operators(db, session.uuid, now, reason="asked for a person")
     elif live.is_live(session) or live.is_flagged(session):
-        await live.record(db, session, live.USER_MESSAGE, now, message_uuid=message.uuid, query=ask.query)
+        await live.record(db, session, ChatbotEventKind.USER_MESSAGE, now, message_uuid=message.uuid, query=ask.query)
     return message
 
 
@@ -140,20 +141,11 @@ async def _fill(router: AgentRouter, declared: list[dict[str, Any]], query: str)
     return variables.extract(declared, query)
 
 
-async def _store_variables(db: AsyncSession, session_uuid: str, filled: dict[str, str]) -> None:
-    """Merge the values a message gave into the session's `meta.variables`."""
-    session = await db.get(ChatSession, session_uuid)
-    if session is not None:
-        current = (session.meta or {}).get("variables") or {}
-        session.meta = {**(session.meta or {}), "variables": {**current, **filled}}
-
-
 def _last_agent(turns: list[Message]) -> str | None:
     """The agent that answered the session's previous query (for `stickness`)."""
-    answered = [turn for turn in turns if (turn.meta or {}).get("agent_uuid")]
-    return str((answered[-1].meta or {})["agent_uuid"]) if answered else None
+    answered = [uuid for turn in turns if (uuid := MessageMeta.of(turn).agent_uuid)]
+    return answered[-1] if answered else None
 
 
 def _variables(session: ChatSession) -> dict[str, object]:
-    variables = (session.meta or {}).get("variables") or {}
-    return variables if isinstance(variables, dict) else {}
+    return SessionMeta.of(session).variables

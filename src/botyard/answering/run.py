@@ -24,9 +24,10 @@ from botyard.answering.tools import Tool
 from botyard.db.session import Database
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
+from botyard.models import MessageKind
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.retriever import Retriever
-from botyard.sources.repository import DataSourceRepository
+from botyard.sources import service as sources
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ class AnswerRun:
             )
             if retrieval.relevant and retrieval.hits:
                 source_uuids = list(dict.fromkeys(hit.data_source_uuid for hit in retrieval.hits))
-                for row in await DataSourceRepository(db).in_chatbot(self.prepared.chatbot_uuid, source_uuids):
+                for row in await sources.in_chatbot(db, self.prepared.chatbot_uuid, source_uuids):
                     self.sources[row.uuid] = CitedSource(row.title, row.file_name, row.type, dict(row.meta or {}))
         return retrieval
 
@@ -93,7 +94,7 @@ class AnswerRun:
         """The answerer's events, or the no-knowledge message when the relevance gate finds nothing."""
         agent, query = self.prepared.agent, self.prepared.query
         if self.prepared.live_chat:  # the operator answers, through the live-chat endpoints
-            yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": "live_chat_user"})
+            yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
             return
         if agent is not None and agent.reply is not None:  # pre-canned, spam defense, human hand-off: no search
             async for event in _canned(agent.reply, query, relevant=None):

@@ -17,7 +17,6 @@ import numpy as np
 
 from botyard.agents.roster import EnabledAgents
 from botyard.agents.rules import (
-    DEFAULT_HUMAN_ESCALATION_SETTINGS,
     DEFAULT_MESSAGES,
     HUMAN_ESCALATION,
     SPAM_DEFENSE,
@@ -29,7 +28,7 @@ from botyard.answering.tools import Tool
 from botyard.answering.variables import is_static
 from botyard.embedding import Embedder, Vectors
 from botyard.llm.catalogue import DEFAULT_MODEL
-from botyard.models import Agent, ToolFunction
+from botyard.models import Agent, AgentMeta, EscalationSettings, ToolFunction
 
 log = logging.getLogger(__name__)
 
@@ -86,19 +85,16 @@ class AgentCard:
     type: str
     description: str
     prompt: str
-    meta: dict[str, Any]
+    meta: AgentMeta
     variables: list[Any]
-    human_escalation_settings: dict[str, Any]
+    escalation: EscalationSettings
     source_uuids: list[str] | None
     tools: list[Tool] = field(default_factory=list)
 
     @property
     def monitored(self) -> list[str]:
         """A human-escalation agent's `monitored_messages` (phrases that flag a session when an AI reply says them)."""
-        if self.type != HUMAN_ESCALATION:
-            return []
-        phrases = self.human_escalation_settings.get("monitored_messages") or []
-        return [str(phrase) for phrase in phrases if isinstance(phrase, str)]
+        return self.escalation.monitored_messages if self.type == HUMAN_ESCALATION else []
 
 
 @dataclass(frozen=True)
@@ -111,7 +107,7 @@ class Roster:
 
 def roster(enabled: EnabledAgents, *, tools: bool = False) -> Roster:
     """The enabled agents as routing and tagging need them; with `tools`, the user-facing agents' tool functions."""
-    background = any(tools or (agent.meta or {}).get("tags") for agent in enabled.background)
+    background = any(tools or AgentMeta.of(agent).tags for agent in enabled.background)
     return Roster([_card(agent, enabled) for agent in enabled.routed], background)
 
 
@@ -122,9 +118,9 @@ def _card(agent: Agent, enabled: EnabledAgents) -> AgentCard:
         type=agent.type,
         description=agent.description or "",
         prompt=agent.prompt,
-        meta=dict(agent.meta or {}),
+        meta=AgentMeta.of(agent),
         variables=list(agent.variables or []),
-        human_escalation_settings=dict(agent.human_escalation_settings or {}),
+        escalation=EscalationSettings.of(agent.human_escalation_settings),
         source_uuids=enabled.sources.get(agent.uuid, []) if _own_sources(agent) else None,
         tools=[tool_of(function) for function in enabled.functions.get(agent.uuid, [])],
     )
@@ -147,31 +143,26 @@ def tool_of(function: ToolFunction) -> Tool:
     )
 
 
-def _fraction(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-
 def _reply(card: AgentCard) -> str | None:
     """The fixed reply of a pre-canned, spam-defense or human-escalation agent (None: the agent answers)."""
     if card.type in DEFAULT_MESSAGES:
-        message = card.meta.get("default_message")
-        return message if isinstance(message, str) and message.strip() else DEFAULT_MESSAGES[card.type]
+        message = card.meta.default_message
+        return message if message and message.strip() else DEFAULT_MESSAGES[card.type]
     if card.type == HUMAN_ESCALATION:
-        settings = DEFAULT_HUMAN_ESCALATION_SETTINGS | card.human_escalation_settings
-        return str(settings["human_requested_message"])
+        return card.escalation.human_requested_message
     return None
 
 
 def chosen(card: AgentCard, session_variables: dict[str, object], *, forced: bool, reason: str) -> ChosenAgent:
-    no_answer = card.meta.get("no_answer_message")
+    no_answer = card.meta.no_answer_message
     return ChosenAgent(
         uuid=card.uuid,
         name=card.name,
         prompt=card.prompt,
-        model=str(card.meta.get("model") or DEFAULT_MODEL),
-        temperature=_fraction(card.meta.get("temperature")),
+        model=card.meta.model or DEFAULT_MODEL,
+        temperature=card.meta.temperature or 0.0,
         source_uuids=card.source_uuids,
-        no_answer_message=no_answer if isinstance(no_answer, str) and no_answer.strip() else DEFAULT_NO_ANSWER_MESSAGE,
+        no_answer_message=no_answer if no_answer and no_answer.strip() else DEFAULT_NO_ANSWER_MESSAGE,
         variables=_variables(card, session_variables),
         type=card.type,
         reply=_reply(card),
@@ -233,8 +224,8 @@ class AgentRouter:
                 card.uuid,
                 card.name,
                 card.description,
-                _fraction(card.meta.get("bias")),
-                _fraction(card.meta.get("stickness")),
+                card.meta.bias or 0.0,
+                card.meta.stickness or 0.0,
             )
             for card in cards
         ]

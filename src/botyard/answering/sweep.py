@@ -8,9 +8,10 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat.repository import MessageRepository
+from botyard.chat import conversation
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import Usage
+from botyard.models import MessageMeta, MessageState
 
 OTHER_HOST_STALE = timedelta(hours=1)
 """A `streaming` row of another machine is only taken for abandoned after this long (no stream lasts that long)."""
@@ -31,19 +32,18 @@ async def sweep_streaming(db: AsyncSession, now: datetime) -> int:
     """
     host, _, _ = stream_owner().partition(":")
     swept = 0
-    for message in await MessageRepository(db).streaming():
-        owner = str((message.meta or {}).get("streaming_owner", ""))
-        owner_host, _, owner_pid = owner.partition(":")
+    for message in await conversation.streaming_messages(db):
+        stored = MessageMeta.of(message)
+        owner_host, _, owner_pid = (stored.streaming_owner or "").partition(":")
         if owner_host == host and owner_pid.isdigit() and int(owner_pid) != os.getpid() and _alive(int(owner_pid)):
             continue
         if owner_host not in ("", host) and message.modified_at > now - OTHER_HOST_STALE:
             continue
-        meta = {key: value for key, value in (message.meta or {}).items() if key != "streaming_owner"}
-        meta["interrupted"] = True
-        if not meta.get("actual_token_distribution"):
+        meta = stored.without("streaming_owner").with_values(interrupted=True)
+        if not meta.counted:
             usage = Usage(max(1, count_tokens(message.query)), max(1, count_tokens(message.response)))
-            meta["actual_token_distribution"] = usage.as_dict()
-        await MessageRepository(db).update(message, {"state": "complete", "meta": meta})
+            meta = meta.with_values(actual_token_distribution=usage.as_dict())
+        await conversation.update_message(db, message, {"state": MessageState.COMPLETE, "meta": meta.dump()})
         swept += 1
     return swept
 

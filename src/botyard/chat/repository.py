@@ -3,14 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, func, select, text
+from sqlalchemy import ColumnElement, Select, cast, delete, exists, func, select, text
+from sqlalchemy.dialects.postgresql import JSONB
 
 from botyard.db.repository import Repository
-from botyard.models import Chatbot, ChatSession, Message, RateLimitHit
+from botyard.models import Chatbot, ChatSession, Message, MessageState, RateLimitHit
 from botyard.sources.repository import batches
+
+
+@dataclass(frozen=True)
+class SessionFilter:
+    """Which of a chatbot's sessions to list: created at or after `created_from` and strictly before
+    `created_before`, flagged for operators or not and in a live chat or not (`None`: either), with every tag of
+    `tags`."""
+
+    created_from: datetime | None = None
+    created_before: datetime | None = None
+    human_requested: bool | None = None
+    live_chat: bool | None = None
+    tags: tuple[str, ...] = ()
 
 
 class ChatSessionRepository(Repository[ChatSession]):
@@ -25,16 +40,32 @@ class ChatSessionRepository(Repository[ChatSession]):
             .where(ChatSession.uuid == session_uuid, Chatbot.account_uuid == account_uuid)
         )
 
-    async def of_chatbot(
-        self, chatbot_uuid: str, created_from: datetime | None = None, created_before: datetime | None = None
-    ) -> Sequence[ChatSession]:
-        """The chatbot's sessions created at or after `created_from` and strictly before `created_before`."""
+    async def of_chatbot(self, chatbot_uuid: str, only: SessionFilter | None = None) -> Sequence[ChatSession]:
+        """The chatbot's sessions that pass the filter, oldest first."""
         statement = select(ChatSession).where(ChatSession.chatbot_uuid == chatbot_uuid)
-        if created_from is not None:
-            statement = statement.where(ChatSession.created_at >= created_from)
-        if created_before is not None:
-            statement = statement.where(ChatSession.created_at < created_before)
+        if only is not None:
+            statement = statement.where(*self._conditions(only))
         return await self.all(statement.order_by(ChatSession.created_at, ChatSession.uuid))
+
+    def _conditions(self, only: SessionFilter) -> list[ColumnElement[bool]]:
+        conditions: list[ColumnElement[bool]] = []
+        if only.created_from is not None:
+            conditions.append(ChatSession.created_at >= only.created_from)
+        if only.created_before is not None:
+            conditions.append(ChatSession.created_at < only.created_before)
+        if only.human_requested is not None:
+            conditions.append(ChatSession.human_requested.is_(only.human_requested))
+        if only.live_chat is not None:
+            conditions.append(ChatSession.live_chat.is_(only.live_chat))
+        conditions += [self._has_tag(tag) for tag in only.tags]
+        return conditions
+
+    def _has_tag(self, tag: str) -> ColumnElement[bool]:
+        """The session's `meta.tags` (a JSON list of names) holds `tag`."""
+        if self.session.get_bind().dialect.name == "postgresql":
+            return cast(ChatSession.meta, JSONB)["tags"].contains([tag])
+        names = func.json_each(ChatSession.meta, "$.tags").table_valued("value")
+        return exists(select(1).select_from(names).where(names.c.value == tag))
 
     async def with_chatbot(self, session_uuid: str) -> tuple[ChatSession, Chatbot] | None:
         """The session and its chatbot, whoever owns them (the caller decides who may use them)."""
@@ -64,7 +95,7 @@ class MessageRepository(Repository[Message]):
         """The session's last `limit` finished messages (not the ones still streaming), oldest first."""
         newest = await self.all(
             select(Message)
-            .where(Message.session_uuid == session_uuid, Message.state != "streaming")
+            .where(Message.session_uuid == session_uuid, Message.state != MessageState.STREAMING)
             .order_by(Message.created_at.desc(), Message.uuid.desc())
             .limit(limit)
         )
@@ -76,7 +107,7 @@ class MessageRepository(Repository[Message]):
         return await self.all(select(Message).where(Message.uuid.in_(list(uuids))))
 
     async def streaming(self) -> Sequence[Message]:
-        return await self.all(select(Message).where(Message.state == "streaming"))
+        return await self.all(select(Message).where(Message.state == MessageState.STREAMING))
 
     async def owned_among(self, account_uuid: str, uuids: Sequence[str]) -> Sequence[Message]:
         """The messages among `uuids` that belong to a session of one of the account's chatbots."""

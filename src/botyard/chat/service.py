@@ -10,14 +10,14 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat.repository import ChatSessionRepository, MessageRepository
+from botyard.chat.repository import ChatSessionRepository, MessageRepository, SessionFilter
 from botyard.chat.schemas import Message as MessageOut
 from botyard.chat.schemas import Session as SessionOut
 from botyard.chat.schemas import SessionCreate, SessionSummary
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode, not_found
-from botyard.models import ChatSession, Message
+from botyard.models import Chatbot, ChatSession, Message, MessageKind, MessageMeta, SessionMeta
 
 INVALID_MESSAGE = "invalid message"
 _UUID = re.compile(r"^[0-9a-f]{32}$")
@@ -25,19 +25,55 @@ _SECOND = timedelta(seconds=1)
 
 
 def new_session_meta(initial_variables: dict[str, Any] | None) -> dict[str, Any]:
-    """A new session's meta: the variables start as a copy of `initial_variables` (kept too, when given), no human
-    has been requested and no tag assigned yet."""
-    meta: dict[str, Any] = {}
-    if initial_variables is not None:
-        meta["initial_variables"] = dict(initial_variables)
-    meta.update({"variables": dict(initial_variables or {}), "human_requested": False, "tags": []})
-    return meta
+    """A new session's meta (see `SessionMeta.new`)."""
+    return SessionMeta.new(initial_variables).dump()
 
 
 async def create_session(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: SessionCreate) -> ChatSession:
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     meta = new_session_meta(body.given().get("initial_variables"))
     return await ChatSessionRepository(db).add(ChatSession(chatbot_uuid=chatbot.uuid, meta=meta))
+
+
+async def open_session(db: AsyncSession, chatbot_uuid: str, now: datetime) -> ChatSession:
+    """A new session of the chatbot with no initial variables (the caller has decided who may open it)."""
+    session = ChatSession(chatbot_uuid=chatbot_uuid, meta=new_session_meta(None), created_at=now, modified_at=now)
+    return await ChatSessionRepository(db).add(session)
+
+
+async def get_session(db: AsyncSession, session_uuid: str) -> ChatSession | None:
+    """The session, whoever owns it (the caller has decided who may see it)."""
+    return await ChatSessionRepository(db).get(session_uuid)
+
+
+async def session_with_chatbot(db: AsyncSession, session_uuid: str) -> tuple[ChatSession, Chatbot] | None:
+    """The session and its chatbot, whoever owns them (the caller decides who may use them)."""
+    return await ChatSessionRepository(db).with_chatbot(session_uuid)
+
+
+async def session_messages(db: AsyncSession, session_uuid: str) -> Sequence[Message]:
+    """The session's messages, oldest first (the caller has decided who may see them)."""
+    return await MessageRepository(db).of_session(session_uuid)
+
+
+async def messages_by_uuids(db: AsyncSession, uuids: Sequence[str]) -> dict[str, Message]:
+    """The messages among `uuids` that exist, by uuid (the caller has decided who may see them)."""
+    return {message.uuid: message for message in await MessageRepository(db).by_uuids(uuids)}
+
+
+async def add_transcript_row(
+    db: AsyncSession, session: ChatSession, text: str, kind: MessageKind, now: datetime
+) -> Message:
+    """A live-chat row of the session's transcript: an announcement or an operator's reply (empty query)."""
+    message = Message(
+        session_uuid=session.uuid,
+        query="",
+        response=text,
+        meta=MessageMeta.transcript_row(kind).dump(),
+        created_at=now,
+        modified_at=now,
+    )
+    return await MessageRepository(db).add(message)
 
 
 async def get_owned_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> ChatSession:
@@ -72,12 +108,8 @@ async def list_sessions(
     only those whose `meta.human_requested` is `human_requested`, when given, and that have every tag of `tags`."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     created_from, created_before = _creation_window(start, end)
-    sessions = await ChatSessionRepository(db).of_chatbot(chatbot.uuid, created_from, created_before)
-    if human_requested is not None:
-        sessions = [s for s in sessions if bool((s.meta or {}).get("human_requested")) == human_requested]
-    if tags:
-        sessions = [s for s in sessions if set(tags) <= set((s.meta or {}).get("tags") or [])]
-    return sessions
+    found = SessionFilter(created_from, created_before, human_requested, tags=tuple(dict.fromkeys(tags)))
+    return await ChatSessionRepository(db).of_chatbot(chatbot.uuid, found)
 
 
 async def delete_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> None:
@@ -98,12 +130,12 @@ def transcript(messages: Sequence[Message]) -> str:
 
 
 def _transcript_entry(message: Message) -> str:
-    kind = (message.meta or {}).get("kind")
-    if kind == "operator":
+    kind = MessageMeta.of(message).kind
+    if kind == MessageKind.OPERATOR:
         return f"Operator: {message.response}\n"
-    if kind in ("live_chat_start", "live_chat_end"):
+    if kind in (MessageKind.LIVE_CHAT_START, MessageKind.LIVE_CHAT_END):
         return f"Assistant: {message.response}\n"
-    if kind == "live_chat_user":
+    if kind == MessageKind.LIVE_CHAT_USER:
         return f"User: {message.query}\n"
     return f"User: {message.query}\nAssistant: {message.response}\n"
 
@@ -140,7 +172,7 @@ def session_to_wire(session: ChatSession) -> SessionOut:
         "uuid": session.uuid,
         "created_at": iso(session.created_at),
         "modified_at": iso(session.modified_at),
-        "meta": dict(session.meta or {}),
+        "meta": SessionMeta.of(session).dump(),
     }
 
 
@@ -151,7 +183,7 @@ def message_to_wire(message: Message) -> MessageOut:
         "response": message.response,
         "finish_reason": message.finish_reason,
         "cite_data_json": json.dumps(message.cite_data or {}),
-        "meta_json": json.dumps(message.meta or {}),
+        "meta_json": json.dumps(MessageMeta.of(message).dump()),
         "created_at": iso(message.created_at),
         "modified_at": iso(message.modified_at),
     }

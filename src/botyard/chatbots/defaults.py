@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from botyard.llm.catalogue import DEFAULT_MODEL
-from botyard.models import Agent
+from botyard.models import Agent, AgentType
 
 DEFAULT_AGENT_NAME = "General Q&A"
 
@@ -22,7 +22,7 @@ def default_agent(chatbot_uuid: str) -> Agent:
     return Agent(
         chatbot_uuid=chatbot_uuid,
         name=DEFAULT_AGENT_NAME,
-        type="user-facing",
+        type=AgentType.USER_FACING,
         description=DEFAULT_AGENT_DESCRIPTION,
         prompt=DEFAULT_AGENT_PROMPT,
         enabled=True,

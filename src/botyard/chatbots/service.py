@@ -40,6 +40,11 @@ async def update(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: C
     return await ChatbotRepository(db).update(chatbot, _columns(body))
 
 
+async def by_uuid(db: AsyncSession, chatbot_uuid: str) -> Chatbot | None:
+    """The chatbot, whoever owns it (the caller decides who may use it)."""
+    return await ChatbotRepository(db).by_uuid(chatbot_uuid)
+
+
 async def list_owned(db: AsyncSession, account_uuid: str) -> Sequence[Chatbot]:
     return await ChatbotRepository(db).of_account(account_uuid)
 

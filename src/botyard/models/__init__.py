@@ -2,6 +2,7 @@
 
 from botyard.models.account import Account, ApiKey
 from botyard.models.agent import Agent, AgentDataSource
+from botyard.models.agent_meta import AgentMeta, AgentTag, EscalationSettings
 from botyard.models.chat_session import ChatSession
 from botyard.models.chatbot import Chatbot
 from botyard.models.chatbot_event import ChatbotEvent
@@ -9,7 +10,9 @@ from botyard.models.chunk import Chunk
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.job import Job
+from botyard.models.kinds import AgentType, ChatbotEventKind, MessageKind, MessageState, WidgetRole
 from botyard.models.message import Message
+from botyard.models.meta import MessageMeta, SessionMeta
 from botyard.models.rate_limit import RateLimitHit
 from botyard.models.source_tag import SourceTag, SourceTagMember
 from botyard.models.sync_schedule import SyncSchedule
@@ -20,21 +23,31 @@ __all__ = [
     "Account",
     "Agent",
     "AgentDataSource",
+    "AgentMeta",
+    "AgentTag",
+    "AgentType",
     "ApiKey",
     "ChatSession",
     "Chatbot",
     "ChatbotEvent",
+    "ChatbotEventKind",
     "Chunk",
     "Crawl",
     "CrawlPage",
     "DataSource",
+    "EscalationSettings",
     "Job",
     "Message",
+    "MessageKind",
+    "MessageMeta",
+    "MessageState",
     "RateLimitHit",
+    "SessionMeta",
     "SourceFile",
     "SourceTag",
     "SourceTagMember",
     "SyncSchedule",
     "ToolFunction",
+    "WidgetRole",
     "WidgetSettings",
 ]

@@ -2,16 +2,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ForeignKey
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy import ForeignKey, Index, false
+from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from botyard.db.base import Base, Timestamps, UuidPk
+from botyard.models.meta import SessionMeta
 
 
 class ChatSession(UuidPk, Timestamps, Base):
-    """A conversation with a chatbot; `meta` holds its variables and flags (initial_variables, ...)."""
+    """A conversation with a chatbot; `meta` holds its variables and flags (read it through `SessionMeta`).
+
+    `human_requested` and `live_chat` repeat the flags of `meta` as columns so that the operators' inbox can filter
+    in SQL. `meta` stays the one thing written: assigning it sets both columns (`_flags_follow_meta`), so the two
+    cannot disagree, whichever code writes the meta.
+    """
 
     __tablename__ = "chat_session"
+    __table_args__ = (Index("ix_chat_session_flags", "chatbot_uuid", "human_requested", "live_chat"),)
 
     chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"), index=True)
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    human_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
+    live_chat: Mapped[bool] = mapped_column(default=False, server_default=false())
+
+    @validates("meta")
+    def _flags_follow_meta(self, key: str, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+        view = SessionMeta(meta or {})
+        self.human_requested = view.human_requested
+        self.live_chat = view.live_chat
+        return meta

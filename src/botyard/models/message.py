@@ -6,6 +6,7 @@ from sqlalchemy import ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, Timestamps, UuidPk
+from botyard.models.kinds import MessageState
 
 
 class Message(UuidPk, Timestamps, Base):
@@ -19,4 +20,4 @@ class Message(UuidPk, Timestamps, Base):
     finish_reason: Mapped[str] = mapped_column(String(16), default="stop")
     cite_data: Mapped[dict[str, Any]] = mapped_column(default=dict)
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    state: Mapped[str] = mapped_column(String(16), default="complete")
+    state: Mapped[str] = mapped_column(String(16), default=MessageState.COMPLETE.value)

@@ -209,6 +209,11 @@ async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str
     return await DataSourceRepository(db).of_chatbot(chatbot.uuid)
 
 
+async def in_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequence[str]) -> Sequence[DataSource]:
+    """The sources among `uuids` that belong to the chatbot (the caller has decided who may see them)."""
+    return await DataSourceRepository(db).in_chatbot(chatbot_uuid, uuids)
+
+
 async def update(db: AsyncSession, account_uuid: str, source_uuid: str, body: SourceUpdate) -> DataSource:
     source = await get_owned(db, account_uuid, source_uuid)
     if body.title != source.title:

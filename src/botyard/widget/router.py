@@ -14,16 +14,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.answering.prepare import Ask
 from botyard.answering.router import Answers
 from botyard.answering.wire import AnswerResponse, wants_events
-from botyard.chat import live
-from botyard.chat.event_stream import StreamedEvent, event_stream, resume_point
-from botyard.chat.repository import MessageRepository
+from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
 from botyard.db.session import Database
 from botyard.deps import AppClock, AppDatabase, CurrentAccount, DbSession, ReadDbSession
-from botyard.models import Message
+from botyard.live import service as live
+from botyard.live.event_stream import StreamedEvent, event_stream, resume_point
+from botyard.models import ChatbotEventKind
 from botyard.widget import service
 from botyard.widget.origins import check_origin
-from botyard.widget.repository import SessionEventRepository
 from botyard.widget.schemas import (
     WidgetConfig,
     WidgetEntry,
@@ -36,7 +35,6 @@ from botyard.widget.schemas import (
 
 router = APIRouter(tags=["widget"])
 
-_SESSION_EVENTS = (live.LIVE_CHAT_STARTED, live.OPERATOR_MESSAGE, live.LIVE_CHAT_ENDED)
 _REFUSED: dict[int | str, dict[str, Any]] = {
     403: {"description": "`origin_not_allowed`: the calling website is not in the chatbot's `allowed_origins`."},
     404: {"description": "No such chatbot or session, or its chatbot is private."},
@@ -101,7 +99,7 @@ async def widget_messages(session_uuid: str, request: Request, db: ReadDbSession
     """The conversation so far, oldest first, as the widget shows it (restored after a page reload)."""
     session, opened = await service.open_session(db, session_uuid)
     check_origin(request, opened.allowed_origins)
-    return service.entries(await MessageRepository(db).of_session(session.uuid))
+    return service.entries(await session_messages(db, session.uuid))
 
 
 @router.post(
@@ -144,21 +142,21 @@ async def widget_events(
     check_origin(request, opened.allowed_origins)
     start = after if after is not None else resume_point(last_event_id)
     if start is None:
-        start = await SessionEventRepository(db).last_id(session.uuid)
+        start = await live.last_session_event_id(db, session.uuid)
     stream = _session_events(database, session.uuid, start)
     return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
 
 def _session_events(database: Database, session_uuid: str, after: int) -> AsyncIterator[bytes]:
     async def read(db: AsyncSession, after: int) -> list[StreamedEvent]:
-        found = await SessionEventRepository(db).after(session_uuid, _SESSION_EVENTS, after)
+        found = await live.session_events_after(db, session_uuid, after)
         uuids = [str(event.data.get("message_uuid")) for event in found if event.data.get("message_uuid")]
-        rows: dict[str, Message] = {row.uuid: row for row in await MessageRepository(db).by_uuids(uuids)}
+        rows = await messages_by_uuids(db, uuids)
         shown = []
         for event in found:
             row = rows.get(str(event.data.get("message_uuid")))
             data = {"text": row.response if row is not None else "", "created_at": iso(event.created_at)}
-            if event.kind == live.OPERATOR_MESSAGE and row is not None:
+            if event.kind == ChatbotEventKind.OPERATOR_MESSAGE and row is not None:
                 data["message_uuid"] = row.uuid
             shown.append((event.id, event.kind, data))
         return shown

@@ -12,19 +12,32 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat import ratelimit
 from botyard.chat.access import OPEN_VISIBILITIES
-from botyard.chat.repository import ChatSessionRepository
-from botyard.chat.service import new_session_meta
-from botyard.chatbots.repository import ChatbotRepository
+from botyard.chat.service import open_session as open_chat_session
+from botyard.chat.service import session_with_chatbot
+from botyard.chatbots.service import by_uuid as chatbot_by_uuid
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.errors import not_found
-from botyard.models import Chatbot, ChatSession, Message, WidgetSettings
+from botyard.models import (
+    Chatbot,
+    ChatSession,
+    Message,
+    MessageKind,
+    MessageMeta,
+    MessageState,
+    WidgetRole,
+    WidgetSettings,
+)
 from botyard.widget.repository import WidgetSettingsRepository
 from botyard.widget.schemas import DEFAULTS, WidgetCitation, WidgetConfig, WidgetEntry, WidgetSettingsUpdate
 from botyard.widget.schemas import WidgetSettings as WidgetSettingsOut
 
 _FIELDS = tuple(DEFAULTS)
-_ROLE_OF_KIND = {"live_chat_start": "announcement", "live_chat_end": "announcement", "operator": "operator"}
+_ROLE_OF_KIND = {
+    MessageKind.LIVE_CHAT_START: WidgetRole.ANNOUNCEMENT,
+    MessageKind.LIVE_CHAT_END: WidgetRole.ANNOUNCEMENT,
+    MessageKind.OPERATOR: WidgetRole.OPERATOR,
+}
 
 
 @dataclass(frozen=True)
@@ -90,7 +103,7 @@ def _settings_out(chatbot_uuid: str, row: WidgetSettings | None) -> WidgetSettin
 
 async def open_chatbot(db: AsyncSession, chatbot_uuid: str) -> OpenChatbot:
     """A public or hybrid chatbot; a private or missing one answers the same 404."""
-    chatbot = await ChatbotRepository(db).by_uuid(chatbot_uuid)
+    chatbot = await chatbot_by_uuid(db, chatbot_uuid)
     if chatbot is None or chatbot.visibility not in OPEN_VISIBILITIES:
         raise not_found("Chatbot")
     return OpenChatbot(chatbot, _values(await WidgetSettingsRepository(db).of_chatbot(chatbot.uuid)))
@@ -98,7 +111,7 @@ async def open_chatbot(db: AsyncSession, chatbot_uuid: str) -> OpenChatbot:
 
 async def open_session(db: AsyncSession, session_uuid: str) -> tuple[ChatSession, OpenChatbot]:
     """A session of a public or hybrid chatbot (the session uuid is the capability); otherwise 404."""
-    found = await ChatSessionRepository(db).with_chatbot(session_uuid)
+    found = await session_with_chatbot(db, session_uuid)
     if found is None or found[1].visibility not in OPEN_VISIBILITIES:
         raise not_found("Session")
     session, chatbot = found
@@ -131,10 +144,7 @@ async def create_session(db: AsyncSession, opened: OpenChatbot, device_key: str,
     """A new session for a widget user. New sessions count against the chatbot's rate limit of their own, so a
     script cannot mint sessions without end."""
     await ratelimit.admit(db, opened.chatbot, f"new-session:{device_key}", now)
-    session = ChatSession(
-        chatbot_uuid=opened.chatbot.uuid, meta=new_session_meta(None), created_at=now, modified_at=now
-    )
-    return await ChatSessionRepository(db).add(session)
+    return await open_chat_session(db, opened.chatbot.uuid, now)
 
 
 def entries(messages: Sequence[Message]) -> list[WidgetEntry]:
@@ -142,29 +152,26 @@ def entries(messages: Sequence[Message]) -> list[WidgetEntry]:
     rows are announcements, operator replies, or a user line alone."""
     shown: list[WidgetEntry] = []
     for message in messages:
-        kind = (message.meta or {}).get("kind")
-        created = iso(message.created_at)
+        kind = MessageMeta.of(message).kind
         if message.query:
-            shown.append(
-                {"uuid": message.uuid, "role": "user", "text": message.query, "citations": {}, "created_at": created}
-            )
-        if kind in _ROLE_OF_KIND:
-            role = _ROLE_OF_KIND[kind]
-            shown.append(
-                {"uuid": message.uuid, "role": role, "text": message.response, "citations": {}, "created_at": created}
-            )
-        elif kind != "live_chat_user" and message.state != "streaming":
-            citations = _citations(message.cite_data)
-            shown.append(
-                {
-                    "uuid": message.uuid,
-                    "role": "assistant",
-                    "text": message.response,
-                    "citations": citations,
-                    "created_at": created,
-                }
-            )
+            shown.append(_entry(message, WidgetRole.USER, message.query))
+        if kind is not None and kind in _ROLE_OF_KIND:
+            shown.append(_entry(message, _ROLE_OF_KIND[kind], message.response))
+        elif kind != MessageKind.LIVE_CHAT_USER and message.state != MessageState.STREAMING:
+            shown.append(_entry(message, WidgetRole.ASSISTANT, message.response, _citations(message.cite_data)))
     return shown
+
+
+def _entry(
+    message: Message, role: WidgetRole, text: str, citations: dict[str, WidgetCitation] | None = None
+) -> WidgetEntry:
+    return {
+        "uuid": message.uuid,
+        "role": role.value,
+        "text": text,
+        "citations": citations or {},
+        "created_at": iso(message.created_at),
+    }
 
 
 def _citations(cite_data: dict[str, Any]) -> dict[str, WidgetCitation]:

@@ -24,13 +24,14 @@ from botyard.answering.base import Answerer, Turn
 from botyard.answering.judge import ModelJudge
 from botyard.answering.text import key_terms
 from botyard.answering.tools import Tool
-from botyard.chat import live
-from botyard.chat.repository import MessageRepository
+from botyard.chat import conversation
+from botyard.chat import service as chat_service
 from botyard.db.base import utcnow
 from botyard.embedding import Embedder
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
-from botyard.models import ChatSession, Job
+from botyard.live import service as live
+from botyard.models import AgentMeta, ChatbotEventKind, Job, SessionMeta
 
 TAG_SESSION = "tag_session"
 RECENT_MESSAGES = 6
@@ -128,33 +129,24 @@ class Loaded:
 async def _load(db: AsyncSession, session_uuid: str, *, with_tools: bool) -> Loaded | None:
     """What the background agents work from: the session's assigned tags, the tag rules of its chatbot's enabled
     background agents, its recent exchanges, and (`with_tools`) the background agents that have functions."""
-    session = await db.get(ChatSession, session_uuid)
+    session = await chat_service.get_session(db, session_uuid)
     if session is None:
         return None
     rules: dict[str, TagRule] = {}
     agents = (await enabled_agents(db, session.chatbot_uuid)).background
-    for agent in agents:
-        for tag in (agent.meta or {}).get("tags") or []:
-            if isinstance(tag, dict) and tag.get("name") and tag["name"] not in rules:
-                rules[str(tag["name"])] = TagRule(str(tag["name"]), str(tag.get("criteria") or ""))
-    recent = [m for m in await MessageRepository(db).recent_finished(session_uuid, RECENT_MESSAGES) if m.query.strip()]
+    for tag in (tag for agent in agents for tag in AgentMeta.of(agent).tags):
+        if tag.name and tag.name not in rules:
+            rules[tag.name] = TagRule(tag.name, tag.criteria)
+    exchanges = await conversation.recent_exchanges(db, session_uuid, RECENT_MESSAGES)
+    recent = [message for message in exchanges if message.query.strip()]
     callers = await background_tools.background_agents(db, agents) if with_tools else []
     turns = [Turn(message.query, message.response) for message in recent]
     last = recent[-1].uuid if recent else None
-    return Loaded(assigned_tags(session), list(rules.values()), turns, last, callers)
-
-
-def assigned_tags(session: ChatSession) -> list[str]:
-    tags: Any = (session.meta or {}).get("tags") or []
-    return [str(tag) for tag in tags] if isinstance(tags, list) else []
+    return Loaded(SessionMeta.of(session).tags, list(rules.values()), turns, last, callers)
 
 
 async def _assign(db: AsyncSession, session_uuid: str, names: list[str]) -> None:
-    session = await db.get(ChatSession, session_uuid)
-    if session is None:
-        return
-    current = assigned_tags(session)
-    added = [name for name in names if name not in current]
-    if added:
-        session.meta = {**(session.meta or {}), "tags": current + added}
-        await live.record(db, session, live.TAGS_ASSIGNED, utcnow(), tags=added)
+    assigned = await conversation.add_tags(db, session_uuid, names)
+    if assigned is not None and assigned[1]:
+        session, added = assigned
+        await live.record(db, session, ChatbotEventKind.TAGS_ASSIGNED, utcnow(), tags=added)

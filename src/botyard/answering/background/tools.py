@@ -21,8 +21,9 @@ from botyard.agents.roster import enabled_functions
 from botyard.answering.base import Answerer, AnswerRequest, Finished, Turn
 from botyard.answering.supervisor import tool_of
 from botyard.answering.tools import Tool
+from botyard.chat import conversation
 from botyard.llm.catalogue import DEFAULT_MODEL
-from botyard.models import Agent, Message
+from botyard.models import Agent, AgentMeta
 
 BACKGROUND_RULES = """You work in the background of a customer conversation and never reply to the customer. \
 Call your functions when the conversation calls for it, and only then. When you are done, reply with the single \
@@ -44,8 +45,7 @@ async def background_agents(db: AsyncSession, agents: Sequence[Agent]) -> list[B
     for agent in agents:
         tools = [tool_of(function) for function in functions.get(agent.uuid, [])]
         if tools:
-            model = str((agent.meta or {}).get("model") or DEFAULT_MODEL)
-            found.append(BackgroundAgent(agent.name, agent.prompt, model, tools))
+            found.append(BackgroundAgent(agent.name, agent.prompt, AgentMeta.of(agent).model or DEFAULT_MODEL, tools))
     return found
 
 
@@ -76,7 +76,4 @@ async def run_tools(
 
 
 async def record_calls(db: AsyncSession, message_uuid: str, calls: list[dict[str, str]]) -> None:
-    message = await db.get(Message, message_uuid)
-    if message is not None and calls:
-        earlier = list((message.meta or {}).get("background_functions_called") or [])
-        message.meta = {**(message.meta or {}), "background_functions_called": earlier + calls}
+    await conversation.add_to_message_meta(db, message_uuid, "background_functions_called", calls)

@@ -3,12 +3,25 @@
 // are kept (in this page's localStorage, or when framed in the widget's host page's), so a reload (or the next
 // visit) shows the same conversation.
 
-import { citationMarkers, renderMarkdown, webUrl } from "../shared/markdown.js";
+import { renderMarkdown } from "../shared/markdown.js";
+import { ChatbotEventKind, WidgetRole } from "../shared/names.js";
 import { readEvents } from "../shared/sse.js";
+import {
+  citationMap,
+  citationOf,
+  element,
+  errorText,
+  finishAnswer,
+  fitInput,
+  keepingScroll,
+  payload,
+  readableOn,
+  showAnswer,
+} from "./render.js";
+import { deviceIdIn, hostStorage, pageStorage } from "./storage.js";
 
 const API = "/api/v1/widget";
 const HEX = /^#[0-9a-f]{6}$/i;
-const DEVICE_ID = /^[A-Za-z0-9_-]{8,64}$/;
 const LABELS = { user: "You", assistant: "Answer", operator: "Operator", announcement: "Notice" };
 
 const page = {
@@ -28,7 +41,7 @@ class ChatError extends Error {}
 
 const config = readConfig();
 const store = config && embedded() ? hostStorage() : pageStorage();
-const deviceId = device();
+const deviceId = deviceIdIn(store);
 const sessionKey = `botyard:session:${config?.chatbot_uuid}`;
 const shownOperatorMessages = new Set(); // the event stream may repeat a reply the messages list already had
 let session = store.get(sessionKey);
@@ -82,7 +95,7 @@ function bindControls() {
     const text = page.input.value;
     if (busy || !text.trim()) return;
     page.input.value = "";
-    fitInput();
+    fitInput(page.input);
     ask(text);
   });
   page.input.addEventListener("keydown", (event) => {
@@ -91,7 +104,7 @@ function bindControls() {
       page.form.requestSubmit();
     }
   });
-  page.input.addEventListener("input", fitInput);
+  page.input.addEventListener("input", () => fitInput(page.input));
   if (embedded()) {
     page.close.addEventListener("click", closeFrame);
     document.addEventListener("keydown", (event) => {
@@ -126,17 +139,17 @@ async function restore() {
 }
 
 function showStored(message) {
-  if (message.role === "user") {
-    addEntry("user").textContent = message.text;
-  } else if (message.role === "announcement") {
-    addEntry("announcement").textContent = message.text;
-  } else if (message.role === "operator") {
+  if (message.role === WidgetRole.USER) {
+    addEntry(WidgetRole.USER).textContent = message.text;
+  } else if (message.role === WidgetRole.ANNOUNCEMENT) {
+    addEntry(WidgetRole.ANNOUNCEMENT).textContent = message.text;
+  } else if (message.role === WidgetRole.OPERATOR) {
     shownOperatorMessages.add(message.uuid);
-    showAnswer(addEntry("operator"), message.text, new Map());
-  } else if (message.role === "assistant" && message.text) {
-    const entry = addEntry("assistant");
+    showAnswer(addEntry(WidgetRole.OPERATOR), message.text, new Map(), config.image_hosts);
+  } else if (message.role === WidgetRole.ASSISTANT && message.text) {
+    const entry = addEntry(WidgetRole.ASSISTANT);
     entry.dataset.state = "done";
-    showAnswer(entry, message.text, citationMap(message.citations));
+    showAnswer(entry, message.text, citationMap(message.citations), config.image_hosts);
   }
 }
 
@@ -146,7 +159,7 @@ async function ask(text) {
   setBusy(true);
   showNotice("");
   page.input.focus(); // a clicked Send or suggestion button is disabled or hidden now; typing goes on here
-  const question = addEntry("user");
+  const question = addEntry(WidgetRole.USER);
   question.textContent = query;
   updateSuggestions();
   page.log.scrollTop = page.log.scrollHeight;
@@ -154,10 +167,10 @@ async function ask(text) {
   try {
     const response = await postQuery(query);
     if (!response.ok) throw new ChatError(await errorText(response));
-    answer = addEntry("assistant");
+    answer = addEntry(WidgetRole.ASSISTANT);
     answer.dataset.state = "streaming";
     answer.setAttribute("aria-busy", "true"); // screen readers hear the finished answer, not every word of it
-    showAnswer(answer, "", new Map());
+    showAnswer(answer, "", new Map(), config.image_hosts);
     await streamAnswer(response, answer);
   } catch (error) {
     const message = error instanceof ChatError ? error.message : "The connection failed. Please try again.";
@@ -168,7 +181,7 @@ async function ask(text) {
       updateSuggestions();
       if (!page.input.value) {
         page.input.value = query;
-        fitInput();
+        fitInput(page.input);
       }
     }
   } finally {
@@ -235,87 +248,31 @@ async function streamAnswer(response, entry) {
       if (event === "error") showNotice(data.error || "The answer could not be completed.");
       continue; // start and ping change nothing on screen
     }
-    keepingScroll(() => showAnswer(entry, text, citations));
+    keepingScroll(page.log, () => showAnswer(entry, text, citations, config.image_hosts));
   }
   if (!ended) throw new ChatError("The answer was interrupted. Please try again.");
-}
-
-function finishAnswer(entry) {
-  if (!entry.querySelector(".answer")?.hasChildNodes()) {
-    entry.remove(); // no text: during a live chat the message went to the operator, who answers over `events`
-    return;
-  }
-  entry.dataset.state = "done";
-  entry.removeAttribute("aria-busy");
-}
-
-/** Renders `text` into `entry`, with a numbered source list when it cites sources. */
-function showAnswer(entry, text, citations) {
-  entry.replaceChildren();
-  const body = element("div", entry, "answer");
-  body.append(renderMarkdown(text, { imageHosts: config.image_hosts, citations }));
-  const cited = citationMarkers(text)
-    .map((marker, index) => ({ number: index + 1, citation: citations.get(marker) }))
-    .filter((item) => item.citation);
-  if (!cited.length) return;
-  const list = element("ol", entry, "sources");
-  list.setAttribute("aria-label", "Sources");
-  for (const { number, citation } of cited) {
-    const item = element("li", list);
-    item.value = number;
-    const url = webUrl(citation.url);
-    const target = url ? element("a", item) : item;
-    if (url) Object.assign(target, { href: url.href, target: "_blank", rel: "noopener noreferrer nofollow" });
-    target.textContent = citation.title;
-  }
-}
-
-/** `{marker: entry}` (the messages list's or the `end` event's) as the Map renderMarkdown takes. */
-function citationMap(entries) {
-  return new Map(Object.entries(entries ?? {}).map(([marker, entry]) => [marker, citationOf(entry)]));
-}
-
-/** Where a citation points: the stored `url`, else the source's reference link, else a web page's own address. */
-function citationOf(entry) {
-  const url = entry.url ?? entry.reference_source_link ?? (entry.type === "link" ? entry.file_name : null);
-  return { url, title: entry.title || entry.file_name || "Source" };
 }
 
 /** Live chat: an operator's replies and the take-over/hand-back notices arrive over an EventSource. */
 function listen() {
   if (events || !session) return;
   events = new EventSource(`${sessionPath()}/events`);
-  const announce = (event) => keepingScroll(() => (addEntry("announcement").textContent = payload(event).text));
-  events.addEventListener("live_chat_started", announce);
-  events.addEventListener("live_chat_ended", announce);
-  events.addEventListener("operator_message", (event) => {
+  const announce = (event) =>
+    keepingScroll(page.log, () => (addEntry(WidgetRole.ANNOUNCEMENT).textContent = payload(event).text));
+  events.addEventListener(ChatbotEventKind.LIVE_CHAT_STARTED, announce);
+  events.addEventListener(ChatbotEventKind.LIVE_CHAT_ENDED, announce);
+  events.addEventListener(ChatbotEventKind.OPERATOR_MESSAGE, (event) => {
     const { text, message_uuid: uuid } = payload(event);
     if (shownOperatorMessages.has(uuid)) return;
     shownOperatorMessages.add(uuid);
-    keepingScroll(() => showAnswer(addEntry("operator"), text, new Map()));
+    keepingScroll(page.log, () => showAnswer(addEntry(WidgetRole.OPERATOR), text, new Map(), config.image_hosts));
   });
-}
-
-function payload(event) {
-  try {
-    return JSON.parse(event.data);
-  } catch {
-    return {};
-  }
 }
 
 function addEntry(role) {
   const entry = element("article", page.log, `msg msg-${role}`);
   entry.setAttribute("aria-label", LABELS[role]);
   return entry;
-}
-
-/** Runs `change`, then keeps the log scrolled to the end if it was there (someone reading back is left alone). */
-function keepingScroll(change) {
-  const log = page.log;
-  const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 48;
-  change();
-  if (atEnd) log.scrollTop = log.scrollHeight;
 }
 
 function updateSuggestions() {
@@ -332,96 +289,10 @@ function showNotice(text) {
   page.notice.textContent = text;
 }
 
-async function errorText(response) {
-  try {
-    const body = await response.json();
-    if (typeof body?.error === "string" && body.error) return body.error;
-  } catch {
-    // not JSON: the status decides
-  }
-  if (response.status === 429) return "Too many messages. Please wait a moment.";
-  if (response.status === 404 || response.status === 403) return "This chat is not available right now.";
-  return "Something went wrong. Please try again.";
-}
-
 function embedded() {
   return config.embedded === true && window.parent !== window;
 }
 
 function closeFrame() {
   window.parent.postMessage({ type: "botyard:close" }, "*"); // carries nothing secret; the widget checks the source
-}
-
-function fitInput() {
-  const input = page.input;
-  input.style.height = "auto";
-  input.style.height = `${input.scrollHeight + input.offsetHeight - input.clientHeight}px`;
-}
-
-function device() {
-  let id = store.get("botyard:device");
-  if (!DEVICE_ID.test(id ?? "")) {
-    // getRandomValues, not randomUUID: the latter needs a secure context and self-hosters may serve plain http.
-    id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, "0")).join("");
-    store.set("botyard:device", id);
-  }
-  return id;
-}
-
-/** Framed by the widget: browsers block or partition a framed third party's storage, so the widget keeps the values
- * in its host page's storage. They arrive in this page's URL fragment; changes go back to the widget by message
- * (nothing else is ever posted, so a page framing this one learns only the session it saw created). */
-function hostStorage() {
-  const values = new Map(new URLSearchParams(location.hash.slice(1)));
-  const post = (key, value) => window.parent.postMessage({ type: "botyard:store", key, value }, "*");
-  return {
-    get: (key) => values.get(key) ?? null,
-    set: (key, value) => {
-      values.set(key, value);
-      post(key, value);
-    },
-    remove: (key) => {
-      values.delete(key);
-      post(key, null);
-    },
-  };
-}
-
-/** localStorage, or memory for this page's life where the browser refuses storage. */
-function pageStorage() {
-  const memory = new Map();
-  const attempt = (action, fallback) => {
-    try {
-      return action();
-    } catch {
-      return fallback;
-    }
-  };
-  return {
-    get: (key) => attempt(() => localStorage.getItem(key), null) ?? memory.get(key) ?? null,
-    set: (key, value) => {
-      memory.set(key, value);
-      attempt(() => localStorage.setItem(key, value));
-    },
-    remove: (key) => {
-      memory.delete(key);
-      attempt(() => localStorage.removeItem(key));
-    },
-  };
-}
-
-/** Black or white, whichever reads better on `hex` (WCAG relative luminance; widget.js has the same rule). */
-function readableOn(hex) {
-  const [r, g, b] = [1, 3, 5].map((at) => {
-    const channel = parseInt(hex.slice(at, at + 2), 16) / 255;
-    return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
-  });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.179 ? "#000000" : "#ffffff";
-}
-
-function element(tag, parent, className) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  parent.append(node);
-  return node;
 }

@@ -1,10 +1,11 @@
 // One agent's settings: the common ones, those of its type, its variables, and (user-facing and background agents)
 // its tool functions.
+import { AgentType } from "/static/shared/names.js";
 import { get, post } from "./api.js";
 import { functionsSection } from "./functions.js";
 import { append, badge, busy, checkbox, field, h, heading, jsonField, lines, notice, select } from "./ui.js";
 
-const ROUTED = ["user-facing", "human-escalation", "pre-canned", "spam-defense"];
+const ROUTED = [AgentType.USER_FACING, AgentType.HUMAN_ESCALATION, AgentType.PRE_CANNED, AgentType.SPAM_DEFENSE];
 const ESCALATION_TEXTS = [
   ["human_requested_message", "Reply when a person is asked for"],
   ["live_chat_start_announcement", "Announcement when an operator takes over"],
@@ -21,103 +22,11 @@ export async function render(ctx) {
     get(`/chatbot/${ctx.chatbot.uuid}/data-sources`, { signal: ctx.signal }),
   ]);
   const type = agent.type;
-  const meta = agent.meta ?? {};
   const note = notice();
   const title = heading(`Agent: ${agent.name}`);
-
-  const name = h("input", { type: "text", value: agent.name, required: true, maxlength: "200" });
-  const description = h("textarea", { rows: "2" });
-  description.value = agent.description ?? "";
-  const prompt = h("textarea", { rows: "8", class: "code" });
-  prompt.value = agent.prompt ?? "";
-  const model = select(models.models.includes(meta.model) ? models.models : [meta.model, ...models.models], meta.model);
-  const temperature = number(meta.temperature, 0, 1, 0.1);
-  const enabled = checkbox("Enabled", Boolean(agent.enabled));
-  const common = [
-    field("Name", name),
-    field("Description", description, "Routing compares questions with the name and description."),
-    field("Prompt", prompt, "Instructions for the model; {{variable}} inserts a variable's value."),
-    h("div", { class: "row" }, field("Model", model), field("Temperature", temperature, "0 to 1.")),
-    enabled.element,
-  ];
-
-  const specific = [];
-  const read = []; // functions adding the type-specific values to the body
-  if (ROUTED.includes(type)) {
-    const bias = number(meta.bias, -1, 1);
-    const stickness = number(meta.stickness, 0, 1);
-    specific.push(
-      h(
-        "div",
-        { class: "row" },
-        field("Bias", bias, "-1 to 1: favours this agent in routing."),
-        field("Stickiness", stickness, "0 to 1: keeps a conversation with the agent that answered last."),
-      ),
-    );
-    read.push((body) => Object.assign(body, { bias: Number(bias.value), stickness: Number(stickness.value) }));
-  }
-  if (type === "user-facing") {
-    const all = checkbox("Answer from all the chatbot's sources", meta.use_all_sources !== false);
-    const picks = sources.map((source) =>
-      checkbox(source.title || source.file_name, agent.data_source_uuids.includes(source.uuid), { value: source.uuid }),
-    );
-    const chosen = h(
-      "fieldset",
-      {},
-      h("legend", {}, "Sources this agent answers from"),
-      picks.length ? picks.map((pick) => pick.element) : h("p", { class: "hint" }, "The chatbot has no sources yet."),
-    );
-    const sync = () => (chosen.hidden = all.input.checked);
-    all.input.addEventListener("change", sync);
-    sync();
-    specific.push(all.element, chosen);
-    read.push((body) =>
-      Object.assign(body, {
-        use_all_sources: all.input.checked,
-        data_source_uuids: picks.filter((pick) => pick.input.checked).map((pick) => pick.input.value),
-      }),
-    );
-  }
-  if (type === "pre-canned" || type === "spam-defense") {
-    const message = h("textarea", { rows: "3" });
-    message.value = meta.default_message ?? "";
-    specific.push(field("Reply", message, "What this agent always answers."));
-    read.push((body) => Object.assign(body, { default_message: message.value }));
-  }
-  if (type === "background") {
-    const tags = jsonField(
-      "Tags (JSON)",
-      meta.tags ?? [],
-      'A list of {"name", "criteria", "color": "#RRGGBB"}: conversations meeting the criteria get the tag.',
-    );
-    specific.push(tags.element);
-    read.push((body) => Object.assign(body, { tags: tags.read([]) }));
-  }
-  if (type === "human-escalation") {
-    const settings = agent.human_escalation_settings ?? {};
-    const texts = ESCALATION_TEXTS.map(([key, label]) => {
-      const area = h("textarea", { rows: "2" });
-      area.value = settings[key] ?? "";
-      return [key, area, field(label, area)];
-    });
-    const monitored = h("textarea", { rows: "3" });
-    monitored.value = (settings.monitored_messages ?? []).join("\n");
-    const notifications = checkbox("Notify operators", Boolean(settings.notifications_enabled));
-    const sound = checkbox("Play a sound", Boolean(settings.sound_enabled));
-    specific.push(
-      ...texts.map(([, , element]) => element),
-      field("Monitored phrases", monitored, "One per line: an AI reply containing one flags the conversation."),
-      notifications.element,
-      sound.element,
-    );
-    read.push((body) => {
-      const escalation = Object.fromEntries(texts.map(([key, area]) => [key, area.value]));
-      escalation.monitored_messages = lines(monitored.value);
-      escalation.notifications_enabled = notifications.input.checked;
-      escalation.sound_enabled = sound.input.checked;
-      body.human_escalation_settings = escalation;
-    });
-  }
+  const common = commonSection(agent, models.models);
+  const sections = SECTIONS.filter(([applies]) => applies(type)).map(([, section]) => section(agent, sources));
+  const specific = sections.flatMap((section) => section.elements);
   const variables = jsonField(
     "Variables (JSON)",
     agent.variables ?? [],
@@ -129,7 +38,7 @@ export async function render(ctx) {
   const form = h(
     "form",
     { class: "card" },
-    ...common,
+    ...common.elements,
     specific.length ? h("fieldset", {}, h("legend", {}, `${type} settings`), ...specific) : null,
     variables.element,
     save,
@@ -138,16 +47,8 @@ export async function render(ctx) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     busy(save, note, async () => {
-      const body = {
-        name: name.value.trim(),
-        description: description.value,
-        prompt: prompt.value,
-        model: model.value,
-        temperature: Number(temperature.value),
-        enabled: enabled.input.checked,
-        variables: variables.read([]),
-      };
-      for (const add of read) add(body);
+      const body = { variables: variables.read([]) };
+      for (const section of [common, ...sections]) section.read(body);
       const saved = await post(`/agent/${agent.uuid}/update`, body);
       title.textContent = `Agent: ${saved.name}`;
       note.ok("Agent saved.");
@@ -159,6 +60,129 @@ export async function render(ctx) {
     title,
     h("p", {}, badge(type)),
     form,
-    ["user-facing", "background"].includes(type) ? functionsSection(ctx, agent) : null,
+    [AgentType.USER_FACING, AgentType.BACKGROUND].includes(type) ? functionsSection(ctx, agent) : null,
   ]);
 }
+
+// A section of the form: `elements` to show and `read(body)`, which adds their values to the update body.
+
+function commonSection(agent, modelNames) {
+  const meta = agent.meta ?? {};
+  const name = h("input", { type: "text", value: agent.name, required: true, maxlength: "200" });
+  const description = h("textarea", { rows: "2" });
+  description.value = agent.description ?? "";
+  const prompt = h("textarea", { rows: "8", class: "code" });
+  prompt.value = agent.prompt ?? "";
+  const model = select(modelNames.includes(meta.model) ? modelNames : [meta.model, ...modelNames], meta.model);
+  const temperature = number(meta.temperature, 0, 1, 0.1);
+  const enabled = checkbox("Enabled", Boolean(agent.enabled));
+  const elements = [
+    field("Name", name),
+    field("Description", description, "Routing compares questions with the name and description."),
+    field("Prompt", prompt, "Instructions for the model; {{variable}} inserts a variable's value."),
+    h("div", { class: "row" }, field("Model", model), field("Temperature", temperature, "0 to 1.")),
+    enabled.element,
+  ];
+  const read = (body) =>
+    Object.assign(body, {
+      name: name.value.trim(),
+      description: description.value,
+      prompt: prompt.value,
+      model: model.value,
+      temperature: Number(temperature.value),
+      enabled: enabled.input.checked,
+    });
+  return { elements, read };
+}
+
+function routingSection(agent) {
+  const meta = agent.meta ?? {};
+  const bias = number(meta.bias, -1, 1);
+  const stickness = number(meta.stickness, 0, 1);
+  const row = h(
+    "div",
+    { class: "row" },
+    field("Bias", bias, "-1 to 1: favours this agent in routing."),
+    field("Stickiness", stickness, "0 to 1: keeps a conversation with the agent that answered last."),
+  );
+  return {
+    elements: [row],
+    read: (body) => Object.assign(body, { bias: Number(bias.value), stickness: Number(stickness.value) }),
+  };
+}
+
+function sourcesSection(agent, sources) {
+  const all = checkbox("Answer from all the chatbot's sources", (agent.meta ?? {}).use_all_sources !== false);
+  const picks = sources.map((source) =>
+    checkbox(source.title || source.file_name, agent.data_source_uuids.includes(source.uuid), { value: source.uuid }),
+  );
+  const chosen = h(
+    "fieldset",
+    {},
+    h("legend", {}, "Sources this agent answers from"),
+    picks.length ? picks.map((pick) => pick.element) : h("p", { class: "hint" }, "The chatbot has no sources yet."),
+  );
+  const sync = () => (chosen.hidden = all.input.checked);
+  all.input.addEventListener("change", sync);
+  sync();
+  const read = (body) =>
+    Object.assign(body, {
+      use_all_sources: all.input.checked,
+      data_source_uuids: picks.filter((pick) => pick.input.checked).map((pick) => pick.input.value),
+    });
+  return { elements: [all.element, chosen], read };
+}
+
+function replySection(agent) {
+  const message = h("textarea", { rows: "3" });
+  message.value = (agent.meta ?? {}).default_message ?? "";
+  return {
+    elements: [field("Reply", message, "What this agent always answers.")],
+    read: (body) => Object.assign(body, { default_message: message.value }),
+  };
+}
+
+function tagsSection(agent) {
+  const tags = jsonField(
+    "Tags (JSON)",
+    (agent.meta ?? {}).tags ?? [],
+    'A list of {"name", "criteria", "color": "#RRGGBB"}: conversations meeting the criteria get the tag.',
+  );
+  return { elements: [tags.element], read: (body) => Object.assign(body, { tags: tags.read([]) }) };
+}
+
+function escalationSection(agent) {
+  const settings = agent.human_escalation_settings ?? {};
+  const texts = ESCALATION_TEXTS.map(([key, label]) => {
+    const area = h("textarea", { rows: "2" });
+    area.value = settings[key] ?? "";
+    return [key, area, field(label, area)];
+  });
+  const monitored = h("textarea", { rows: "3" });
+  monitored.value = (settings.monitored_messages ?? []).join("\n");
+  const notifications = checkbox("Notify operators", Boolean(settings.notifications_enabled));
+  const sound = checkbox("Play a sound", Boolean(settings.sound_enabled));
+  const elements = [
+    ...texts.map(([, , element]) => element),
+    field("Monitored phrases", monitored, "One per line: an AI reply containing one flags the conversation."),
+    notifications.element,
+    sound.element,
+  ];
+  const read = (body) => {
+    const escalation = Object.fromEntries(texts.map(([key, area]) => [key, area.value]));
+    escalation.monitored_messages = lines(monitored.value);
+    escalation.notifications_enabled = notifications.input.checked;
+    escalation.sound_enabled = sound.input.checked;
+    body.human_escalation_settings = escalation;
+  };
+  return { elements, read };
+}
+
+/** Which sections each type has, in the order they show. */
+const SECTIONS = [
+  [(type) => ROUTED.includes(type), routingSection],
+  [(type) => type === AgentType.USER_FACING, sourcesSection],
+  [(type) => type === AgentType.PRE_CANNED || type === AgentType.SPAM_DEFENSE, replySection],
+  [(type) => type === AgentType.BACKGROUND, tagsSection],
+  [(type) => type === AgentType.HUMAN_ESCALATION, escalationSection],
+];

@@ -1,6 +1,7 @@
 // Rendering of stored messages and answers (conversations, inbox, playground): Markdown and citations through the
 // shared renderer, and which agent answered (meta_json.agent_name / agent_type).
 import { renderMarkdown } from "/static/shared/markdown.js";
+import { MessageKind } from "/static/shared/names.js";
 import { formatDate, h } from "./ui.js";
 
 const MARKER = /\[(\d+\.\d+)\]/g;
@@ -76,12 +77,12 @@ export function messageArticles(message) {
   const cites = parse(message.cite_data_json);
   const at = message.created_at;
   switch (meta.kind) {
-    case "live_chat_start":
-    case "live_chat_end":
+    case MessageKind.LIVE_CHAT_START:
+    case MessageKind.LIVE_CHAT_END:
       return [article("announcement", "Announcement", at, h("p", {}, message.response))];
-    case "operator":
+    case MessageKind.OPERATOR:
       return [article("operator", "Operator", at, h("p", { class: "plain" }, message.response))];
-    case "live_chat_user":
+    case MessageKind.LIVE_CHAT_USER:
       return [article("user", "Visitor", at, h("p", { class: "plain" }, message.query))];
   }
   const out = [];

@@ -9,23 +9,19 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
-from pydantic import StringConstraints
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat import live, service
-from botyard.chat.event_stream import StreamedEvent, event_stream, resume_point
+from botyard.chat import service
 from botyard.chat.schemas import Message, Session
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.deps import AppDatabase, CurrentAccount, DbSession
-from botyard.schemas import RequestModel
+from botyard.live import service as live
+from botyard.live.event_stream import StreamedEvent, event_stream, resume_point
+from botyard.live.schemas import OperatorReply
 
 router = APIRouter(tags=["live chat"])
-
-
-class OperatorReply(RequestModel):
-    text: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]
 
 
 _EVENTS: dict[int | str, dict[str, Any]] = {

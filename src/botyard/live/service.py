@@ -1,11 +1,11 @@
 """Human hand-off: sessions flagged for operators, live chat (an operator takes over, replies, hands back), and the
 events an operator's client follows.
 
-Session meta: `human_requested` (a person was asked for, by routing to the human-escalation agent or by a
-`monitored_messages` phrase in an AI reply; cleared when a live chat ends), `live_chat` (an operator has the
+Session meta (`SessionMeta`): `human_requested` (a person was asked for, by routing to the human-escalation agent or
+by a `monitored_messages` phrase in an AI reply; cleared when a live chat ends), `live_chat` (an operator has the
 session: no AI answers it). Transcript rows: announcements and operator replies are messages with an empty query
 and `meta_json.kind` `live_chat_start`, `operator` or `live_chat_end`; a user's message during a live chat is a
-message with an empty response and `meta_json.kind` `live_chat_user`.
+message with an empty response and `meta_json.kind` `live_chat_user` (`MessageKind`).
 """
 
 from __future__ import annotations
@@ -14,45 +14,49 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents.rules import DEFAULT_HUMAN_ESCALATION_SETTINGS, HUMAN_ESCALATION
-from botyard.chat.repository import MessageRepository
-from botyard.chat.service import get_owned_session
+from botyard.agents.service import escalation_settings
+from botyard.chat.service import add_transcript_row, get_owned_session, get_session
 from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode
-from botyard.models import Agent, ChatbotEvent, ChatSession, Message
+from botyard.live.repository import ChatbotEventRepository
+from botyard.models import ChatbotEvent, ChatbotEventKind, ChatSession, Message, MessageKind, SessionMeta
 
-HUMAN_REQUESTED = "human_requested"
-USER_MESSAGE = "user_message"
-LIVE_CHAT_STARTED = "live_chat_started"
-OPERATOR_MESSAGE = "operator_message"
-LIVE_CHAT_ENDED = "live_chat_ended"
-TAGS_ASSIGNED = "tags_assigned"
+# The event kinds by their old names, which other modules still import.
+HUMAN_REQUESTED = ChatbotEventKind.HUMAN_REQUESTED
+USER_MESSAGE = ChatbotEventKind.USER_MESSAGE
+LIVE_CHAT_STARTED = ChatbotEventKind.LIVE_CHAT_STARTED
+OPERATOR_MESSAGE = ChatbotEventKind.OPERATOR_MESSAGE
+LIVE_CHAT_ENDED = ChatbotEventKind.LIVE_CHAT_ENDED
+TAGS_ASSIGNED = ChatbotEventKind.TAGS_ASSIGNED
+
+WIDGET_EVENTS = (LIVE_CHAT_STARTED, OPERATOR_MESSAGE, LIVE_CHAT_ENDED)
+"""What the widget hears of its session's live chat."""
 
 
 def is_live(session: ChatSession) -> bool:
-    return bool((session.meta or {}).get("live_chat"))
+    return SessionMeta.of(session).live_chat
 
 
 def is_flagged(session: ChatSession) -> bool:
-    return bool((session.meta or {}).get("human_requested"))
+    return SessionMeta.of(session).human_requested
 
 
-async def record(db: AsyncSession, session: ChatSession, kind: str, now: datetime, **data: Any) -> None:
+async def record(db: AsyncSession, session: ChatSession, kind: ChatbotEventKind, now: datetime, **data: Any) -> None:
     """Append an event for the session's chatbot, in the caller's transaction."""
-    db.add(
-        ChatbotEvent(chatbot_uuid=session.chatbot_uuid, session_uuid=session.uuid, kind=kind, data=data, created_at=now)
+    event = ChatbotEvent(
+        chatbot_uuid=session.chatbot_uuid, session_uuid=session.uuid, kind=kind.value, data=data, created_at=now
     )
+    await ChatbotEventRepository(db).add(event)
 
 
 async def flag_for_operators(db: AsyncSession, session_uuid: str, now: datetime, reason: str) -> None:
     """Mark the session as asking for a person, once (the first time and reason are kept), and tell operators."""
-    session = await db.get(ChatSession, session_uuid)
+    session = await get_session(db, session_uuid)
     if session is None or is_flagged(session):
         return
-    session.meta = {**(session.meta or {}), "human_requested": True, "human_requested_at": iso(now)}
+    SessionMeta.of(session).flagged(iso(now)).store(session)
     await record(db, session, HUMAN_REQUESTED, now, reason=reason)
 
 
@@ -62,30 +66,15 @@ def monitored_phrase(reply: str, phrases: Sequence[str]) -> str | None:
     return next((phrase for phrase in phrases if phrase.strip() and phrase.casefold() in folded), None)
 
 
-async def escalation_settings(db: AsyncSession, chatbot_uuid: str) -> dict[str, Any]:
-    """The chatbot's human-escalation settings (its escalation agent's, over the defaults)."""
-    statement = select(Agent.human_escalation_settings).where(
-        Agent.chatbot_uuid == chatbot_uuid, Agent.type == HUMAN_ESCALATION
-    )
-    stored = (await db.execute(statement)).scalars().first()
-    return DEFAULT_HUMAN_ESCALATION_SETTINGS | dict(stored or {})
-
-
-async def _transcript_row(db: AsyncSession, session: ChatSession, text: str, kind: str, now: datetime) -> Message:
-    message = Message(
-        session_uuid=session.uuid, query="", response=text, meta={"kind": kind}, created_at=now, modified_at=now
-    )
-    return await MessageRepository(db).add(message)
-
-
 async def start(db: AsyncSession, account_uuid: str, session_uuid: str, now: datetime) -> ChatSession:
     """An operator takes the session over: the start announcement goes into the transcript, the AI stops."""
     session = await get_owned_session(db, account_uuid, session_uuid)
     if is_live(session):
         raise AppError(409, ErrorCode.LIVE_CHAT_ACTIVE, "An operator already has this session")
     settings = await escalation_settings(db, session.chatbot_uuid)
-    row = await _transcript_row(db, session, str(settings["live_chat_start_announcement"]), "live_chat_start", now)
-    session.meta = {**(session.meta or {}), "live_chat": True}
+    text = settings.live_chat_start_announcement
+    row = await add_transcript_row(db, session, text, MessageKind.LIVE_CHAT_START, now)
+    SessionMeta.of(session).live_started().store(session)
     await record(db, session, LIVE_CHAT_STARTED, now, message_uuid=row.uuid)
     return session
 
@@ -95,7 +84,7 @@ async def reply(db: AsyncSession, account_uuid: str, session_uuid: str, text: st
     session = await get_owned_session(db, account_uuid, session_uuid)
     if not is_live(session):
         raise AppError(409, ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session: start a live chat first")
-    message = await _transcript_row(db, session, text, "operator", now)
+    message = await add_transcript_row(db, session, text, MessageKind.OPERATOR, now)
     await record(db, session, OPERATOR_MESSAGE, now, message_uuid=message.uuid)
     return message
 
@@ -106,27 +95,29 @@ async def end(db: AsyncSession, account_uuid: str, session_uuid: str, now: datet
     if not is_live(session):
         raise AppError(409, ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session")
     settings = await escalation_settings(db, session.chatbot_uuid)
-    row = await _transcript_row(db, session, str(settings["live_chat_end_announcement"]), "live_chat_end", now)
-    session.meta = {**(session.meta or {}), "live_chat": False, "human_requested": False}
+    text = settings.live_chat_end_announcement
+    row = await add_transcript_row(db, session, text, MessageKind.LIVE_CHAT_END, now)
+    SessionMeta.of(session).live_ended().store(session)
     await record(db, session, LIVE_CHAT_ENDED, now, message_uuid=row.uuid)
     return session
 
 
-async def events_after(db: AsyncSession, chatbot_uuid: str, after: int, limit: int = 200) -> Sequence[ChatbotEvent]:
-    statement = (
-        select(ChatbotEvent)
-        .where(ChatbotEvent.chatbot_uuid == chatbot_uuid, ChatbotEvent.id > after)
-        .order_by(ChatbotEvent.id)
-        .limit(limit)
-    )
-    return (await db.execute(statement)).scalars().all()
+async def events_after(db: AsyncSession, chatbot_uuid: str, after: int) -> Sequence[ChatbotEvent]:
+    """The chatbot's events after the id `after`, oldest first."""
+    return await ChatbotEventRepository(db).of_chatbot_after(chatbot_uuid, after)
 
 
 async def last_event_id(db: AsyncSession, chatbot_uuid: str) -> int:
-    statement = (
-        select(ChatbotEvent.id).where(ChatbotEvent.chatbot_uuid == chatbot_uuid).order_by(ChatbotEvent.id.desc())
-    )
-    return int((await db.execute(statement.limit(1))).scalar() or 0)
+    return await ChatbotEventRepository(db).last_id_of_chatbot(chatbot_uuid)
+
+
+async def session_events_after(db: AsyncSession, session_uuid: str, after: int) -> Sequence[ChatbotEvent]:
+    """The session's live-chat events the widget shows (`WIDGET_EVENTS`) after the id `after`, oldest first."""
+    return await ChatbotEventRepository(db).of_session_after(session_uuid, WIDGET_EVENTS, after)
+
+
+async def last_session_event_id(db: AsyncSession, session_uuid: str) -> int:
+    return await ChatbotEventRepository(db).last_id_of_session(session_uuid)
 
 
 def event_to_wire(event: ChatbotEvent) -> dict[str, Any]:

@@ -1,0 +1,66 @@
+"""What the answer pipeline reads and writes of a conversation: the recent exchanges, the query's message and its
+answer, the session's variables and tags. The caller has decided who may touch the session."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.chat.repository import ChatSessionRepository, MessageRepository
+from botyard.models import ChatSession, Message, MessageMeta, SessionMeta
+
+
+async def recent_exchanges(db: AsyncSession, session_uuid: str, limit: int) -> list[Message]:
+    """The session's last `limit` finished messages, oldest first."""
+    return await MessageRepository(db).recent_finished(session_uuid, limit)
+
+
+async def add_message(db: AsyncSession, message: Message) -> Message:
+    return await MessageRepository(db).add(message)
+
+
+async def finish_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> None:
+    """Write the answer into its message (gone already when its session was deleted meanwhile: nothing to do)."""
+    repository = MessageRepository(db)
+    message = await repository.get(message_uuid)
+    if message is not None:
+        await repository.update(message, values)
+
+
+async def streaming_messages(db: AsyncSession) -> Sequence[Message]:
+    """Every message still in state `streaming`, whichever process streams it."""
+    return await MessageRepository(db).streaming()
+
+
+async def update_message(db: AsyncSession, message: Message, values: dict[str, Any]) -> None:
+    await MessageRepository(db).update(message, values)
+
+
+async def add_to_message_meta(db: AsyncSession, message_uuid: str, key: str, items: list[dict[str, str]]) -> None:
+    """Append `items` to the list `key` of the message's meta (background agents' calls)."""
+    message = await MessageRepository(db).get(message_uuid)
+    if message is not None and items:
+        meta = MessageMeta.of(message)
+        earlier = [dict(item) for item in meta.raw.get(key) or [] if isinstance(item, Mapping)]
+        meta.with_values(**{key: earlier + items}).store(message)
+
+
+async def set_variables(db: AsyncSession, session_uuid: str, values: Mapping[str, str]) -> None:
+    """Merge the values a message gave into the session's variables."""
+    session = await ChatSessionRepository(db).get(session_uuid)
+    if session is not None:
+        SessionMeta.of(session).with_variables(values).store(session)
+
+
+async def add_tags(db: AsyncSession, session_uuid: str, names: Sequence[str]) -> tuple[ChatSession, list[str]] | None:
+    """Assign tags to the session (once each); the session and the tags that were new, None when it is gone."""
+    session = await ChatSessionRepository(db).get(session_uuid)
+    if session is None:
+        return None
+    meta = SessionMeta.of(session)
+    added = [name for name in dict.fromkeys(names) if name not in meta.tags]
+    if added:
+        meta.with_tags(added).store(session)
+    return session, added

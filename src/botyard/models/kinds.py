@@ -1,0 +1,60 @@
+"""The names stored in the tables and sent on the wire, as enums every layer may import.
+
+They are `StrEnum`s, so a member is its string: it compares equal to the stored value, serialises as it, and
+`AgentType("background")` reads one back. The front end reads the same names from `web/static/shared/names.js`;
+a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class AgentType(StrEnum):
+    """`agent.type`."""
+
+    USER_FACING = "user-facing"
+    BACKGROUND = "background"
+    HUMAN_ESCALATION = "human-escalation"
+    PRE_CANNED = "pre-canned"
+    SPAM_DEFENSE = "spam-defense"
+
+
+class MessageKind(StrEnum):
+    """`meta_json.kind` of a live-chat transcript row (an answered exchange has no kind)."""
+
+    OPERATOR = "operator"
+    """An operator's reply: empty query."""
+    LIVE_CHAT_START = "live_chat_start"
+    """The announcement that an operator took over: empty query."""
+    LIVE_CHAT_END = "live_chat_end"
+    """The announcement that the AI is back: empty query."""
+    LIVE_CHAT_USER = "live_chat_user"
+    """A user's message during a live chat: empty response."""
+
+
+class MessageState(StrEnum):
+    """`message.state`: a message is `streaming` until its answer is finalised."""
+
+    STREAMING = "streaming"
+    COMPLETE = "complete"
+
+
+class ChatbotEventKind(StrEnum):
+    """`chatbot_event.kind`, the SSE event name of the operators' (and the widget's) event streams."""
+
+    HUMAN_REQUESTED = "human_requested"
+    USER_MESSAGE = "user_message"
+    LIVE_CHAT_STARTED = "live_chat_started"
+    OPERATOR_MESSAGE = "operator_message"
+    LIVE_CHAT_ENDED = "live_chat_ended"
+    TAGS_ASSIGNED = "tags_assigned"
+
+
+class WidgetRole(StrEnum):
+    """`role` of an entry of the widget's conversation."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    OPERATOR = "operator"
+    ANNOUNCEMENT = "announcement"

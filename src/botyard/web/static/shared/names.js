@@ -1,0 +1,43 @@
+// The names the API stores and sends, as the server's enums spell them (src/botyard/models/kinds.py). A test parses
+// this file and compares it with those enums, so a rename on either side fails until both agree.
+
+/** `agent.type`. */
+export const AgentType = Object.freeze({
+  USER_FACING: "user-facing",
+  BACKGROUND: "background",
+  HUMAN_ESCALATION: "human-escalation",
+  PRE_CANNED: "pre-canned",
+  SPAM_DEFENSE: "spam-defense",
+});
+
+/** `meta_json.kind` of a live-chat transcript row (an answered exchange has none). */
+export const MessageKind = Object.freeze({
+  OPERATOR: "operator",
+  LIVE_CHAT_START: "live_chat_start",
+  LIVE_CHAT_END: "live_chat_end",
+  LIVE_CHAT_USER: "live_chat_user",
+});
+
+/** A message's state: `streaming` until its answer is finalised. */
+export const MessageState = Object.freeze({
+  STREAMING: "streaming",
+  COMPLETE: "complete",
+});
+
+/** The event names of the operators' and the widget's event streams. */
+export const ChatbotEventKind = Object.freeze({
+  HUMAN_REQUESTED: "human_requested",
+  USER_MESSAGE: "user_message",
+  LIVE_CHAT_STARTED: "live_chat_started",
+  OPERATOR_MESSAGE: "operator_message",
+  LIVE_CHAT_ENDED: "live_chat_ended",
+  TAGS_ASSIGNED: "tags_assigned",
+});
+
+/** `role` of an entry of the widget's conversation. */
+export const WidgetRole = Object.freeze({
+  USER: "user",
+  ASSISTANT: "assistant",
+  OPERATOR: "operator",
+  ANNOUNCEMENT: "announcement",
+});
