@@ -63,6 +63,15 @@ def cite_entry(cited: CitedHit, source: CitedSource | None) -> dict[str, Any]:
     return entry
 
 
+def citation_link(entry: Mapping[str, Any]) -> str | None:
+    """Where a citation links to: the source's reference link, else a web page's own address; http(s) only, else
+    nothing. The browser applies the same rule (`web/static/shared/citations.js`)."""
+    link = entry.get("reference_source_link")
+    if not link and entry.get("type") == "link":
+        link = entry.get("file_name")
+    return link if isinstance(link, str) and link.lower().startswith(("https://", "http://")) else None
+
+
 def cite_data(
     text: str, cited: Sequence[CitedHit], sources: Mapping[str, CitedSource], *, show_citations: bool
 ) -> dict[str, dict[str, Any]]:

@@ -4,12 +4,12 @@ be served by any of them and resume where it was (`id:` lines, `Last-Event-ID`).
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard import sse
 from botyard.db.session import Database
 
 POLL_SECONDS = 0.5
@@ -37,10 +37,10 @@ async def event_stream(database: Database, read: EventReader, after: int) -> Asy
             found = await read(db, after)
         for event_id, name, data in found:
             after = event_id
-            yield f"id: {event_id}\nevent: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+            yield sse.encode(name, data, event_id=event_id)
             last_sent = loop.time()
         if loop.time() - last_sent >= PING_SECONDS:
-            yield b"event: ping\ndata: {}\n\n"
+            yield sse.PING
             last_sent = loop.time()
         if not found:
             await asyncio.sleep(POLL_SECONDS)

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.answering.citations import citation_link
 from botyard.chat import ratelimit
 from botyard.chat.access import OPEN_VISIBILITIES
 from botyard.chat.service import open_session as open_chat_session
@@ -179,9 +180,5 @@ def _citations(cite_data: dict[str, Any]) -> dict[str, WidgetCitation]:
 
 
 def citation(entry: dict[str, Any]) -> WidgetCitation:
-    """What a citation links to: the source's reference link, else a page's own URL, else nothing."""
-    link = entry.get("reference_source_link")
-    if not link and entry.get("type") == "link":
-        link = entry.get("file_name")
-    url = link if isinstance(link, str) and link.lower().startswith(("https://", "http://")) else None
-    return {"title": str(entry.get("title") or ""), "url": url, "type": str(entry.get("type") or "")}
+    """A stored citation as the widget shows it, with its link (`answering.citations.citation_link`)."""
+    return {"title": str(entry.get("title") or ""), "url": citation_link(entry), "type": str(entry.get("type") or "")}

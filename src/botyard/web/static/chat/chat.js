@@ -3,12 +3,12 @@
 // are kept (in this page's localStorage, or when framed in the widget's host page's), so a reload (or the next
 // visit) shows the same conversation.
 
+import { citationOf } from "../shared/citations.js";
 import { renderMarkdown } from "../shared/markdown.js";
 import { ChatbotEventKind, WidgetRole } from "../shared/names.js";
 import { readEvents } from "../shared/sse.js";
 import {
   citationMap,
-  citationOf,
   element,
   errorText,
   finishAnswer,

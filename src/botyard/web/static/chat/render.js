@@ -1,5 +1,6 @@
 // How the chat page draws: answers with their sources, colours, DOM elements, error texts.
 
+import { citationOf } from "../shared/citations.js";
 import { citationMarkers, renderMarkdown, webUrl } from "../shared/markdown.js";
 
 /** Renders `text` into `entry`, with a numbered source list when it cites sources. */
@@ -26,12 +27,6 @@ export function showAnswer(entry, text, citations, imageHosts) {
 /** `{marker: entry}` (the messages list's or the `end` event's) as the Map renderMarkdown takes. */
 export function citationMap(entries) {
   return new Map(Object.entries(entries ?? {}).map(([marker, entry]) => [marker, citationOf(entry)]));
-}
-
-/** Where a citation points: the stored `url`, else the source's reference link, else a web page's own address. */
-export function citationOf(entry) {
-  const url = entry.url ?? entry.reference_source_link ?? (entry.type === "link" ? entry.file_name : null);
-  return { url, title: entry.title || entry.file_name || "Source" };
 }
 
 /** Black or white, whichever reads better on `hex` (WCAG relative luminance; widget.js has the same rule). */

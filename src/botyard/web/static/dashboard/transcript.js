@@ -1,17 +1,11 @@
 // Rendering of stored messages and answers (conversations, inbox, playground): Markdown and citations through the
 // shared renderer, and which agent answered (meta_json.agent_name / agent_type).
+import { citationOf } from "/static/shared/citations.js";
 import { renderMarkdown } from "/static/shared/markdown.js";
 import { MessageKind } from "/static/shared/names.js";
 import { formatDate, h } from "./ui.js";
 
 const MARKER = /\[(\d+\.\d+)\]/g;
-
-/** A citation's link: its reference link, else a web page's own URL, else none. */
-export function citationUrl(entry) {
-  if (entry?.reference_source_link) return entry.reference_source_link;
-  if (entry?.type === "link" && /^https?:\/\//.test(entry.file_name ?? "")) return entry.file_name;
-  return null;
-}
 
 /** The cited markers of `text` in order of first appearance, numbered 1..n. */
 export function numberCitations(text, cites) {
@@ -26,7 +20,7 @@ export function numberCitations(text, cites) {
 export function answerContent(text, cites = {}) {
   const order = numberCitations(text, cites);
   const citations = new Map(
-    order.map((marker) => [marker, { url: citationUrl(cites[marker]), title: cites[marker].title }]),
+    order.map((marker) => [marker, citationOf(cites[marker], marker)]),
   );
   const body = h("div", { class: "body" });
   body.append(
@@ -40,9 +34,7 @@ export function answerContent(text, cites = {}) {
   if (order.length) {
     const list = h("ol", { class: "citations", "aria-label": "Sources" });
     for (const marker of order) {
-      const entry = cites[marker];
-      const url = citationUrl(entry);
-      const title = entry.title || entry.file_name || marker;
+      const { url, title } = citationOf(cites[marker], marker);
       const link = url ? h("a", { href: url, target: "_blank", rel: "noopener noreferrer nofollow" }, title) : title;
       list.append(h("li", {}, link));
     }
