@@ -8,9 +8,9 @@ from typing import Any
 
 from sqlalchemy import Select, delete, func, select, text
 
+from botyard.db.batches import batches
 from botyard.db.repository import Repository
 from botyard.models import Chatbot, ChatSession, Message, RateLimitHit
-from botyard.sources.repository import batches
 
 
 class ChatSessionRepository(Repository[ChatSession]):
