@@ -24,11 +24,12 @@ from botyard.crawl.urls import host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, Check, check_page
+from botyard.ingestion.repository import SourceFileRepository
 from botyard.jobs.repository import JobRepository
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
 from botyard.models import DataSource, Job, SourceFile, SyncSchedule
-from botyard.sources.repository import DataSourceRepository, SourceFileRepository
+from botyard.sources.repository import DataSourceRepository
 from botyard.sources.service import schedule_processing
 
 SYNC_CHATBOT = "sync_chatbot"

@@ -74,13 +74,3 @@ class DataSourceRepository(Repository[DataSource]):
         # Tag memberships, agent selections and the stored file go with the source through ON DELETE CASCADE.
         for batch in batches(list(uuids)):
             await self.session.execute(delete(DataSource).where(DataSource.uuid.in_(batch)))
-
-
-class SourceFileRepository(Repository[SourceFile]):
-    model = SourceFile
-
-    async def remove(self, source_uuid: str) -> None:
-        await self.session.execute(delete(SourceFile).where(SourceFile.data_source_uuid == source_uuid))
-
-    async def of_source(self, source_uuid: str) -> SourceFile | None:
-        return await self.one_or_none(select(SourceFile).where(SourceFile.data_source_uuid == source_uuid))
