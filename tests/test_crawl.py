@@ -29,6 +29,7 @@ from tests.crawl_site import CrawlSite
 from tests.fake_dns import FakeDns
 from tests.test_crash import LEASE_SECONDS, Server, running
 from tests.test_ingestion import FAST, process
+from tests.web_site import Page, WebSite
 
 
 @pytest.fixture
@@ -112,6 +113,30 @@ def test_max_pages_caps_the_pages_found(alice: Api, client: TestClient, site: Cr
     process(client, embedder=None)
     done = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
     assert done["pages_found"] == 20 and done["pages_done"] == 20 and len(sources_by_url(alice, bot)) == 20
+
+
+def test_a_page_stored_through_a_redirect_is_not_fetched_again_in_its_own_turn(alice: Api, client: TestClient) -> None:
+    # "/" links "/moved" (a redirect to "/target") before "/target": one batch holds both. Storing "/moved" stores
+    # "/target"; when "/target" comes off the queue (the three slow pages hold the other workers meanwhile) it is
+    # done already and needs no request of its own.
+    web = WebSite()
+    try:
+        slow = [f"/slow/{n}" for n in range(3)]
+        anchors = "".join(f'<a href="{path}">{path}</a>' for path in ["/moved", *slow, "/target"])
+        web.pages["/"] = Page(f"<html><body><h1>Home</h1><p>Links.</p>{anchors}</body></html>".encode())
+        web.pages["/moved"] = Page(b"", status=301, headers={"Location": web.url("/target")})
+        web.pages["/target"] = Page(b"<html><body><h1>Target</h1><p>The page itself.</p></body></html>")
+        for path in slow:
+            web.pages[path] = Page(f"<html><body><h1>{path}</h1><p>Slow.</p></body></html>".encode(), delay=0.5)
+        bot = alice.chatbot()["uuid"]
+        started = crawl(alice, bot, web.url("/"), mode="links")
+        process(client, embedder=None)
+        done = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
+        assert done["state"] == "done" and done["pages_done"] == 5
+        assert set(sources_by_url(alice, bot)) == {web.url(path) for path in ["/", "/target", *slow]}
+        assert web.hits["/target"] == 1 and web.hits["/moved"] == 1
+    finally:
+        web.close()
 
 
 def test_a_link_to_a_private_address_is_refused_like_any_url(
