@@ -4,17 +4,23 @@ refuse private addresses, stop on cancel; the crawl resource reports it all. Rea
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx2 as httpx
 import pytest
+from sqlalchemy.engine import make_url
 from starlette.testclient import TestClient
 
-from botyard.crawl.crawler import CrawlConfig, Crawler
+from botyard.config import Settings
+from botyard.crawl.crawler import WORKERS, CrawlConfig, Crawler
 from botyard.jobs.runner import JobRunner
 from botyard.runtime import Runtime
 from tests.api import Api, assert_error, assert_not_found
@@ -23,6 +29,7 @@ from tests.crawl_site import CrawlSite
 from tests.fake_dns import FakeDns
 from tests.test_crash import LEASE_SECONDS, Server, running
 from tests.test_ingestion import FAST, process
+from tests.web_site import Page, WebSite
 
 
 @pytest.fixture
@@ -108,6 +115,30 @@ def test_max_pages_caps_the_pages_found(alice: Api, client: TestClient, site: Cr
     assert done["pages_found"] == 20 and done["pages_done"] == 20 and len(sources_by_url(alice, bot)) == 20
 
 
+def test_a_page_stored_through_a_redirect_is_not_fetched_again_in_its_own_turn(alice: Api, client: TestClient) -> None:
+    # "/" links "/moved" (a redirect to "/target") before "/target": one batch holds both. Storing "/moved" stores
+    # "/target"; when "/target" comes off the queue (the three slow pages hold the other workers meanwhile) it is
+    # done already and needs no request of its own.
+    web = WebSite()
+    try:
+        slow = [f"/slow/{n}" for n in range(3)]
+        anchors = "".join(f'<a href="{path}">{path}</a>' for path in ["/moved", *slow, "/target"])
+        web.pages["/"] = Page(f"<html><body><h1>Home</h1><p>Links.</p>{anchors}</body></html>".encode())
+        web.pages["/moved"] = Page(b"", status=301, headers={"Location": web.url("/target")})
+        web.pages["/target"] = Page(b"<html><body><h1>Target</h1><p>The page itself.</p></body></html>")
+        for path in slow:
+            web.pages[path] = Page(f"<html><body><h1>{path}</h1><p>Slow.</p></body></html>".encode(), delay=0.5)
+        bot = alice.chatbot()["uuid"]
+        started = crawl(alice, bot, web.url("/"), mode="links")
+        process(client, embedder=None)
+        done = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
+        assert done["state"] == "done" and done["pages_done"] == 5
+        assert set(sources_by_url(alice, bot)) == {web.url(path) for path in ["/", "/target", *slow]}
+        assert web.hits["/target"] == 1 and web.hits["/moved"] == 1
+    finally:
+        web.close()
+
+
 def test_a_link_to_a_private_address_is_refused_like_any_url(
     alice: Api, client: TestClient, site: CrawlSite, fake_dns: FakeDns
 ) -> None:
@@ -191,11 +222,34 @@ def test_kill_9_during_a_crawl_resumes_without_duplicates(backend: str, site: Cr
             _wait(lambda: _crawl(api, headers, started["uuid"])["state"] == "done", 2 * LEASE_SECONDS + 90)
             final = _crawl(api, headers, started["uuid"])
             listed = httpx.get(f"{api}/chatbot/{bot}/data-sources", headers=headers).json()
+        claims = _crawl_job_claims(settings)
     urls = [source["file_name"] for source in listed]
     assert len(urls) == len(set(urls)) == 200 and set(urls) == {site.url(path) for path in CrawlSite.pages()}
     assert final["pages_done"] == 200 and final["pages_failed"] == 1
-    # Only the pages in flight at each kill may have been fetched twice.
-    assert sum(count - 1 for path, count in site.hits.items() if path != "/robots.txt") <= 2 * 4
+    # Only the pages in flight when a run lost its lease may have been fetched twice: a worker stores its page before
+    # it takes the next one. A lease is lost at each kill, and also whenever a loaded machine stalls the server for
+    # longer than the test's two-second lease; every claim after the first follows one such loss.
+    assert claims >= 3
+    assert sum(count - 1 for path, count in site.hits.items() if path != "/robots.txt") <= (claims - 1) * WORKERS
+
+
+def _crawl_job_claims(settings: Settings) -> int:
+    """How many times a runner claimed the crawl's job (its `attempts`), read straight from the database."""
+    sql = "SELECT attempts FROM job WHERE kind = 'crawl_site'"
+    if settings.is_sqlite:
+        with contextlib.closing(sqlite3.connect(settings.data_dir / "botyard.sqlite3")) as connection:
+            [(attempts,)] = connection.execute(sql).fetchall()
+        return int(attempts)
+    url = make_url(settings.resolved_database_url).set(drivername="postgresql").render_as_string(False)
+
+    async def fetch() -> int:
+        connection = await asyncpg.connect(url)
+        try:
+            return int(await connection.fetchval(sql))
+        finally:
+            await connection.close()
+
+    return asyncio.run(fetch())
 
 
 def _crawl(api: str, headers: dict[str, str], uuid: str) -> dict[str, Any]:

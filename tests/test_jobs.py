@@ -157,7 +157,7 @@ def test_an_expired_lease_is_recovered_and_the_old_owner_is_fenced_out(db: Db) -
     assert handler.done == [job]
 
     # The crashed runner comes back and tries to write: its lease is gone, so nothing it writes lands.
-    stale = JobContext(job, "test", {}, 1, 5, crashed.owner, db.database)
+    stale = JobContext(job, "test", {}, 1, 5, str(claimed.lease_owner), db.database)
 
     async def stale_write() -> None:
         async def write(session: AsyncSession) -> None:
@@ -176,6 +176,36 @@ def test_an_expired_lease_is_recovered_and_the_old_owner_is_fenced_out(db: Db) -
 
     with pytest.raises(LeaseLost):
         call(db, stale_finish)
+    assert job_states(db)[job] == ("done", 2, None)
+
+
+def test_a_runner_that_takes_back_its_own_expired_job_fences_out_its_earlier_run(db: Db) -> None:
+    # A stalled event loop (a loaded machine) lets a lease expire while its run goes on; the same runner's recovery
+    # puts the job back and its next claim takes it again. The earlier run must lose its lease then, or two runs of
+    # one job go on side by side, both passing the fence (a crawl fetching every page twice).
+    handler = Recorder()
+    [job] = add_jobs(db, 1)
+    runner = JobRunner(db.database, [handler], RunnerConfig(lease_seconds=0.05))
+    first = call(db, runner._claim)
+
+    async def expire_and_claim_again() -> Job | None:
+        await asyncio.sleep(0.1)
+        assert await runner.recover() == 1
+        return await runner._claim()
+
+    second = call(db, expire_and_claim_again)
+    assert first is not None and second is not None and second.uuid == job
+    assert first.lease_owner != second.lease_owner
+    assert str(first.lease_owner).startswith(runner.owner) and str(second.lease_owner).startswith(runner.owner)
+    earlier = JobContext(job, "test", {}, 1, 5, str(first.lease_owner), db.database)
+    later = JobContext(job, "test", {}, 2, 5, str(second.lease_owner), db.database)
+
+    async def nothing(session: AsyncSession) -> None:
+        return None
+
+    with pytest.raises(LeaseLost):
+        call(db, lambda: earlier.write(nothing))
+    call(db, lambda: later.finish(nothing))
     assert job_states(db)[job] == ("done", 2, None)
 
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlalchemy import Select, delete, func, insert, select
 
+from botyard.db.batches import batches
 from botyard.db.repository import Repository
 from botyard.models import Agent, AgentDataSource, AgentType, Chatbot, ToolFunction
-from botyard.sources.repository import batches
 
 
 class AgentRepository(Repository[Agent]):

@@ -10,9 +10,9 @@ from typing import Any
 from sqlalchemy import ColumnElement, Select, cast, delete, exists, func, select, text
 from sqlalchemy.dialects.postgresql import JSONB
 
+from botyard.db.batches import batches
 from botyard.db.repository import Repository
 from botyard.models import Chatbot, ChatSession, Message, MessageState, RateLimitHit
-from botyard.sources.repository import batches
 
 
 @dataclass(frozen=True)

@@ -1,27 +1,31 @@
 """The `crawl_site` job: fetch a site's pages (from its sitemaps, or breadth first along its links) into URL sources.
 
 Every request goes through the egress guard and the per-host gate (two at a time, a gap between starts, robots.txt
-honoured). The frontier lives in `crawl_page` rows: each fetched page is stored, as a source with its body and
-with the links it adds to the frontier, in one transaction, so a crawl that stops anywhere (cancel, crash,
-`kill -9`) leaves consistent sources and, picked up again, goes on without fetching or adding anything twice.
+honoured). The frontier lives in `crawl_page` rows (`botyard.crawl.frontier`): each fetched page is stored, as a
+source with its body and with the links it adds to the frontier, in one transaction, so a crawl that stops anywhere
+(cancel, crash, `kill -9`) leaves consistent sources and, picked up again, goes on without adding anything twice.
+What it fetches again is only what was fetched and not yet stored when it stopped: at most `WORKERS` pages, since a
+worker stores its page before it takes the next one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.crawl.discovery import list_pages, read_robots
+from botyard.crawl.frontier import Frontier
 from botyard.crawl.hosts import HostGate
 from botyard.crawl.html_links import PageLinks, read_links
 from botyard.crawl.jobs import CRAWL_SITE
-from botyard.crawl.repository import CrawlPageRepository
+from botyard.crawl.repository import CrawlPageRepository, CrawlRepository
 from botyard.crawl.service import FINAL_STATES
 from botyard.crawl.sitemaps import Robots
-from botyard.crawl.urls import Scope, host_of, normalise, url_key
+from botyard.crawl.urls import Scope, host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient, EgressError, EgressHTTPError
 from botyard.egress.result import FetchResult
@@ -30,7 +34,7 @@ from botyard.models import Crawl, CrawlPage, Job
 from botyard.sources.service import add_crawled_page
 
 WORKERS = 4
-"""Pages in flight at once (the host gate still allows only two per host)."""
+"""Pages in flight at once, from their fetch to their stored row (the host gate allows only two fetches per host)."""
 BATCH = 32
 MAX_PAGE_BYTES = 20 * 1024 * 1024
 CANCEL_CHECK_SECONDS = 0.5
@@ -54,13 +58,13 @@ class Crawler:
         self.timeout_seconds = self.config.max_seconds + 120  # the crawl stops itself at its cap first
 
     async def run(self, ctx: JobContext) -> None:
-        crawl = await ctx.read(lambda db: db.get(Crawl, str(ctx.payload["crawl_uuid"])))
+        crawl = await ctx.read(lambda db: CrawlRepository(db).get(str(ctx.payload["crawl_uuid"])))
         if crawl is None or crawl.state in FINAL_STATES:
             return
         await CrawlRun(self, ctx, crawl).go()
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        crawl = await session.get(Crawl, str(job.payload.get("crawl_uuid")))
+        crawl = await CrawlRepository(session).get(str(job.payload.get("crawl_uuid")))
         if crawl is not None and crawl.state not in FINAL_STATES:
             crawl.state, crawl.reason, crawl.finished_at = "failed", reason[:500], utcnow()
 
@@ -76,16 +80,13 @@ class CrawlRun:
         self.chatbot_uuid = crawl.chatbot_uuid
         self.start_url = crawl.url
         self.mode = crawl.mode
-        self.max_pages = crawl.max_pages
         self.max_depth = crawl.max_depth
         self.scope = Scope.of(crawl.url, crawl.scope)
+        self.frontier = Frontier(crawl.uuid, self.scope, crawl.max_pages)
         self.fetched_bytes = crawl.fetched_bytes
         self.gate = HostGate(self.config.delay)
         self.robots: dict[str, Robots] = {}
         self.robots_lock = asyncio.Lock()
-        self.found = 0
-        self.known: set[str] = set()
-        """The url keys the crawl has rows for: a link seen before costs no insert attempt (nav menus repeat)."""
         self.stopped: str | None = None
         """Why the run stops early: `cancelled`, or a cap reached."""
 
@@ -93,20 +94,16 @@ class CrawlRun:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.max_seconds
         await self.ctx.write(self._mark_running)
-        self.known = await self.ctx.read(lambda db: CrawlPageRepository(db).keys(self.crawl_uuid))
-        self.found = len(self.known)
+        self.frontier.remember(await self.ctx.read(lambda db: CrawlPageRepository(db).keys(self.crawl_uuid)))
         watcher = asyncio.create_task(self._watch_cancel())
         try:
-            if self.mode == "sitemap" and self.found == 0:
+            if self.mode == "sitemap" and self.frontier.found == 0:
                 await self._read_sitemaps()
             while self.stopped is None:
                 batch = await self.ctx.read(lambda db: CrawlPageRepository(db).pending(self.crawl_uuid, BATCH))
                 if not batch:
                     break
-                queue: asyncio.Queue[CrawlPage] = asyncio.Queue()
-                for page in batch:
-                    queue.put_nowait(page)
-                await asyncio.gather(*(self._work(queue) for _ in range(WORKERS)))
+                await self._visit_all(batch)
                 if loop.time() > deadline and self.stopped is None:
                     self.stopped = "time cap reached"
         finally:
@@ -115,13 +112,26 @@ class CrawlRun:
                 await watcher
         await self.ctx.finish(self._finish)
 
+    async def _visit_all(self, batch: Sequence[CrawlPage]) -> None:
+        """`WORKERS` workers share the batch. One that fails (its lease lost, the database gone) stops the others at
+        once: a worker left running would fetch a page that nothing can store any more."""
+        queue: asyncio.Queue[CrawlPage] = asyncio.Queue()
+        for page in batch:
+            queue.put_nowait(page)
+        try:
+            async with asyncio.TaskGroup() as workers:
+                for _ in range(WORKERS):
+                    workers.create_task(self._work(queue))
+        except BaseExceptionGroup as failed:  # the job runner tells a lost lease from a failure by the error's type
+            raise failed.exceptions[0] from None
+
     async def _mark_running(self, db: AsyncSession) -> None:
-        crawl = await db.get(Crawl, self.crawl_uuid)
+        crawl = await CrawlRepository(db).get(self.crawl_uuid)
         if crawl is not None and crawl.state == "queued":
             crawl.state = "running"
 
     async def _finish(self, db: AsyncSession) -> None:
-        crawl = await db.get(Crawl, self.crawl_uuid)
+        crawl = await CrawlRepository(db).get(self.crawl_uuid)
         if crawl is None or crawl.state in FINAL_STATES:  # cancelled: the cancel recorded its own end
             return
         if self.stopped is not None:
@@ -133,7 +143,7 @@ class CrawlRun:
     async def _watch_cancel(self) -> None:
         while True:
             await asyncio.sleep(CANCEL_CHECK_SECONDS)
-            crawl = await self.ctx.read(lambda db: db.get(Crawl, self.crawl_uuid))
+            crawl = await self.ctx.read(lambda db: CrawlRepository(db).get(self.crawl_uuid))
             if crawl is None or crawl.state == "cancelled":
                 self.stopped = "cancelled"
                 return
@@ -144,6 +154,8 @@ class CrawlRun:
                 page = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
+            if self.frontier.is_settled(page):
+                continue
             try:
                 await self._visit(page)
             except EgressError as error:  # its robots.txt refused (a private address): recorded on the page
@@ -186,8 +198,8 @@ class CrawlRun:
     ) -> None:
         """The page's source (under its canonical URL when it names one in scope), its state, and the links it adds
         to the frontier: one transaction."""
-        current = await db.get(CrawlPage, page.id)
-        crawl = await db.get(Crawl, self.crawl_uuid)
+        current = await CrawlPageRepository(db).get(page.id)
+        crawl = await CrawlRepository(db).get(self.crawl_uuid)
         if current is None or current.state != "pending" or crawl is None or crawl.state == "cancelled":
             return  # a page fetched while the crawl was being cancelled is not stored
         identity = final
@@ -196,32 +208,15 @@ class CrawlRun:
         if links is not None and not links.index:
             current.state, current.reason = "skipped", "noindex"
         else:
-            target = current if identity == current.url else await self._identity_row(db, current, identity)
+            target = current if identity == current.url else await self.frontier.identity_row(db, current, identity)
             if target is not None:
                 source_uuid = await self._add_source(db, target, result)
                 if target is not current:
                     current.state, current.reason = "skipped", f"same page as {identity}"
                     current.data_source_uuid = source_uuid
         if self.mode == "links" and links is not None and links.follow and current.depth < self.max_depth:
-            await self._add_links(CrawlPageRepository(db), links.links, current.depth + 1)
+            await self.frontier.add_links(db, links.links, current.depth + 1)
         await self._save_progress(db)
-
-    async def _identity_row(self, db: AsyncSession, page: CrawlPage, identity: str) -> CrawlPage | None:
-        """The frontier row of the address `page` really is (a redirect's target, its canonical URL), to store the
-        page under; None when that page was stored already (`page` is then skipped as the same page)."""
-        pages = CrawlPageRepository(db)
-        known = await pages.by_key(self.crawl_uuid, url_key(identity))
-        if known is None:
-            known = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(identity), url=identity, depth=page.depth)
-            await pages.add(known)
-            self.known.add(known.url_key)
-            self.found += 1
-        elif known.state != "pending":
-            page.state, page.reason = "skipped", f"same page as {identity}"
-            page.data_source_uuid = known.data_source_uuid
-            return None
-        known.lastmod = known.lastmod or page.lastmod
-        return known
 
     async def _add_source(self, db: AsyncSession, row: CrawlPage, result: FetchResult) -> str:
         meta = {"crawl_uuid": self.crawl_uuid}
@@ -234,29 +229,17 @@ class CrawlRun:
         row.state, row.data_source_uuid = "done", source.uuid
         return source.uuid
 
-    async def _add_links(self, pages: CrawlPageRepository, links: list[str], depth: int) -> None:
-        for link in links:
-            if self.found >= self.max_pages:
-                return
-            key = url_key(link)
-            if key in self.known or not self.scope.admits(link):
-                continue
-            self.known.add(key)
-            self.found += int(
-                await pages.add_new(CrawlPage(crawl_uuid=self.crawl_uuid, url_key=key, url=link, depth=depth))
-            )
-
     async def _failed(self, page: CrawlPage, reason: str) -> None:
         await self.ctx.write(lambda db: self._fail(db, page, reason))
 
     async def _fail(self, db: AsyncSession, page: CrawlPage, reason: str) -> None:
-        current = await db.get(CrawlPage, page.id)
+        current = await CrawlPageRepository(db).get(page.id)
         if current is not None and current.state == "pending":
             current.state, current.reason = "failed", reason[:500]
         await self._save_progress(db)
 
     async def _save_progress(self, db: AsyncSession) -> None:
-        crawl = await db.get(Crawl, self.crawl_uuid)
+        crawl = await CrawlRepository(db).get(self.crawl_uuid)
         if crawl is not None:
             crawl.fetched_bytes = self.fetched_bytes
             crawl.modified_at = utcnow()
@@ -283,18 +266,7 @@ class CrawlRun:
         self.fetched_bytes += listing.fetched_bytes
 
         async def add(db: AsyncSession) -> None:
-            pages = CrawlPageRepository(db)
-            for location, reason in listing.failures:
-                failed = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(location), url=location, state="failed")
-                failed.reason = reason
-                self.found += int(await pages.add_new(failed))
-            for url, lastmod in listing.pages:
-                if self.found >= self.max_pages:
-                    break
-                if self.scope.admits(url):
-                    row = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(url), url=url, lastmod=lastmod)
-                    self.found += int(await pages.add_new(row))
-                    self.known.add(row.url_key)
+            await self.frontier.add_listing(db, listing)
             await self._save_progress(db)
 
         await self.ctx.write(add)

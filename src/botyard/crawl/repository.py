@@ -1,3 +1,5 @@
+"""Crawls, the pages of their frontiers, and the re-sync schedules of chatbots."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -7,7 +9,7 @@ from sqlalchemy import Select, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from botyard.db.repository import Repository
-from botyard.models import Chatbot, Crawl, CrawlPage
+from botyard.models import Chatbot, Crawl, CrawlPage, SyncSchedule
 
 
 class CrawlRepository(Repository[Crawl]):
@@ -77,3 +79,9 @@ class CrawlPageRepository(Repository[CrawlPage]):
             .where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state == "pending")
             .values(state="skipped", reason=reason)
         )
+
+
+class SyncScheduleRepository(Repository[SyncSchedule]):
+    """A chatbot's re-sync schedule, keyed by the chatbot's uuid (no row: the schedule is `off`)."""
+
+    model = SyncSchedule

@@ -2,7 +2,8 @@
 source for changes.
 
 The schedule is a chain of jobs: each run queues the next one (`run_after` = now + the interval), and changing the
-schedule replaces the waiting job, so exactly one is ever queued per chatbot. A run checks each page with one
+schedule replaces the waiting job, so exactly one is ever queued per chatbot. A run first reads the sites' sitemaps:
+a page whose `<lastmod>` is older than its last fetch is not requested at all. It checks each other page with one
 conditional request through the per-host gate (two at a time per host); a changed page is handed to the ingestion
 with the bytes just fetched (re-chunked and re-indexed in one transaction); an unchanged page costs nothing more;
 a page answering 404/410 twice in a row becomes `error:not found` and is kept.
@@ -19,16 +20,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.crawl.discovery import list_pages, read_robots, unchanged_since
 from botyard.crawl.hosts import HostGate
+from botyard.crawl.repository import SyncScheduleRepository
 from botyard.crawl.sync_schemas import Schedule, Sync
 from botyard.crawl.urls import host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, Check, check_page
+from botyard.ingestion.repository import SourceFileRepository, SourceRepository
 from botyard.jobs.repository import JobRepository
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
 from botyard.models import DataSource, Job, SourceFile, SyncSchedule
-from botyard.sources.repository import DataSourceRepository, SourceFileRepository
 from botyard.sources.service import schedule_processing
 
 SYNC_CHATBOT = "sync_chatbot"
@@ -40,7 +42,7 @@ RECORD_BATCH = 200
 
 async def get(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sync:
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
-    return to_wire(chatbot.uuid, await db.get(SyncSchedule, chatbot.uuid))
+    return to_wire(chatbot.uuid, await SyncScheduleRepository(db).get(chatbot.uuid))
 
 
 async def update(db: AsyncSession, account_uuid: str, chatbot_uuid: str, schedule: Schedule, now: datetime) -> Sync:
@@ -63,10 +65,10 @@ async def run_now(db: AsyncSession, account_uuid: str, chatbot_uuid: str, now: d
 
 
 async def _row(db: AsyncSession, chatbot_uuid: str) -> SyncSchedule:
-    row = await db.get(SyncSchedule, chatbot_uuid)
+    schedules = SyncScheduleRepository(db)
+    row = await schedules.get(chatbot_uuid)
     if row is None:
-        row = SyncSchedule(chatbot_uuid=chatbot_uuid, schedule="off", last_summary={})
-        db.add(row)
+        row = await schedules.add(SyncSchedule(chatbot_uuid=chatbot_uuid, schedule="off", last_summary={}))
     return row
 
 
@@ -106,8 +108,7 @@ class ChatbotSync:
 
     async def run(self, ctx: JobContext) -> None:
         chatbot_uuid = str(ctx.payload["chatbot_uuid"])
-        sources = await ctx.read(lambda db: DataSourceRepository(db).of_chatbot(chatbot_uuid))
-        pages = [s for s in sources if s.type == "link" and s.content_hash is not None]
+        pages = await ctx.read(lambda db: SourceRepository(db).fetched_pages(chatbot_uuid))
         gate = HostGate(self.delay)
         summary: Counter[str] = Counter()
         slots = asyncio.Semaphore(4)
@@ -168,7 +169,7 @@ def _url_of(source: DataSource) -> str:
 
 async def _record(db: AsyncSession, source_uuid: str, check: Check) -> str:
     """Apply one page's check; returns its outcome for the summary."""
-    source = await db.get(DataSource, source_uuid)
+    source = await SourceRepository(db).get(source_uuid)
     if source is None:
         return "failed"
     now = iso(utcnow())
@@ -207,7 +208,7 @@ async def _record(db: AsyncSession, source_uuid: str, check: Check) -> str:
 
 async def _next_run(db: AsyncSession, chatbot_uuid: str, run_at: str, summary: dict[str, int]) -> None:
     """Record the run and queue the next one, unless the schedule changed meanwhile (its own job is queued)."""
-    row = await db.get(SyncSchedule, chatbot_uuid)
+    row = await SyncScheduleRepository(db).get(chatbot_uuid)
     if row is None:
         return
     row.last_run_at, row.last_summary = utcnow(), summary

@@ -21,10 +21,10 @@ from botyard.db.session import Database
 from botyard.embedding import Embedder, EmbeddingError, Vectors, encode_vector
 from botyard.ingestion.errors import SourceFailed, SourceRetry
 from botyard.ingestion.jobs import PROCESS_SOURCE, REEMBED_SOURCE
-from botyard.ingestion.repository import ChunkRepository
+from botyard.ingestion.repository import ChunkRepository, SourceRepository
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
-from botyard.models import Chunk, DataSource, Job
+from botyard.models import Chunk, Job
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ class SourceReembedder:
         name = self.embedder.name
 
         async def store(db: AsyncSession) -> None:
-            source = await db.get(DataSource, source_uuid)
+            source = await SourceRepository(db).get(source_uuid)
             if source is not None:
                 await ChunkRepository(db).set_embeddings(source.chatbot_uuid, vectors, name)
 
@@ -99,7 +99,7 @@ class SourceReembedder:
             await ctx.finish(store)
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        source = await session.get(DataSource, str(job.payload.get("data_source_uuid")))
+        source = await SourceRepository(session).get(str(job.payload.get("data_source_uuid")))
         if source is not None:
             source.status = f"error:{REASON}"
 

@@ -27,12 +27,11 @@ from botyard.ingestion.errors import SourceFailed, SourceRetry
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, check_page
 from botyard.ingestion.jobs import PROCESS_SOURCE
 from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, SandboxError, parse_file
-from botyard.ingestion.repository import ChunkRepository
+from botyard.ingestion.repository import ChunkRepository, SourceFileRepository, SourceRepository
 from botyard.ingestion.stages import SHOW_AFTER, StageReporter
 from botyard.ingestion.tokens import count_tokens
 from botyard.jobs.runner import JobContext
 from botyard.models import Chunk, DataSource, Job
-from botyard.sources.repository import SourceFileRepository
 
 _MACHINE_REASON = re.compile(r"^[a-z0-9][a-z0-9 _\-]{0,47}$")
 __all__ = ["Extracted", "IngestionConfig", "SourceFailed", "SourceProcessor", "SourceRetry"]
@@ -81,83 +80,80 @@ class SourceProcessor:
 
     async def run(self, ctx: JobContext) -> None:
         source_uuid = str(ctx.payload["data_source_uuid"])
-        source = await ctx.read(lambda db: db.get(DataSource, source_uuid))
+        source = await ctx.read(lambda db: SourceRepository(db).get(source_uuid))
         if source is None:  # deleted since the job was queued
             return
         stages = StageReporter(ctx, source_uuid, self.config.show_stage_after)
         try:
-            await self._process(ctx, source, stages)
+            extracted = await self._extract(stages, ctx, source)
+            if extracted.unchanged:
+                await self._keep(ctx, source_uuid, extracted, stages)
+            elif not extracted.markdown.strip():
+                raise SourceFailed("no text")
+            else:
+                await self._store(ctx, source, extracted, stages)
         finally:
             stages.cancel()
 
-    async def _process(self, ctx: JobContext, source: DataSource, stages: StageReporter) -> None:
-        source_uuid = source.uuid
-        extracted = await self._extract(stages, ctx, source)
-        if extracted.unchanged:
-            # The page did not change, but its chunks may come from another embedder than the configured one.
-            stale = await stale_chunks(ctx, source_uuid, self.embedder) if self.embedder is not None else []
-            if stale and self.embedder is not None:
-                await stages.enter("embedding")
-                fresh = await embed_stale(self.embedder, stale)
-            await stages.settle()
+    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+        source = await SourceRepository(session).get(str(job.payload.get("data_source_uuid")))
+        if source is not None:
+            source.status = "error:" + (reason if _MACHINE_REASON.match(reason) else "processing failed")
 
-            async def keep(db: AsyncSession) -> None:
-                current = await db.get(DataSource, source_uuid)
-                if current is None:
-                    return
-                if stale and self.embedder is not None:
-                    await ChunkRepository(db).set_embeddings(current.chatbot_uuid, fresh, self.embedder.name)
-                current.meta = {**current.meta, **extracted.meta, "checked_at": iso(utcnow())}
-                current.status = "success"
+    async def _keep(self, ctx: JobContext, source_uuid: str, extracted: Extracted, stages: StageReporter) -> None:
+        """A page that did not change keeps its chunks, embedded again only if another embedder produced them."""
+        embedder = self.embedder
+        fresh: list[tuple[str, bytes]] = []
+        if embedder is not None and (stale := await stale_chunks(ctx, source_uuid, embedder)):
+            await stages.enter("embedding")
+            fresh = await embed_stale(embedder, stale)
+        await stages.settle()
 
-            await ctx.finish(keep)
-            return
-        if not extracted.markdown.strip():
-            raise SourceFailed("no text")
+        async def keep(db: AsyncSession) -> None:
+            current = await SourceRepository(db).get(source_uuid)
+            if current is None:
+                return
+            if fresh and embedder is not None:
+                await ChunkRepository(db).set_embeddings(current.chatbot_uuid, fresh, embedder.name)
+            current.meta = {**current.meta, **extracted.meta, "checked_at": iso(utcnow())}
+            current.status = "success"
+
+        await ctx.finish(keep)
+
+    async def _store(self, ctx: JobContext, source: DataSource, extracted: Extracted, stages: StageReporter) -> None:
+        """New content: chunked and embedded outside any transaction, then stored with the source's final status and
+        the job's completion in one. Content that did not change keeps its chunks (re-embedded if they are stale)."""
+        embedder = self.embedder
         content_hash = hashlib.sha256(extracted.markdown.encode()).hexdigest()
         chunks: list[Chunk] | None = None
         vectors: list[tuple[str, bytes]] = []
         if content_hash != source.content_hash:
             await stages.enter("chunking")
             chunks = await asyncio.to_thread(self._chunks, source, extracted)
-            if self.embedder is not None:
+            if embedder is not None:
                 await stages.enter("embedding")
-                await embed_chunks(self.embedder, chunks)
-        elif self.embedder is not None and (stale := await stale_chunks(ctx, source_uuid, self.embedder)):
+                await embed_chunks(embedder, chunks)
+        elif embedder is not None and (stale := await stale_chunks(ctx, source.uuid, embedder)):
             await stages.enter("embedding")
-            vectors = await embed_stale(self.embedder, stale)
+            vectors = await embed_stale(embedder, stale)
         tokens = count_tokens(extracted.markdown)
 
         async def store(db: AsyncSession) -> None:
-            current = await db.get(DataSource, source_uuid)
+            current = await SourceRepository(db).get(source.uuid)
             if current is None:
                 return
             if content_hash != current.content_hash:
                 if chunks is None:  # another run stored other content meanwhile: start again from it
                     raise SourceRetry("changed meanwhile")
                 await ChunkRepository(db).replace(current, chunks)
-            elif vectors and self.embedder is not None:
-                await ChunkRepository(db).set_embeddings(current.chatbot_uuid, vectors, self.embedder.name)
-            current.status = "success"
-            current.tokens = tokens
-            current.content_hash = content_hash
-            current.modified_at = utcnow()
-            if extracted.fetched_bytes is not None:
-                current.file_size = extracted.fetched_bytes
-            if extracted.title and current.title == current.file_name:  # still the URL: take the page's title
-                current.title = extracted.title[:500]
+            elif vectors and embedder is not None:
+                await ChunkRepository(db).set_embeddings(current.chatbot_uuid, vectors, embedder.name)
             if extracted.prefetched:
-                await SourceFileRepository(db).remove(source_uuid)
-            if extracted.meta:
-                current.meta = {**current.meta, **extracted.meta, "misses": 0}
+                await SourceFileRepository(db).remove(current.uuid)
+            _record(current, extracted, content_hash, tokens)
 
         await stages.settle()
         await ctx.finish(store)
-
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        source = await session.get(DataSource, str(job.payload.get("data_source_uuid")))
-        if source is not None:
-            source.status = "error:" + (reason if _MACHINE_REASON.match(reason) else "processing failed")
 
     def _chunks(self, source: DataSource, extracted: Extracted) -> list[Chunk]:
         if extracted.atomic:
@@ -235,6 +231,20 @@ class SourceProcessor:
             raise SourceFailed(error.reason) from error
         except SandboxError as error:
             raise SourceRetry("sandbox") from error
+
+
+def _record(source: DataSource, extracted: Extracted, content_hash: str, tokens: int) -> None:
+    """What a successful run sets on its source."""
+    source.status = "success"
+    source.tokens = tokens
+    source.content_hash = content_hash
+    source.modified_at = utcnow()
+    if extracted.fetched_bytes is not None:
+        source.file_size = extracted.fetched_bytes
+    if extracted.title and source.title == source.file_name:  # still the URL: take the page's title
+        source.title = extracted.title[:500]
+    if extracted.meta:
+        source.meta = {**source.meta, **extracted.meta, "misses": 0}
 
 
 def _name_for(url: str, content_type: str) -> str:

@@ -1,5 +1,8 @@
-"""Chunk storage. A source's chunks are replaced as a whole, and every change bumps its chatbot's knowledge
-version (the key of the in-process search caches)."""
+"""What ingestion reads and writes: the source it processes, the bytes stored with it, and its chunks.
+
+A source's chunks are replaced as a whole, and every change bumps its chatbot's knowledge version (the key of the
+in-process search caches). Ingestion sits below the features, so it has its own repositories over the shared tables
+instead of borrowing the sources feature's."""
 
 from __future__ import annotations
 
@@ -8,12 +11,44 @@ from collections.abc import Sequence
 from sqlalchemy import ColumnElement, Table, bindparam, delete, exists, func, or_, select, update
 
 from botyard.db.repository import Repository
-from botyard.models import Chatbot, Chunk, DataSource, Job
+from botyard.models import Chatbot, Chunk, DataSource, Job, SourceFile
 
 
 def _stale(embedder: str) -> ColumnElement[bool]:
     """Chunks that `embedder` did not embed (embedded by another model, or not at all)."""
     return or_(Chunk.embedder.is_(None), Chunk.embedder != embedder)
+
+
+class SourceRepository(Repository[DataSource]):
+    """Sources by uuid, whoever owns them: a job carries the uuid of a source whose owner was checked when it was
+    queued."""
+
+    model = DataSource
+
+    async def fetched_pages(self, chatbot_uuid: str) -> Sequence[DataSource]:
+        """The chatbot's web pages that were fetched at least once (what a re-sync checks again)."""
+        return await self.all(
+            select(DataSource)
+            .where(
+                DataSource.chatbot_uuid == chatbot_uuid,
+                DataSource.type == "link",
+                DataSource.content_hash.is_not(None),
+            )
+            .order_by(DataSource.created_at, DataSource.uuid)
+        )
+
+
+class SourceFileRepository(Repository[SourceFile]):
+    """A source's stored bytes: an upload, or a page a crawl or a re-sync fetched (dropped once its chunks are
+    stored, so that a re-scrape fetches the page again)."""
+
+    model = SourceFile
+
+    async def remove(self, source_uuid: str) -> None:
+        await self.session.execute(delete(SourceFile).where(SourceFile.data_source_uuid == source_uuid))
+
+    async def of_source(self, source_uuid: str) -> SourceFile | None:
+        return await self.one_or_none(select(SourceFile).where(SourceFile.data_source_uuid == source_uuid))
 
 
 class ChunkRepository(Repository[Chunk]):

@@ -16,8 +16,8 @@ class JobRepository(Repository[Job]):
     model = Job
 
     async def claim(self, owner: str, lease: timedelta, kinds: list[str]) -> Job | None:
-        """Take the oldest due job. On PostgreSQL concurrent workers skip each other's rows (SKIP LOCKED); on SQLite
-        the write transaction already holds the database lock."""
+        """Take the oldest due job under the lease `owner` (one per claim). On PostgreSQL concurrent workers skip each
+        other's rows (SKIP LOCKED); on SQLite the write transaction already holds the database lock."""
         now = utcnow()
         statement = (
             select(Job)
@@ -88,7 +88,8 @@ class JobRepository(Repository[Job]):
         )
 
     async def recover_expired(self) -> int:
-        """Put back in the queue every job whose runner stopped renewing its lease (crash, kill -9, lost host)."""
+        """Put back in the queue every job whose runner stopped renewing its lease (crash, kill -9, lost host, or an
+        event loop stalled past the lease: that run is fenced out by the next claim's new `lease_owner`)."""
         result = await self.session.execute(
             update(Job)
             .where(Job.status == "running", Job.lease_until < utcnow())

@@ -1,5 +1,10 @@
 """The job runner: claims due jobs with a lease, renews it while the handler works, fences every write with it,
-retries with exponential backoff, gives up after `max_attempts`, and puts expired leases back in the queue."""
+retries with exponential backoff, gives up after `max_attempts`, and puts expired leases back in the queue.
+
+A lease belongs to one claim, not to the runner: `lease_owner` is the runner's id plus a token of the claim. A runner
+whose lease expired under it (its event loop stalled past the lease) can claim the same job again at once; the
+earlier run, still going, must then fail its next fenced write and stop instead of running on beside the new one.
+"""
 
 from __future__ import annotations
 
@@ -44,6 +49,7 @@ class JobContext:
     attempt: int
     max_attempts: int
     owner: str
+    """The lease of this claim of the job (`lease_owner`); every fenced write checks it."""
     database: Database
     finished: bool = False
     """Set by `finish`: the job is already done, the runner has nothing left to record."""
@@ -151,8 +157,9 @@ class JobRunner:
     async def _claim(self) -> Job | None:
         if not self.handlers:
             return None
+        lease_owner = f"{self.owner}/{uuid.uuid4().hex[:8]}"  # at most 30+1+7+1+8+1+8 = 56 of the column's 64
         async with self.database.transaction() as session:
-            return await JobRepository(session).claim(self.owner, self.lease, list(self.handlers))
+            return await JobRepository(session).claim(lease_owner, self.lease, list(self.handlers))
 
     async def _loop(self) -> None:
         last_recovery = asyncio.get_running_loop().time()
@@ -190,9 +197,10 @@ class JobRunner:
 
     async def _execute(self, job: Job) -> None:
         handler = self.handlers[job.kind]
-        ctx = JobContext(job.uuid, job.kind, job.payload, job.attempts, job.max_attempts, self.owner, self.database)
+        lease_owner = str(job.lease_owner)
+        ctx = JobContext(job.uuid, job.kind, job.payload, job.attempts, job.max_attempts, lease_owner, self.database)
         work = asyncio.create_task(asyncio.wait_for(handler.run(ctx), handler.timeout_seconds))
-        heartbeat = asyncio.create_task(self._heartbeat(job.uuid, work))
+        heartbeat = asyncio.create_task(self._heartbeat(job.uuid, lease_owner, work))
         try:
             await work
         except LeaseLost:
@@ -217,14 +225,14 @@ class JobRunner:
         if ctx.finished:
             return
         async with self.database.transaction() as session:
-            await JobRepository(session).finish(job.uuid, self.owner)
+            await JobRepository(session).finish(job.uuid, lease_owner)
 
-    async def _heartbeat(self, job_uuid: str, work: asyncio.Task[None]) -> None:
+    async def _heartbeat(self, job_uuid: str, lease_owner: str, work: asyncio.Task[None]) -> None:
         while True:
             await asyncio.sleep(self.config.lease_seconds / 3)
             try:
                 async with self.database.transaction() as session:
-                    held = await JobRepository(session).renew(job_uuid, self.owner, self.lease)
+                    held = await JobRepository(session).renew(job_uuid, lease_owner, self.lease)
             except Exception:
                 log.exception("could not renew the lease of job %s", job_uuid)
                 continue
@@ -234,13 +242,14 @@ class JobRunner:
 
     async def _failed(self, job: Job, handler: JobHandler, reason: str, detail: str, permanent: bool) -> None:
         """Retry later with backoff, or give up: fail the job and let the handler record `reason`."""
+        lease_owner = str(job.lease_owner)
         async with self.database.transaction() as session:
             jobs = JobRepository(session)
             if not permanent and job.attempts < job.max_attempts:
                 delay = min(self.config.backoff_base_seconds * 2 ** (job.attempts - 1), self.config.backoff_max_seconds)
                 delay *= random.uniform(0.8, 1.2)
-                await jobs.retry_later(job.uuid, self.owner, detail, utcnow() + timedelta(seconds=delay))
-            elif await jobs.fail(job.uuid, self.owner, detail):
+                await jobs.retry_later(job.uuid, lease_owner, detail, utcnow() + timedelta(seconds=delay))
+            elif await jobs.fail(job.uuid, lease_owner, detail):
                 await handler.give_up(session, job, reason)
 
 

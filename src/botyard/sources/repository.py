@@ -1,22 +1,14 @@
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Select, delete, select
 from sqlalchemy.exc import IntegrityError
 
+from botyard.db.batches import batches
 from botyard.db.repository import Repository
 from botyard.models import Chatbot, DataSource, SourceFile
-
-T = TypeVar("T")
-# Lists of uuids go to the database in slices: both databases cap the number of bound parameters per statement.
-BATCH = 500
-
-
-def batches(items: Sequence[T], size: int = BATCH) -> Iterator[list[T]]:
-    for start in range(0, len(items), size):
-        yield list(items[start : start + size])
 
 
 class DataSourceRepository(Repository[DataSource]):
@@ -82,13 +74,3 @@ class DataSourceRepository(Repository[DataSource]):
         # Tag memberships, agent selections and the stored file go with the source through ON DELETE CASCADE.
         for batch in batches(list(uuids)):
             await self.session.execute(delete(DataSource).where(DataSource.uuid.in_(batch)))
-
-
-class SourceFileRepository(Repository[SourceFile]):
-    model = SourceFile
-
-    async def remove(self, source_uuid: str) -> None:
-        await self.session.execute(delete(SourceFile).where(SourceFile.data_source_uuid == source_uuid))
-
-    async def of_source(self, source_uuid: str) -> SourceFile | None:
-        return await self.one_or_none(select(SourceFile).where(SourceFile.data_source_uuid == source_uuid))

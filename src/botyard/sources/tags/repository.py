@@ -6,9 +6,9 @@ from typing import Any
 
 from sqlalchemy import Select, delete, insert, select
 
+from botyard.db.batches import batches
 from botyard.db.repository import Repository
 from botyard.models import Chatbot, SourceTag, SourceTagMember
-from botyard.sources.repository import batches
 
 
 class SourceTagRepository(Repository[SourceTag]):

@@ -1,0 +1,88 @@
+"""A crawl's frontier: the `crawl_page` rows of the addresses it has found, each added once, up to `max_pages`.
+
+Rows are added in the transaction of the page (or the sitemap listing) that found them, so a crawl picked up again
+after a crash goes on from exactly what was recorded. In memory the frontier keeps only what saves database work:
+the url keys that have rows (a link in every page's menu costs no insert attempt) and the rows this run has already
+stored under another page's fetch (not fetched again when their turn comes).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.crawl.discovery import Listing
+from botyard.crawl.repository import CrawlPageRepository
+from botyard.crawl.urls import Scope, url_key
+from botyard.models import CrawlPage
+
+
+class Frontier:
+    """The frontier of one crawl, as one run of it sees it."""
+
+    def __init__(self, crawl_uuid: str, scope: Scope, max_pages: int) -> None:
+        self.crawl_uuid = crawl_uuid
+        self.scope = scope
+        self.max_pages = max_pages
+        self.known: set[str] = set()
+        """The url keys the crawl has rows for."""
+        self.found = 0
+        self.settled: set[int] = set()
+        """Pending rows this run stored from another address's fetch (a redirect's target, a canonical URL)."""
+
+    def remember(self, keys: set[str]) -> None:
+        """The url keys the crawl had rows for when this run started."""
+        self.known |= keys
+        self.found = len(self.known)
+
+    def is_settled(self, page: CrawlPage) -> bool:
+        """Whether `page`, read as pending at the start of its batch, has been stored since by this run."""
+        return page.id in self.settled
+
+    async def add_links(self, db: AsyncSession, links: list[str], depth: int) -> None:
+        """The in-scope links a page adds, at `depth`, until the crawl has `max_pages` rows."""
+        pages = CrawlPageRepository(db)
+        for link in links:
+            if self.found >= self.max_pages:
+                return
+            key = url_key(link)
+            if key in self.known or not self.scope.admits(link):
+                continue
+            self.known.add(key)
+            self.found += int(
+                await pages.add_new(CrawlPage(crawl_uuid=self.crawl_uuid, url_key=key, url=link, depth=depth))
+            )
+
+    async def add_listing(self, db: AsyncSession, listing: Listing) -> None:
+        """Every in-scope page the sitemaps list (with its `<lastmod>`), and the sitemaps that failed, as failed
+        rows (the crawl reports them with its pages)."""
+        pages = CrawlPageRepository(db)
+        for location, reason in listing.failures:
+            failed = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(location), url=location, state="failed")
+            failed.reason = reason
+            self.found += int(await pages.add_new(failed))
+        for url, lastmod in listing.pages:
+            if self.found >= self.max_pages:
+                break
+            if self.scope.admits(url):
+                row = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(url), url=url, lastmod=lastmod)
+                self.found += int(await pages.add_new(row))
+                self.known.add(row.url_key)
+
+    async def identity_row(self, db: AsyncSession, page: CrawlPage, identity: str) -> CrawlPage | None:
+        """The row of the address `page` really is (a redirect's target, its canonical URL), to store the page
+        under; None when that page was stored already (`page` is then skipped as the same page)."""
+        pages = CrawlPageRepository(db)
+        known = await pages.by_key(self.crawl_uuid, url_key(identity))
+        if known is None:
+            known = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(identity), url=identity, depth=page.depth)
+            await pages.add(known)
+            self.known.add(known.url_key)
+            self.found += 1
+        elif known.state != "pending":
+            page.state, page.reason = "skipped", f"same page as {identity}"
+            page.data_source_uuid = known.data_source_uuid
+            return None
+        else:
+            self.settled.add(known.id)  # it may be in this run's batch: stored now, it needs no fetch of its own
+        known.lastmod = known.lastmod or page.lastmod
+        return known
