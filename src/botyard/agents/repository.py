@@ -7,21 +7,14 @@ from typing import Any
 from sqlalchemy import Select, delete, func, insert, select
 
 from botyard.db.batches import batches
-from botyard.db.repository import Repository
+from botyard.db.repository import ChatbotPartRepository, Repository
 from botyard.models import Agent, AgentDataSource, AgentType, Chatbot, ToolFunction
 
 
-class AgentRepository(Repository[Agent]):
+class AgentRepository(ChatbotPartRepository[Agent]):
     model = Agent
 
     noun = "Agent"
-
-    def owned_statement(self, account_uuid: str, agent_uuid: str) -> Select[Any]:
-        return (
-            select(Agent)
-            .join(Chatbot, Chatbot.uuid == Agent.chatbot_uuid)
-            .where(Agent.uuid == agent_uuid, Chatbot.account_uuid == account_uuid)
-        )
 
     async def of_chatbot(self, chatbot_uuid: str) -> Sequence[Agent]:
         return await self.all(

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import ColumnElement, Select, cast, delete, exists, func, select, text
+from sqlalchemy import ColumnElement, cast, delete, exists, func, select, text
 from sqlalchemy.dialects.postgresql import JSONB
 
 from botyard.db.batches import batches
-from botyard.db.repository import Repository
+from botyard.db.repository import ChatbotPartRepository, Repository
 from botyard.models import Chatbot, ChatSession, Message, MessageState, RateLimitHit
 
 
@@ -28,17 +27,10 @@ class SessionFilter:
     tags: tuple[str, ...] = ()
 
 
-class ChatSessionRepository(Repository[ChatSession]):
+class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
     model = ChatSession
 
     noun = "Session"
-
-    def owned_statement(self, account_uuid: str, session_uuid: str) -> Select[Any]:
-        return (
-            select(ChatSession)
-            .join(Chatbot, Chatbot.uuid == ChatSession.chatbot_uuid)
-            .where(ChatSession.uuid == session_uuid, Chatbot.account_uuid == account_uuid)
-        )
 
     async def of_chatbot(self, chatbot_uuid: str, only: SessionFilter | None = None) -> Sequence[ChatSession]:
         """The chatbot's sessions that pass the filter, oldest first."""

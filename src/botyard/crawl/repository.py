@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from sqlalchemy import Select, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from botyard.db.repository import Repository
-from botyard.models import Chatbot, Crawl, CrawlPage, SyncSchedule
+from botyard.db.repository import ChatbotPartRepository, Repository
+from botyard.models import Crawl, CrawlPage, SyncSchedule
 
 
-class CrawlRepository(Repository[Crawl]):
+class CrawlRepository(ChatbotPartRepository[Crawl]):
     model = Crawl
 
     noun = "Crawl"
-
-    def owned_statement(self, account_uuid: str, crawl_uuid: str) -> Select[Any]:
-        return (
-            select(Crawl)
-            .join(Chatbot, Chatbot.uuid == Crawl.chatbot_uuid)
-            .where(Crawl.uuid == crawl_uuid, Chatbot.account_uuid == account_uuid)
-        )
 
     async def of_chatbot(self, chatbot_uuid: str) -> Sequence[Crawl]:
         return await self.all(select(Crawl).where(Crawl.chatbot_uuid == chatbot_uuid).order_by(Crawl.created_at))

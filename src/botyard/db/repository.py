@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import Base
 from botyard.errors import not_found
+from botyard.models.chatbot import Chatbot
 
 M = TypeVar("M", bound=Base)
 
@@ -70,3 +71,16 @@ class Repository(Generic[M]):
             setattr(obj, key, value)
         await self.session.flush()
         return obj
+
+
+class ChatbotPartRepository(Repository[M]):
+    """A repository of rows that belong to a chatbot (a `chatbot_uuid` column): an account owns them through its
+    chatbots."""
+
+    def owned_statement(self, account_uuid: str, uuid: str) -> Select[Any]:
+        part: Any = self.model
+        return (
+            select(part)
+            .join(Chatbot, Chatbot.uuid == part.chatbot_uuid)
+            .where(part.uuid == uuid, Chatbot.account_uuid == account_uuid)
+        )

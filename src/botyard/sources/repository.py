@@ -1,17 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from sqlalchemy import Select, delete, select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
 from botyard.db.batches import batches
-from botyard.db.repository import Repository
+from botyard.db.repository import ChatbotPartRepository
 from botyard.models import Chatbot, DataSource, SourceFile
 
 
-class DataSourceRepository(Repository[DataSource]):
+class DataSourceRepository(ChatbotPartRepository[DataSource]):
     model = DataSource
 
     async def in_chatbot(self, chatbot_uuid: str, uuids: Sequence[str]) -> Sequence[DataSource]:
@@ -24,13 +23,6 @@ class DataSourceRepository(Repository[DataSource]):
         return found
 
     noun = "Data source"
-
-    def owned_statement(self, account_uuid: str, source_uuid: str) -> Select[Any]:
-        return (
-            select(DataSource)
-            .join(Chatbot, Chatbot.uuid == DataSource.chatbot_uuid)
-            .where(DataSource.uuid == source_uuid, Chatbot.account_uuid == account_uuid)
-        )
 
     async def owned_among(self, account_uuid: str, uuids: Sequence[str]) -> Sequence[DataSource]:
         """The sources among `uuids` that belong to one of the account's chatbots."""

@@ -2,26 +2,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
 
-from sqlalchemy import Select, delete, insert, select
+from sqlalchemy import delete, insert, select
 
 from botyard.db.batches import batches
-from botyard.db.repository import Repository
-from botyard.models import Chatbot, SourceTag, SourceTagMember
+from botyard.db.repository import ChatbotPartRepository
+from botyard.models import SourceTag, SourceTagMember
 
 
-class SourceTagRepository(Repository[SourceTag]):
+class SourceTagRepository(ChatbotPartRepository[SourceTag]):
     model = SourceTag
 
     noun = "Source tag"
-
-    def owned_statement(self, account_uuid: str, tag_uuid: str) -> Select[Any]:
-        return (
-            select(SourceTag)
-            .join(Chatbot, Chatbot.uuid == SourceTag.chatbot_uuid)
-            .where(SourceTag.uuid == tag_uuid, Chatbot.account_uuid == account_uuid)
-        )
 
     async def of_chatbot(self, chatbot_uuid: str) -> Sequence[SourceTag]:
         return await self.all(
