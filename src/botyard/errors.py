@@ -72,6 +72,14 @@ def not_found(what: str) -> AppError:
     return AppError(404, ErrorCode.NOT_FOUND, f"{what} not found")
 
 
+def unknown_uuids(bad: list[str], *, noun: str, reason: str) -> AppError:
+    """An all-or-nothing request named uuids that are not the account's `noun`: nothing was done, and each bad uuid
+    is listed with `reason` (a foreign uuid exactly like an unknown one)."""
+    details: list[dict[str, Any]] = [{"uuid": uuid, "error": reason} for uuid in bad]
+    message = f"{len(bad)} of the uuids are not {noun} of this account; nothing was deleted"
+    return AppError(422, ErrorCode.UNKNOWN_UUIDS, message, details)
+
+
 def validation_error(message: str, details: list[dict[str, Any]] | None = None) -> AppError:
     return AppError(422, ErrorCode.VALIDATION_ERROR, message, details)
 

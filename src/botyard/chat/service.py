@@ -16,7 +16,7 @@ from botyard.chat.schemas import Session as SessionOut
 from botyard.chat.schemas import SessionCreate, SessionSummary
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
-from botyard.errors import AppError, ErrorCode, not_found
+from botyard.errors import not_found, unknown_uuids
 from botyard.models import Chatbot, ChatSession, Message, MessageKind, MessageMeta, SessionMeta
 
 INVALID_MESSAGE = "invalid message"
@@ -157,9 +157,7 @@ async def delete_messages(db: AsyncSession, account_uuid: str, uuids: Sequence[s
     owned = await _owned_messages(db, account_uuid, uuids)
     bad = [uuid for uuid in dict.fromkeys(uuids) if uuid not in owned]
     if bad:
-        details = [{"uuid": uuid, "error": INVALID_MESSAGE} for uuid in bad]
-        message = f"{len(bad)} of the uuids are not messages of this account; nothing was deleted"
-        raise AppError(422, ErrorCode.UNKNOWN_UUIDS, message, details)
+        raise unknown_uuids(bad, noun="messages", reason=INVALID_MESSAGE)
     await MessageRepository(db).remove(list(owned))
 
 

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.responses import StreamingResponse
 
 from botyard import sse
 from botyard.db.session import Database
@@ -25,6 +26,19 @@ EventReader = Callable[[AsyncSession, int], Awaitable[list[StreamedEvent]]]
 def resume_point(header: str | None) -> int | None:
     """The id in a `Last-Event-ID` header, if it is one."""
     return int(header) if header is not None and header.strip().isdigit() else None
+
+
+async def start_after(after: int | None, last_event_id: str | None, latest: Callable[[], Awaitable[int]]) -> int:
+    """Where a client's stream starts: after `after`, else after its `Last-Event-ID`, else from now (`latest`)."""
+    start = after if after is not None else resume_point(last_event_id)
+    return start if start is not None else await latest()
+
+
+def event_response(database: Database, read: EventReader, after: int) -> StreamingResponse:
+    """The events after `after` as an endless SSE response."""
+    return StreamingResponse(
+        event_stream(database, read, after), media_type="text/event-stream", headers={"Cache-Control": "no-cache"}
+    )
 
 
 async def event_stream(database: Database, read: EventReader, after: int) -> AsyncIterator[bytes]:

@@ -4,7 +4,6 @@ chatbot's events. Not in the hosted interface; designed in its style (`/session/
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
@@ -15,10 +14,9 @@ from botyard.chat import service
 from botyard.chat.schemas import Message, Session
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
-from botyard.db.session import Database
 from botyard.deps import AppDatabase, CurrentAccount, DbSession
 from botyard.live import service as live
-from botyard.live.event_stream import StreamedEvent, event_stream, resume_point
+from botyard.live.event_stream import StreamedEvent, event_response, start_after
 from botyard.live.schemas import OperatorReply
 
 router = APIRouter(tags=["live chat"])
@@ -67,15 +65,9 @@ async def chatbot_events(
 ) -> StreamingResponse:
     """Follow the chatbot's operator events (server-sent events) until the client disconnects."""
     chatbot = await get_owned_chatbot(db, account, uuid)
-    start = after if after is not None else resume_point(last_event_id)
-    if start is None:
-        start = await live.last_event_id(db, chatbot.uuid)
-    stream = _events(database, chatbot.uuid, start)
-    return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+    start = await start_after(after, last_event_id, lambda: live.last_event_id(db, chatbot.uuid))
 
-
-def _events(database: Database, chatbot_uuid: str, after: int) -> AsyncIterator[bytes]:
     async def read(db: AsyncSession, after: int) -> list[StreamedEvent]:
-        return [(e.id, e.kind, live.event_to_wire(e)) for e in await live.events_after(db, chatbot_uuid, after)]
+        return [(e.id, e.kind, live.event_to_wire(e)) for e in await live.events_after(db, chatbot.uuid, after)]
 
-    return event_stream(database, read, after)
+    return event_response(database, read, start)

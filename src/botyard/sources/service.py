@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.egress import EgressClient, EgressNetworkError, EgressRefused, EgressTimeout
-from botyard.errors import AppError, ErrorCode, not_found
+from botyard.errors import AppError, ErrorCode, not_found, unknown_uuids
 from botyard.ingestion.jobs import PROCESS_SOURCE
 from botyard.ingestion.repository import ChunkRepository
 from botyard.jobs.repository import JobRepository
@@ -239,9 +239,7 @@ async def delete_many(db: AsyncSession, account_uuid: str, uuids: Sequence[str])
     owned = await _owned_by_uuid(db, account_uuid, uuids)
     bad = [uuid for uuid in dict.fromkeys(uuids) if uuid not in owned]
     if bad:
-        details = [{"uuid": uuid, "error": INVALID_SOURCE} for uuid in bad]
-        message = f"{len(bad)} of the uuids are not data sources of this account; nothing was deleted"
-        raise AppError(422, ErrorCode.UNKNOWN_UUIDS, message, details)
+        raise unknown_uuids(bad, noun="data sources", reason=INVALID_SOURCE)
     await DataSourceRepository(db).remove(list(owned))
     await _forget_knowledge(db, owned.values())
 

@@ -4,7 +4,6 @@ interface; designed in its style."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
@@ -16,10 +15,9 @@ from botyard.answering.router import Answers
 from botyard.answering.wire import AnswerResponse, wants_events
 from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
-from botyard.db.session import Database
 from botyard.deps import AppClock, AppDatabase, CurrentAccount, DbSession, ReadDbSession
 from botyard.live import service as live
-from botyard.live.event_stream import StreamedEvent, event_stream, resume_point
+from botyard.live.event_stream import EventReader, StreamedEvent, event_response, start_after
 from botyard.models import ChatbotEventKind
 from botyard.widget import service
 from botyard.widget.origins import check_origin
@@ -140,14 +138,13 @@ async def widget_events(
     `EventSource`)."""
     session, opened = await service.open_session(db, session_uuid)
     check_origin(request, opened.allowed_origins)
-    start = after if after is not None else resume_point(last_event_id)
-    if start is None:
-        start = await live.last_session_event_id(db, session.uuid)
-    stream = _session_events(database, session.uuid, start)
-    return StreamingResponse(stream, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+    start = await start_after(after, last_event_id, lambda: live.last_session_event_id(db, session.uuid))
+    return event_response(database, _session_events(session.uuid), start)
 
 
-def _session_events(database: Database, session_uuid: str, after: int) -> AsyncIterator[bytes]:
+def _session_events(session_uuid: str) -> EventReader:
+    """The session's live-chat events as the widget shows them: the message's text, and which message it is."""
+
     async def read(db: AsyncSession, after: int) -> list[StreamedEvent]:
         found = await live.session_events_after(db, session_uuid, after)
         uuids = [str(event.data.get("message_uuid")) for event in found if event.data.get("message_uuid")]
@@ -161,7 +158,7 @@ def _session_events(database: Database, session_uuid: str, after: int) -> AsyncI
             shown.append((event.id, event.kind, data))
         return shown
 
-    return event_stream(database, read, after)
+    return read
 
 
 def _client_address(request: Request) -> str:
