@@ -1,6 +1,6 @@
-"""Crawls over a real 200-page loopback site (`tests/crawl_site.py`): both modes find exactly the site's pages, stay
-in scope, never fetch what robots.txt forbids, de-duplicate addresses of one page, keep to two requests at a time,
-refuse private addresses, stop on cancel; the crawl resource reports it all. Real app, both databases."""
+"""Crawls over a real 200-page loopback site (`tests/support/crawl_site.py`): both modes find exactly the site's
+pages, stay in scope, never fetch what robots.txt forbids, de-duplicate addresses of one page, keep to two requests
+at a time, refuse private addresses, stop on cancel; the crawl resource reports it all. Real app, both databases."""
 
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ from starlette.testclient import TestClient
 from botyard.crawl.crawler import CrawlConfig, Crawler
 from botyard.jobs.runner import JobRunner
 from botyard.runtime import Runtime
-from tests.api import Api, assert_error, assert_not_found
-from tests.conftest import backend_params, fresh_settings
-from tests.crawl_site import CrawlSite
-from tests.fake_dns import FakeDns
-from tests.test_crash import LEASE_SECONDS, Server, running
-from tests.test_ingestion import FAST, process
+from tests.support.api import Api, assert_error, assert_not_found
+from tests.support.crawl_site import CrawlSite
+from tests.support.database import backend_params, fresh_settings
+from tests.support.fake_dns import FakeDns
+from tests.support.jobs import FAST, process
+from tests.support.servers import LEASE_SECONDS, Server, running
+from tests.support.sources import crawl, sources_by_url
 
 
 @pytest.fixture
@@ -30,20 +31,6 @@ def site() -> Iterator[CrawlSite]:
     served = CrawlSite()
     yield served
     served.close()
-
-
-def crawl(api: Api, bot: str, url: str, **fields: Any) -> dict[str, Any]:
-    body: dict[str, Any] = api.ok(api.post(f"/chatbot/{bot}/data-source/crawl", {"url": url, **fields}))
-    return body
-
-
-def sources_by_url(api: Api, bot: str) -> dict[str, dict[str, Any]]:
-    listed = api.ok(api.get(f"/chatbot/{bot}/data-sources"))
-    by_url: dict[str, dict[str, Any]] = {}
-    for source in listed:
-        assert source["file_name"] not in by_url, f"two sources for {source['file_name']}"
-        by_url[source["file_name"]] = source
-    return by_url
 
 
 def test_a_links_crawl_stores_exactly_the_sites_pages(alice: Api, client: TestClient, site: CrawlSite) -> None:

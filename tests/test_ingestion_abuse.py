@@ -19,10 +19,10 @@ from botyard.ingestion.pipeline import IngestionConfig, SourceProcessor
 from botyard.jobs.runner import JobRunner, RunnerConfig
 from botyard.models import Job
 from botyard.runtime import Runtime
-from tests import test_parse_samples as samples
-from tests.api import Api
-from tests.egress_servers import Site
-from tests.fake_dns import FakeDns
+from tests.support import documents as samples
+from tests.support.api import Api
+from tests.support.egress_servers import Site
+from tests.support.fake_dns import FakeDns
 
 FAST = RunnerConfig(lease_seconds=10, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.02)
 

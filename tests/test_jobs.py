@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.jobs.runner import JobContext, JobRunner, LeaseLost, PermanentError, RunnerConfig
 from botyard.jobs.service import enqueue
 from botyard.models import Account, Chatbot, DataSource, Job
-from tests.conftest import Db
+from tests.support.database import Db
 
 T = TypeVar("T")
 FAST = RunnerConfig(lease_seconds=5, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.05)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.api import Api, assert_error
-from tests.chat_helpers import ask, messages, new_session
-from tests.test_ingestion import process
-from tests.test_routing import SHIPPING, agent, disable_default
+from tests.support.agents import SHIPPING, agent, disable_default
+from tests.support.api import Api, assert_error
+from tests.support.chat import ask, messages, new_session
+from tests.support.jobs import process
 
 PERSON = "Talk to a real person, a human operator, staff"
 

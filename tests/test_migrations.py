@@ -7,7 +7,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy.engine import Connection
 
 from botyard.db.base import Base
-from tests.conftest import Db
+from tests.support.database import Db
 
 
 def test_migrations_match_the_models(client: object, db: Db) -> None:

@@ -23,7 +23,7 @@ from botyard.ingestion.parse import (
     parse_file,
 )
 from botyard.ingestion.parse.sniff import safe_name
-from tests import test_parse_samples as samples
+from tests.support import documents as samples
 
 MIB = 1024 * 1024
 WORD_TEXT = (

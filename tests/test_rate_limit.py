@@ -10,7 +10,6 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx2 as httpx
 import pytest
@@ -18,10 +17,10 @@ from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.config import Settings
-from tests.api import Api, assert_error
-from tests.chat_helpers import ask, ask_anonymous, messages, new_session
-from tests.conftest import Db
-from tests.test_crash import Server
+from tests.support.api import Api, assert_error
+from tests.support.chat import ask, ask_anonymous, messages, new_session
+from tests.support.database import Db
+from tests.support.servers import Server, children
 
 
 def test_the_limit_admits_n_then_answers_429_and_stores_nothing(alice: Api) -> None:
@@ -63,19 +62,6 @@ def two_workers(settings: Settings, client: TestClient) -> Iterator[str]:
         yield server.base
     finally:
         server.stop()
-
-
-def children(pid: int) -> list[int]:
-    """Process ids whose parent is `pid` (from /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # the process ended meanwhile
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
 
 
 def test_two_workers_never_over_admit(two_workers: str, db: Db) -> None:

@@ -21,9 +21,9 @@ from botyard.models import Job
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.retriever import Retriever
 from botyard.runtime import Runtime, job_handlers
-from tests.api import Api, assert_error, assert_not_found
-from tests.conftest import POSTGRES_ENV, Db, fresh_settings
-from tests.test_ingestion_embedding import FakeEmbedder
+from tests.support.api import Api, assert_error, assert_not_found
+from tests.support.database import POSTGRES_ENV, Db, fresh_settings
+from tests.support.embedders import FakeEmbedder
 
 FAST = RunnerConfig(lease_seconds=10, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.02)
 
