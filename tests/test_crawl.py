@@ -15,13 +15,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from botyard.crawl.crawler import CrawlConfig, Crawler
-from botyard.jobs.runner import JobRunner
 from botyard.runtime import Runtime
 from tests.support.api import Api, assert_error, assert_not_found
 from tests.support.crawl_site import CrawlSite
 from tests.support.database import backend_params, fresh_settings
 from tests.support.fake_dns import FakeDns
-from tests.support.jobs import FAST, process
+from tests.support.jobs import process, run_jobs
 from tests.support.servers import LEASE_SECONDS, Server, running
 from tests.support.sources import crawl, sources_by_url
 
@@ -200,14 +199,7 @@ def _wait(condition: Callable[[], bool], seconds: float) -> None:
 def run_crawls(client: TestClient, config: CrawlConfig) -> None:
     """Run the queued crawl jobs with a crawler of `config` (the settings' caps are far above a test site)."""
     runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
-    runner = JobRunner(runtime.database, [Crawler(runtime.egress, config)], FAST)
-
-    async def drain() -> None:
-        while await runner.run_once():
-            pass
-
-    assert client.portal is not None
-    client.portal.call(drain)
+    run_jobs(client, [Crawler(runtime.egress, config)])
 
 
 @pytest.mark.parametrize(

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from starlette.testclient import TestClient
 
 from botyard.embedding import Embedder
 from botyard.ingestion.pipeline import SourceProcessor
-from botyard.jobs.runner import JobRunner, RunnerConfig
+from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
 from botyard.models import Job
 from botyard.runtime import Runtime, ingestion_config, job_handlers
 
@@ -32,17 +33,25 @@ def process(
     if show_stage_after is not None:
         config = replace(ingestion_config(runtime.settings), show_stage_after=show_stage_after)
         handlers = [SourceProcessor(runtime.egress, config, chosen)]
-    runner = JobRunner(runtime.database, handlers, FAST)
+    run_jobs(client, handlers)
 
-    async def drain() -> None:
-        for _ in range(200):
-            while await runner.run_once():
-                pass
-            async with runtime.database.transaction(write=False) as session:
-                waiting = await session.scalar(select(func.count()).select_from(Job).where(Job.status == "queued"))
-            if not waiting:
-                return
-            await asyncio.sleep(0.02)
 
+def run_jobs(client: TestClient, handlers: Sequence[JobHandler], config: RunnerConfig = FAST) -> None:
+    """Run every queued job of these handlers' kinds to its end, on the app's database and event loop."""
+    runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
+    runner = JobRunner(runtime.database, handlers, config)
     assert client.portal is not None
-    client.portal.call(drain)
+    client.portal.call(drain, runner)
+
+
+async def drain(runner: JobRunner, rounds: int = 500) -> None:
+    """Run due jobs until none of the runner's kinds is queued any more, waiting out short backoffs (at most `rounds`
+    times)."""
+    for _ in range(rounds):
+        while await runner.run_once():
+            pass
+        async with runner.database.transaction(write=False) as session:
+            statement = select(Job.uuid).where(Job.status == "queued", Job.kind.in_(list(runner.handlers)))
+            if (await session.scalars(statement.limit(1))).first() is None:
+                return
+        await asyncio.sleep(0.02)
