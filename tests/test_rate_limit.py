@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,9 +16,12 @@ from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.config import Settings
+from botyard.main import create_app
 from tests.support.api import Api, assert_error
 from tests.support.chat import ask, ask_anonymous, messages, new_session
+from tests.support.clock import ManualClock
 from tests.support.database import Db
+from tests.support.fake_dns import FakeDns
 from tests.support.servers import Server, children
 
 
@@ -38,14 +40,34 @@ def test_the_limit_admits_n_then_answers_429_and_stores_nothing(alice: Api) -> N
     assert ask(alice, new_session(alice, bot), "hello").status_code == 200
 
 
-def test_the_window_slides(alice: Api, client: TestClient) -> None:
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def clocked(
+    settings: Settings, client: TestClient, fake_dns: FakeDns, issued_keys: list[str], clock: ManualClock
+) -> Iterator[Api]:
+    """An owner of a second app on the test database, whose rate limits count time by `clock`."""
+    app = create_app(settings, resolver=fake_dns, clock=clock)
+    with TestClient(app, raise_server_exceptions=False) as clocked_client:
+        issued = Db(clocked_client).run(lambda session: issue_key(session, "clock@example.com"))
+        issued_keys.append(issued.key)
+        yield Api(clocked_client, issued.key)
+
+
+def test_the_window_slides(clocked: Api, clock: ManualClock) -> None:
+    alice, client = clocked, clocked.client
     bot = alice.chatbot(rate_limit=[2, 1], visibility="public")["uuid"]
     chat = new_session(alice, bot)
     assert [ask_anonymous(client, chat, "a").status_code for _ in range(2)] == [200, 200]
     refused = ask_anonymous(client, chat, "b")
     assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
-    time.sleep(1.05)
-    assert ask_anonymous(client, chat, "c").status_code == 200
+    clock.advance(0.5)
+    assert ask_anonymous(client, chat, "b").status_code == 429  # half the window later: still full
+    clock.advance(0.5)
+    assert ask_anonymous(client, chat, "c").status_code == 200  # the Retry-After second later: admitted
     assert len(messages(alice, chat)) == 3
 
 
