@@ -1,11 +1,14 @@
 """Fixtures: the app on a real database (SQLite always; PostgreSQL when BOTYARD_TEST_POSTGRES_URL is set).
 
 Each backend gets one migrated database for the whole run (PostgreSQL: a fresh database created for the run and
-dropped after it), one app served through Starlette's TestClient, and empty tables before every test.
+dropped after it), one app served through Starlette's TestClient, and empty tables before every test. The suite runs
+in parallel (pytest-xdist): "the whole run" is one worker's share, so each worker has databases, data directories and
+loopback ports of its own. Helpers the tests import live in `tests/support/`; this file only defines fixtures.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,12 @@ from botyard.main import create_app
 from tests.support.api import Api
 from tests.support.database import Db, backend_params, database_dump, fresh_settings
 from tests.support.fake_dns import FakeDns
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: a worker per core and one more, since much of the suite waits on servers and child processes
+    rather than computing."""
+    return (os.cpu_count() or 1) + 1
 
 
 @pytest.fixture(scope="session", params=backend_params())

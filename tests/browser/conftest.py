@@ -37,6 +37,14 @@ CHROMIUM_FLAGS = [
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser tests run on one xdist worker: one service and one Chromium at a time, not one per worker."""
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     process = Server(Settings(data_dir=tmp_path_factory.mktemp("browser-data")))
