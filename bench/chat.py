@@ -14,7 +14,7 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   database; 8 clients, one connection each,
   share `--throughput-answers` questions and ask as fast as the answers come. Each worker builds its own index, so
   three rounds of 8 concurrent warm-up questions on new connections come first. Goal: at least 50 answers/s.
-- `llm`: `botyard serve` pointed at tests/fake_llm.py (in a process of its own), which streams 50 tokens 20 ms
+- `llm`: `botyard serve` pointed at tests/support/fake_llm.py (in a process of its own), which streams 50 tokens 20 ms
   apart for every completion; `--llm-streams` clients (a session and a connection each) start at once (or spread
   over `--llm-ramp` seconds). A failure is a transport error, a status other than 200, the service's failure
   message, or an answer that does not end with the fake's last token. Goal: 1,000 concurrent streams, no failure,
@@ -556,7 +556,7 @@ async def llm_streams(server: Server, key: str, bot: str, asked: list[Question],
 FAKE_LLM = """
 import json, sys
 sys.path.insert(0, {root!r})
-from tests.fake_llm import FakeLlm, Reply
+from tests.support.fake_llm import FakeLlm, Reply
 with FakeLlm(Reply.words({tokens}, delay={delay})) as llm:
     print(llm.url, flush=True)
     sys.stdin.read()  # until the benchmark closes our stdin
@@ -574,7 +574,7 @@ class FakeLlmProcess:
 
 @contextlib.contextmanager
 def fake_llm(tokens: int, delay: float) -> Iterator[FakeLlmProcess]:
-    """tests/fake_llm.py in a process of its own (its thousand threads would fight this client for the GIL)."""
+    """tests/support/fake_llm.py in a process of its own (its thousand threads would fight this client for the GIL)."""
     code = FAKE_LLM.format(root=str(ROOT), tokens=tokens, delay=delay)
     process = subprocess.Popen(  # noqa: S603
         [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT

@@ -1,94 +1,33 @@
 """Fixtures: the app on a real database (SQLite always; PostgreSQL when BOTYARD_TEST_POSTGRES_URL is set).
 
 Each backend gets one migrated database for the whole run (PostgreSQL: a fresh database created for the run and
-dropped after it), one app served through Starlette's TestClient, and empty tables before every test.
+dropped after it), one app served through Starlette's TestClient, and empty tables before every test. The suite runs
+in parallel (pytest-xdist): "the whole run" is one worker's share, so each worker has databases, data directories and
+loopback ports of its own. Helpers the tests import live in `tests/support/`; this file only defines fixtures.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import secrets
-import subprocess
-import sys
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import asyncpg
 import pytest
-from sqlalchemy import delete
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.config import Settings
-from botyard.db.base import Base
-from botyard.db.migrate import upgrade
-from botyard.db.session import Database
 from botyard.main import create_app
-from tests.api import Api
-from tests.fake_dns import FakeDns
-
-T = TypeVar("T")
-POSTGRES_ENV = "BOTYARD_TEST_POSTGRES_URL"
+from tests.support.api import Api
+from tests.support.database import Db, backend_params, database_dump, fresh_settings
+from tests.support.fake_dns import FakeDns
 
 
-def backend_params() -> list[Any]:
-    reason = f"{POSTGRES_ENV} is not set: PostgreSQL tests need a server (CI sets it)"
-    marks = [] if os.environ.get(POSTGRES_ENV) else [pytest.mark.skip(reason=reason)]
-    return ["sqlite", pytest.param("postgres", marks=marks)]
-
-
-async def _admin(url: str, sql: str) -> None:
-    parsed = make_url(url).set(drivername="postgresql")
-    connection = await asyncpg.connect(parsed.render_as_string(hide_password=False))
-    try:
-        await connection.execute(sql)
-    finally:
-        await connection.close()
-
-
-@contextmanager
-def fresh_settings(backend: str, data_dir: Path, **overrides: Any) -> Iterator[Settings]:
-    """Settings on a new, migrated database of `backend` ("sqlite" in `data_dir`, or a PostgreSQL database created
-    on the test server and dropped afterwards)."""
-    if backend == "sqlite":
-        settings = Settings(data_dir=data_dir, **overrides)
-        upgrade(settings)
-        yield settings
-        return
-    server = os.environ[POSTGRES_ENV]
-    name = f"botyard_test_{secrets.token_hex(6)}"
-    # Failing here (server unreachable while the variable is set) fails the tests: they must not skip silently.
-    asyncio.run(_admin(server, f'CREATE DATABASE "{name}"'))
-    try:
-        url = make_url(server).set(database=name).render_as_string(False)
-        settings = Settings(data_dir=data_dir, database_url=url, **overrides)
-        upgrade(settings)
-        yield settings
-    finally:
-        asyncio.run(_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
-@contextmanager
-def llm_app(backend: str, data_dir: Path, llm_url: str, **overrides: Any) -> Iterator[TestClient]:
-    """A test client of the app on a new database of `backend`, answering with the LLM server at `llm_url` (the fake
-    one), keyword search only, jobs run only where a test runs them."""
-    settings_overrides: dict[str, Any] = {
-        "jobs_in_process": False,
-        "embedder": "none",
-        "llm_base_url": llm_url,
-        "llm_api_key": "sk-test-key",
-        **overrides,
-    }
-    with (
-        fresh_settings(backend, data_dir, **settings_overrides) as settings,
-        TestClient(create_app(settings, resolver=FakeDns()), raise_server_exceptions=False) as client,
-    ):
-        yield client
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: a worker per core and one more, since much of the suite waits on servers and child processes
+    rather than computing."""
+    return (os.cpu_count() or 1) + 1
 
 
 @pytest.fixture(scope="session", params=backend_params())
@@ -118,57 +57,6 @@ def app_client(settings: Settings, issued_keys: list[str], fake_dns: FakeDns) ->
     # After the whole suite on this backend: no issued key is stored in plain text anywhere in the database.
     leaked = [key for key in issued_keys if key in database_dump(settings)]
     assert not leaked, f"{len(leaked)} API keys found in plain text in the database"
-
-
-def database_dump(settings: Settings) -> str:
-    """Everything stored: the SQLite files' bytes, or every PostgreSQL row rendered as text."""
-    if settings.is_sqlite:
-        files = sorted(settings.data_dir.glob("botyard.sqlite3*"))
-        assert files
-        # Read by another process: closing any descriptor of the database file in this process would drop the POSIX
-        # locks the app's own connections hold, and another process (a worker) could then reset the shared WAL index.
-        copy = "import sys, shutil; [shutil.copyfileobj(open(p, 'rb'), sys.stdout.buffer) for p in sys.argv[1:]]"
-        read = subprocess.run([sys.executable, "-c", copy, *map(str, files)], capture_output=True, check=True)
-        return read.stdout.decode("latin-1")
-    return asyncio.run(_postgres_dump(settings.resolved_database_url))
-
-
-async def _postgres_dump(url: str) -> str:
-    connection = await asyncpg.connect(make_url(url).set(drivername="postgresql").render_as_string(False))
-    try:
-        rows = []
-        for table in Base.metadata.sorted_tables:
-            rows += [str(row[0]) for row in await connection.fetch(f'SELECT t::text FROM "{table.name}" t')]
-        return "\n".join(rows)
-    finally:
-        await connection.close()
-
-
-class Db:
-    """Runs work against the app's own database, on the app's event loop."""
-
-    def __init__(self, client: TestClient) -> None:
-        self.client = client
-
-    @property
-    def database(self) -> Database:
-        database: Database = self.client.app.state.database  # type: ignore[attr-defined]
-        return database
-
-    def run(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
-        async def go() -> T:
-            async with self.database.transaction() as session:
-                return await work(session)
-
-        assert self.client.portal is not None
-        return self.client.portal.call(go)
-
-    def wipe(self) -> None:
-        async def go(session: AsyncSession) -> None:
-            for table in reversed(Base.metadata.sorted_tables):
-                await session.execute(delete(table))
-
-        self.run(go)
 
 
 @pytest.fixture

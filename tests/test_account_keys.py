@@ -3,7 +3,7 @@ from __future__ import annotations
 from starlette.testclient import TestClient
 
 from botyard.auth import keys
-from tests.api import Api, assert_error, assert_not_found, assert_timestamp
+from tests.support.api import Api, assert_error, assert_not_found, assert_timestamp
 
 
 def test_list_shows_prefixes_only(alice: Api) -> None:

@@ -15,11 +15,11 @@ from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.main import create_app
-from tests.api import Api
-from tests.chat_helpers import messages, new_session
-from tests.conftest import Db, backend_params, fresh_settings
-from tests.fake_dns import FakeDns
-from tests.test_ingestion import process
+from tests.support.api import Api
+from tests.support.chat import messages, new_session
+from tests.support.database import Db, backend_params, fresh_settings
+from tests.support.fake_dns import FakeDns
+from tests.support.jobs import process
 
 ANSWER = "Parcels leave the warehouse within two working days and arrive three to five days later."
 

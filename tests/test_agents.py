@@ -15,8 +15,9 @@ from botyard.agents.schemas import AgentCreate
 from botyard.errors import AppError
 from botyard.llm.catalogue import DEFAULT_MODEL, model_costs, model_names
 from botyard.models import Agent, AgentDataSource, Chatbot, DataSource, ToolFunction
-from tests.api import Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
-from tests.conftest import Db
+from tests.support.agents import count, make_agent
+from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
+from tests.support.database import Db
 
 AGENT_KEYS = {
     "uuid",
@@ -41,14 +42,9 @@ ESCALATION_DEFAULTS = {
     "sound_enabled": 1,
 }
 TYPES = ["user-facing", "background", "human-escalation", "pre-canned", "spam-defense"]
-MISSING = "f" * 32
 
 
 # Helpers shared with test_tool_functions.py.
-
-
-def make_agent(api: Api, bot: str, type_: str = "user-facing", name: str = "Helper", **fields: Any) -> Any:
-    return api.ok(api.post(f"/chatbot/{bot}/agent/create", {"name": name, "type": type_, **fields}))
 
 
 def agents(api: Api, bot: str) -> list[dict[str, Any]]:
@@ -64,13 +60,6 @@ def add_source(db: Db, chatbot_uuid: str, title: str = "Doc") -> str:
         session.add(source)
         await session.flush()
         return source.uuid
-
-    return db.run(go)
-
-
-def count(db: Db, model: type[Agent] | type[ToolFunction] | type[AgentDataSource]) -> int:
-    async def go(session: AsyncSession) -> int:
-        return len((await session.execute(select(model))).scalars().all())
 
     return db.run(go)
 

@@ -10,8 +10,8 @@ from starlette.testclient import TestClient
 from botyard.accounts.service import revoke_key
 from botyard.auth import keys
 from botyard.models import ApiKey
-from tests.api import Api
-from tests.conftest import Db
+from tests.support.api import Api
+from tests.support.database import Db
 
 
 def _assert_401(response_headers: dict[str, str], status: int, body: dict[str, str]) -> None:

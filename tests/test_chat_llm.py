@@ -15,11 +15,12 @@ from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
-from tests.api import Api
-from tests.chat_helpers import ask, messages, new_session, sse_events
-from tests.conftest import Db, backend_params, llm_app
-from tests.fake_llm import FakeLlm, Reply
-from tests.test_ingestion import process
+from tests.support.api import Api
+from tests.support.apps import llm_app
+from tests.support.chat import ask, messages, new_session, sse_events
+from tests.support.database import Db, backend_params
+from tests.support.fake_llm import FakeLlm, Reply
+from tests.support.jobs import process
 
 GIFT_CARDS = "Yes, gift cards of 10, 25 and 50 euros."
 

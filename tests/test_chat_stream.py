@@ -7,30 +7,24 @@ import json
 from typing import Any
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.answering.sweep import sweep_streaming
 from botyard.db.base import utcnow
-from botyard.models import Agent, Message
-from tests.api import Api, assert_error, assert_not_found
-from tests.chat_helpers import ask, ask_anonymous, messages, new_session, sse_events
-from tests.conftest import Db
-from tests.test_ingestion import ARTICLE, process
-from tests.test_messages import MESSAGE_KEYS
-from tests.web_site import Page, WebSite
+from botyard.models import Message
+from tests.support.agents import set_agent_meta
+from tests.support.api import Api, assert_error, assert_not_found
+from tests.support.chat import ask, ask_anonymous, messages, new_session, sse_events
+from tests.support.database import Db
+from tests.support.jobs import process
+from tests.support.sessions import MESSAGE_KEYS
+from tests.support.sources import ARTICLE
+from tests.support.web_site import Page, WebSite
 
 OFF_TOPIC = "What is the airspeed velocity of an unladen swallow?"
-
-
-def set_agent_meta(db: Db, bot: str, **values: Any) -> None:
-    async def go(session: AsyncSession) -> None:
-        agent = (await session.execute(select(Agent).where(Agent.chatbot_uuid == bot))).scalars().one()
-        await session.execute(update(Agent).where(Agent.uuid == agent.uuid).values(meta={**agent.meta, **values}))
-
-    db.run(go)
 
 
 # The no-knowledge reply and the stored message

@@ -19,11 +19,11 @@ from starlette.testclient import TestClient
 from botyard.accounts.service import issue_key
 from botyard.config import Settings
 from botyard.models import Message
-from tests.api import Api
-from tests.chat_helpers import ask, messages, new_session
-from tests.conftest import Db
-from tests.test_chat_stream import set_agent_meta
-from tests.test_crash import Server
+from tests.support.agents import set_agent_meta
+from tests.support.api import Api
+from tests.support.chat import ask, messages, new_session
+from tests.support.database import Db
+from tests.support.servers import Server
 
 LONG = "Première ligne : ünïcødé ✓ 🎉 😀.\nSecond line.\n\n" + "Many more words follow here, " * 400
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api import Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
+from tests.support.api import Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
 
 CHATBOT_KEYS = {"uuid", "name", "created_at", "modified_at", "meta"}
 META_KEYS = {"rate_limit", "rate_limit_message", "show_citations", "visibility"}

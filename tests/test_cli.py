@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,8 +13,9 @@ from starlette.testclient import TestClient
 
 from botyard.auth import keys
 from botyard.config import Settings
-from tests.api import Api
-from tests.conftest import database_dump
+from tests.support.api import Api
+from tests.support.database import database_dump
+from tests.support.servers import free_port
 
 
 def _env(settings: Settings) -> dict[str, str]:
@@ -113,18 +113,11 @@ def test_worker_processes_queued_sources(alice: Api, settings: Settings) -> None
             assert status == "success"
         finally:
             process.terminate()
-            process.wait(timeout=10)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+            process.wait(timeout=60)  # a busy machine (the parallel suite) makes shutdown slow
 
 
 def test_serve_migrates_a_fresh_data_dir_and_answers(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     settings = Settings(data_dir=tmp_path / "fresh")
     env = _env(settings)
     create = subprocess.run(
@@ -161,4 +154,4 @@ def test_serve_migrates_a_fresh_data_dir_and_answers(tmp_path: Path) -> None:
         assert (tmp_path / "fresh" / "botyard.sqlite3").exists()
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        process.wait(timeout=60)  # a busy machine (the parallel suite) makes shutdown slow

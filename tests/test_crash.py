@@ -9,15 +9,10 @@ integrity check.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import asyncpg
@@ -26,11 +21,10 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from botyard.config import Settings
-from tests.conftest import backend_params, fresh_settings
-from tests.test_cli import _free_port
-from tests.web_site import Page, WebSite
+from tests.support.database import backend_params, fresh_settings
+from tests.support.servers import LEASE_SECONDS, Server, running
+from tests.support.web_site import Page, WebSite
 
-LEASE_SECONDS = 2.0
 PAGES = 35
 PAIRS = 15
 KILLS = 10
@@ -55,67 +49,6 @@ def slow_site() -> Iterator[WebSite]:
         site.pages[f"/page/{number}"] = Page(_page(number), delay=0.4)
     yield site
     site.close()
-
-
-class Server:
-    """`botyard serve` as a child process on a free port, with a short job lease."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("BOTYARD_")}
-        self.env |= {
-            "BOTYARD_DATA_DIR": str(settings.data_dir),
-            "BOTYARD_EGRESS_ALLOWLIST": "127.0.0.1",
-            "BOTYARD_JOB_LEASE_SECONDS": str(LEASE_SECONDS),
-            # Keyword search only: the embedding stage writes through the same fenced transaction as the others, and
-            # the bundled model on ~180 chunks after each of 22 starts would make this test time the CPU instead.
-            "BOTYARD_EMBEDDER": "none",
-        }
-        if settings.database_url:
-            self.env["BOTYARD_DATABASE_URL"] = settings.database_url
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def key(self) -> str:
-        command = [sys.executable, "-m", "botyard", "key", "create", "--email", "crash@example.com"]
-        created = subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=60, check=True)
-        return created.stdout.strip()
-
-    def start(self, wait: bool = True) -> None:
-        command = [sys.executable, "-m", "botyard", "serve", "--port", str(self.port)]
-        self.process = subprocess.Popen(command, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if wait:
-            self.wait_ready()
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{self.base}/healthz").status_code == 200:
-                    return
-            except httpx.TransportError:
-                assert self.process is not None and self.process.poll() is None, "the server exited"
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=15)
-
-
-@contextmanager
-def running(server: Server) -> Iterator[Server]:
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def _create_sources(server: Server, key: str, site: WebSite) -> list[str]:

@@ -1,6 +1,6 @@
-"""Crawls over a real 200-page loopback site (`tests/crawl_site.py`): both modes find exactly the site's pages, stay
-in scope, never fetch what robots.txt forbids, de-duplicate addresses of one page, keep to two requests at a time,
-refuse private addresses, stop on cancel; the crawl resource reports it all. Real app, both databases."""
+"""Crawls over a real 200-page loopback site (`tests/support/crawl_site.py`): both modes find exactly the site's
+pages, stay in scope, never fetch what robots.txt forbids, de-duplicate addresses of one page, keep to two requests
+at a time, refuse private addresses, stop on cancel; the crawl resource reports it all. Real app, both databases."""
 
 from __future__ import annotations
 
@@ -21,15 +21,15 @@ from starlette.testclient import TestClient
 
 from botyard.config import Settings
 from botyard.crawl.crawler import WORKERS, CrawlConfig, Crawler
-from botyard.jobs.runner import JobRunner
 from botyard.runtime import Runtime
-from tests.api import Api, assert_error, assert_not_found
-from tests.conftest import backend_params, fresh_settings
-from tests.crawl_site import CrawlSite
-from tests.fake_dns import FakeDns
-from tests.test_crash import LEASE_SECONDS, Server, running
-from tests.test_ingestion import FAST, process
-from tests.web_site import Page, WebSite
+from tests.support.api import Api, assert_error, assert_not_found
+from tests.support.crawl_site import CrawlSite
+from tests.support.database import backend_params, fresh_settings
+from tests.support.fake_dns import FakeDns
+from tests.support.jobs import process, run_jobs
+from tests.support.servers import LEASE_SECONDS, Server, running
+from tests.support.sources import crawl, sources_by_url
+from tests.support.web_site import Page, WebSite
 
 
 @pytest.fixture
@@ -37,20 +37,6 @@ def site() -> Iterator[CrawlSite]:
     served = CrawlSite()
     yield served
     served.close()
-
-
-def crawl(api: Api, bot: str, url: str, **fields: Any) -> dict[str, Any]:
-    body: dict[str, Any] = api.ok(api.post(f"/chatbot/{bot}/data-source/crawl", {"url": url, **fields}))
-    return body
-
-
-def sources_by_url(api: Api, bot: str) -> dict[str, dict[str, Any]]:
-    listed = api.ok(api.get(f"/chatbot/{bot}/data-sources"))
-    by_url: dict[str, dict[str, Any]] = {}
-    for source in listed:
-        assert source["file_name"] not in by_url, f"two sources for {source['file_name']}"
-        by_url[source["file_name"]] = source
-    return by_url
 
 
 def test_a_links_crawl_stores_exactly_the_sites_pages(alice: Api, client: TestClient, site: CrawlSite) -> None:
@@ -167,13 +153,15 @@ def test_a_cancelled_crawl_stops_within_seconds_and_leaves_whole_sources(
         time.sleep(0.05)
     cancelled = alice.ok(alice.post(f"/crawl/{started['uuid']}/cancel"))
     assert cancelled["state"] == "cancelled" and cancelled["finished_at"] is not None
-    time.sleep(1.0)  # the crawler looks at its state twice a second; requests in flight finish
-    hits_after_a_second = sum(site.hits.values())
-    time.sleep(1.5)
-    assert sum(site.hits.values()) == hits_after_a_second  # stopped: nothing more fetched
+    # The crawler looks at its state twice a second: the crawl job ends, and the runner with it, once it has seen
+    # the cancel and its requests in flight have finished. Uncancelled, it would go on to fetch all 200 pages.
     runner.join(timeout=60)
     assert not runner.is_alive()
+    fetched = sum(count for path, count in site.hits.items() if path != "/robots.txt")
+    assert fetched < 200
+    hits_when_stopped = sum(site.hits.values())
     process(client, embedder=None)
+    assert sum(site.hits.values()) == hits_when_stopped  # stopped for good: running the queue again fetches nothing
     final = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
     assert final["state"] == "cancelled" and final["pages_done"] < 200
     stored = sources_by_url(alice, bot)
@@ -267,14 +255,7 @@ def _wait(condition: Callable[[], bool], seconds: float) -> None:
 def run_crawls(client: TestClient, config: CrawlConfig) -> None:
     """Run the queued crawl jobs with a crawler of `config` (the settings' caps are far above a test site)."""
     runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
-    runner = JobRunner(runtime.database, [Crawler(runtime.egress, config)], FAST)
-
-    async def drain() -> None:
-        while await runner.run_once():
-            pass
-
-    assert client.portal is not None
-    client.portal.call(drain)
+    run_jobs(client, [Crawler(runtime.egress, config)])
 
 
 @pytest.mark.parametrize(

@@ -5,71 +5,27 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx2 as httpx
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import DataSource
 from botyard.sources.service import normalise_url
-from tests.api import Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
-from tests.conftest import Db
-
-SOURCE_KEYS = set(
-    ["uuid", "title", "type", "status", "file_name", "file_size", "tokens", "meta_json", "created_at", "modified_at"]
+from tests.support.api import MISSING, Api, assert_error, assert_not_found
+from tests.support.database import Db
+from tests.support.sources import (
+    SOURCE_KEYS,
+    assert_source,
+    call,
+    count_sources,
+    link,
+    qa,
+    sources,
+    upload,
+    upload_response,
 )
-MISSING = "f" * 32
-
 
 # Helpers shared with test_uploads.py and test_source_tags.py.
-
-
-def qa(api: Api, bot: str, question: str = "What are the opening hours?", answer: str = "9 to 5.", **extra: Any) -> Any:
-    return api.ok(api.post(f"/chatbot/{bot}/data-source/qa", {"question": question, "answer": answer, **extra}))
-
-
-def link(api: Api, bot: str, url: str = "https://example.com/docs", **extra: Any) -> Any:
-    return api.ok(api.post(f"/chatbot/{bot}/data-source/url", {"url": url, **extra}))
-
-
-def upload_response(
-    api: Api, bot: str, name: str, content: bytes, content_type: str = "text/plain", **form: str
-) -> httpx.Response:
-    return api.client.post(
-        f"/api/v1/chatbot/{bot}/data-source/upload",
-        headers=api.auth,
-        files={"file": (name, content, content_type)},
-        data=form,
-    )
-
-
-def upload(api: Api, bot: str, name: str = "notes.txt", content: bytes = b"some notes", **form: str) -> Any:
-    return api.ok(upload_response(api, bot, name, content, **form))
-
-
-def call(api: Api, method: str, template: str, ids: dict[str, str], body: Any) -> httpx.Response:
-    """`template` with `{kind}` placeholders filled from `ids`, under /api/v1."""
-    return api.client.request(method, "/api/v1" + template.format(**ids), headers=api.auth, json=body)
-
-
-def sources(api: Api, bot: str) -> list[dict[str, Any]]:
-    listed: list[dict[str, Any]] = api.ok(api.get(f"/chatbot/{bot}/data-sources"))
-    return listed
-
-
-def assert_source(source: dict[str, Any], type_: str) -> dict[str, Any]:
-    """The exact wire shape; returns the decoded meta."""
-    assert set(source) == SOURCE_KEYS
-    assert_uuid(source["uuid"])
-    assert_timestamp(source["created_at"])
-    assert_timestamp(source["modified_at"])
-    assert source["type"] == type_
-    assert source["status"] == "queued"
-    assert source["tokens"] == 0
-    assert isinstance(source["file_size"], int)
-    assert isinstance(source["meta_json"], str)
-    meta: dict[str, Any] = json.loads(source["meta_json"])
-    return meta
 
 
 def set_status(db: Db, uuid: str, status: str) -> None:
@@ -77,13 +33,6 @@ def set_status(db: Db, uuid: str, status: str) -> None:
         await session.execute(update(DataSource).where(DataSource.uuid == uuid).values(status=status))
 
     db.run(go)
-
-
-def count_sources(db: Db) -> int:
-    async def go(session: AsyncSession) -> int:
-        return len((await session.execute(select(DataSource.uuid))).all())
-
-    return db.run(go)
 
 
 # Q&A sources

@@ -11,7 +11,7 @@ from sqlalchemy.pool import QueuePool
 from botyard.config import Settings
 from botyard.db.engine import create_engine
 from botyard.models import Account
-from tests.conftest import Db
+from tests.support.database import Db
 
 
 def test_concurrent_read_then_write_transactions_all_succeed(client: object, db: Db) -> None:

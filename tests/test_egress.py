@@ -35,7 +35,7 @@ from botyard.egress import (
     SystemResolver,
     trusted_client,
 )
-from tests.egress_servers import PAGE, Canary, Site, self_signed_certificate, site_and_canary
+from tests.support.egress_servers import PAGE, Canary, Site, self_signed_certificate, site_and_canary
 
 
 class FakeResolver:

@@ -25,7 +25,7 @@ from botyard.embedding.minilm import (
     default_tokenizer_path,
 )
 from botyard.embedding.openai_compat import OpenAIEmbedder
-from tests.embedding_server import EmbeddingServer, raw_vector
+from tests.support.embedding_server import EmbeddingServer, raw_vector
 
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 

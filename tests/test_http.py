@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from starlette.testclient import TestClient
 
-from tests.api import Api, assert_error
+from tests.support.api import Api, assert_error
 
 
 def test_oversize_json_body_is_413_and_writes_nothing(alice: Api) -> None:

@@ -2,39 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
-from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from starlette.testclient import TestClient
 
-from botyard.embedding import Embedder
-from botyard.ingestion.pipeline import SourceProcessor
 from botyard.ingestion.tokens import count_tokens
-from botyard.jobs.runner import JobRunner, RunnerConfig
-from botyard.models import Chatbot, Chunk, DataSource, Job
-from botyard.runtime import Runtime, ingestion_config, job_handlers
-from tests.api import Api, assert_error
-from tests.conftest import Db
-from tests.fake_dns import FakeDns
-from tests.web_site import Page, WebSite
-
-FAST = RunnerConfig(lease_seconds=10, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.02)
-
-ARTICLE = b"""<!doctype html><html><head><title>Opening hours - Example Shop</title></head>
-<body><nav><a href="/">Home</a> | <a href="/contact">Contact</a></nav>
-<main><article><h1>Opening hours</h1>
-<p>The shop in Springfield is open from nine in the morning to five in the afternoon, Monday to Friday.
-On Saturdays it opens from ten to two. It is closed on Sundays and on public holidays.</p>
-<h2>Holiday season</h2>
-<p>During December the shop stays open until eight in the evening on weekdays, so that customers can
-pick up their orders after work. Gift wrapping is free of charge during the whole month.</p>
-</article></main><footer>Copyright Example Shop</footer></body></html>"""
+from botyard.models import Chunk, DataSource, Job
+from tests.support.api import Api, assert_error
+from tests.support.database import Db
+from tests.support.fake_dns import FakeDns
+from tests.support.jobs import process
+from tests.support.sources import ARTICLE, chunks, knowledge_version, source
+from tests.support.web_site import Page, WebSite
 
 
 @pytest.fixture(scope="module")
@@ -48,58 +30,6 @@ def site() -> Iterator[WebSite]:
 def bot(alice: Api) -> str:
     uuid: str = alice.chatbot()["uuid"]
     return uuid
-
-
-APP_EMBEDDER: Any = object()
-"""`process`'s default: the app's own embedder (the real bundled model)."""
-
-
-def process(
-    client: TestClient, embedder: Embedder | None = APP_EMBEDDER, show_stage_after: float | None = None
-) -> None:
-    """Run every queued job to its end with the app's own egress client and, unless told otherwise, its embedder."""
-    runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
-    chosen = runtime.embedder if embedder is APP_EMBEDDER else embedder
-    handlers = job_handlers(
-        runtime.settings, runtime.egress, chosen, runtime.answers.router.judge, runtime.answers.parts.answerer
-    )
-    if show_stage_after is not None:
-        config = replace(ingestion_config(runtime.settings), show_stage_after=show_stage_after)
-        handlers = [SourceProcessor(runtime.egress, config, chosen)]
-    runner = JobRunner(runtime.database, handlers, FAST)
-
-    async def drain() -> None:
-        for _ in range(200):
-            while await runner.run_once():
-                pass
-            async with runtime.database.transaction(write=False) as session:
-                waiting = await session.scalar(select(func.count()).select_from(Job).where(Job.status == "queued"))
-            if not waiting:
-                return
-            await asyncio.sleep(0.02)
-
-    assert client.portal is not None
-    client.portal.call(drain)
-
-
-def source(api: Api, uuid: str) -> dict[str, Any]:
-    body: dict[str, Any] = api.ok(api.get(f"/data-source/{uuid}"))
-    return body
-
-
-def chunks(db: Db, source_uuid: str) -> list[Chunk]:
-    async def go(session: AsyncSession) -> list[Chunk]:
-        statement = select(Chunk).where(Chunk.data_source_uuid == source_uuid).order_by(Chunk.position)
-        return list(await session.scalars(statement))
-
-    return db.run(go)
-
-
-def knowledge_version(db: Db, bot: str) -> int:
-    async def go(session: AsyncSession) -> int:
-        return int(await session.scalar(select(Chatbot.knowledge_version).where(Chatbot.uuid == bot)) or 0)
-
-    return db.run(go)
 
 
 def test_a_qa_pair_becomes_one_chunk(alice: Api, bot: str, db: Db) -> None:

@@ -3,28 +3,21 @@ the caps hold, the other sources finish, and the API keeps answering meanwhile."
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import func, select
-from starlette.testclient import TestClient
 
 from botyard.config import Settings
 from botyard.egress import EgressClient
 from botyard.ingestion.parse import ParseLimits
 from botyard.ingestion.pipeline import IngestionConfig, SourceProcessor
-from botyard.jobs.runner import JobRunner, RunnerConfig
-from botyard.models import Job
-from botyard.runtime import Runtime
-from tests import test_parse_samples as samples
-from tests.api import Api
-from tests.egress_servers import Site
-from tests.fake_dns import FakeDns
-
-FAST = RunnerConfig(lease_seconds=10, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.02)
+from tests.support import documents as samples
+from tests.support.api import Api
+from tests.support.egress_servers import Site
+from tests.support.fake_dns import FakeDns
+from tests.support.jobs import run_jobs
 
 
 @pytest.fixture(scope="module")
@@ -38,25 +31,6 @@ def hostile() -> Iterator[Site]:
 def bot(alice: Api) -> str:
     uuid: str = alice.chatbot()["uuid"]
     return uuid
-
-
-def run_jobs(client: TestClient, processor: SourceProcessor) -> None:
-    """Run every queued job to its end with `processor` (its own egress caps and parse limits)."""
-    runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
-    runner = JobRunner(runtime.database, [processor], FAST)
-
-    async def drain() -> None:
-        while True:
-            while await runner.run_once():
-                pass
-            async with runtime.database.transaction(write=False) as session:
-                statement = select(func.count()).select_from(Job).where(Job.status.in_(["queued", "running"]))
-                if not await session.scalar(statement):
-                    return
-            await asyncio.sleep(0.02)
-
-    assert client.portal is not None
-    client.portal.call(drain)
 
 
 def tight_processor(settings: Settings, fake_dns: FakeDns, limits: ParseLimits | None = None) -> SourceProcessor:
@@ -92,7 +66,7 @@ def test_response_abuse_is_cut_at_the_caps(
     abused = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": hostile.url(path)}))
     fine = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": hostile.url("/page")}))
     started = time.monotonic()
-    run_jobs(alice.client, tight_processor(settings, fake_dns))
+    run_jobs(alice.client, [tight_processor(settings, fake_dns)])
     assert status(alice, abused["uuid"]) == reason
     assert status(alice, fine["uuid"]) == "success"
     # Retries of passing failures (timeouts) included, the caps keep the whole run short.
@@ -130,7 +104,7 @@ def test_hostile_files_fail_alone_while_the_api_answers(
     limits = ParseLimits(wall_seconds=2, memory_mb=300)
 
     latencies: list[float] = []
-    worker = threading.Thread(target=run_jobs, args=(alice.client, tight_processor(settings, fake_dns, limits)))
+    worker = threading.Thread(target=run_jobs, args=(alice.client, [tight_processor(settings, fake_dns, limits)]))
     worker.start()
     while worker.is_alive():
         started = time.monotonic()
@@ -149,7 +123,7 @@ def test_long_and_wide_files_are_cut_not_refused(alice: Api, bot: str, settings:
     header = ",".join(f"c{index}" for index in range(1_000_000))
     wide = upload(alice, bot, "wide.csv", f"{header}\n{'1,' * 999_999}1\n".encode())
     long = upload(alice, bot, "long.pdf", samples.many_pages_pdf(5000))
-    run_jobs(alice.client, tight_processor(settings, fake_dns))
+    run_jobs(alice.client, [tight_processor(settings, fake_dns)])
     for uuid in (wide, long):
         assert status(alice, uuid) == "success"
         assert alice.ok(alice.get(f"/data-source/{uuid}"))["tokens"] > 0

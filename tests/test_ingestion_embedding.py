@@ -4,7 +4,6 @@ re-embedding when the configured embedder changes. Real bundled model, real job 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -13,50 +12,22 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
-from botyard.embedding import Embedder, EmbeddingError, Vectors, decode_vector
+from botyard.embedding import Embedder, Vectors, decode_vector
 from botyard.embedding.openai_compat import OpenAIEmbedder
 from botyard.ingestion.embed import embedding_text, enqueue_reembedding
 from botyard.ingestion.jobs import REEMBED_SOURCE
 from botyard.ingestion.stages import SHOW_AFTER
 from botyard.models import DataSource, Job
 from botyard.runtime import Runtime
-from tests.api import Api
-from tests.conftest import Db
-from tests.embedding_server import EmbeddingServer
-from tests.test_ingestion import ARTICLE, chunks, knowledge_version, process, source
-from tests.web_site import Page, WebSite
+from tests.support.api import Api
+from tests.support.database import Db
+from tests.support.embedders import FakeEmbedder
+from tests.support.embedding_server import EmbeddingServer
+from tests.support.jobs import process
+from tests.support.sources import ARTICLE, chunks, knowledge_version, source
+from tests.support.web_site import Page, WebSite
 
 QUESTION, ANSWER = "Do you ship abroad?", "Yes, to every country of the European Union within three working days."
-
-
-class FakeEmbedder:
-    """Another model: 8-dimensional vectors from a hash of the text. Records the sources' statuses it saw."""
-
-    def __init__(self, name: str = "fake-v1", fail: int = 0, retryable: bool = True) -> None:
-        self._name = name
-        self.fail = fail
-        self.retryable = retryable
-        self.calls = 0
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dimension(self) -> int:
-        return 8
-
-    async def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        self.calls += 1
-        if self.fail:
-            self.fail -= 1
-            raise EmbeddingError("the endpoint is overloaded", retryable=self.retryable)
-        rows = [np.frombuffer(hashlib.sha256(text.encode()).digest()[:8], dtype=np.uint8) for text in texts]
-        vectors = np.array(rows, dtype=np.float32).reshape(len(texts), 8) + 1
-        return np.asarray(vectors / np.linalg.norm(vectors, axis=1, keepdims=True), dtype=np.float32)
-
-    async def embed_query(self, text: str) -> Vectors:
-        return np.asarray((await self.embed_documents([text]))[0], dtype=np.float32)
 
 
 class StatusProbe(FakeEmbedder):

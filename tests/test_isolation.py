@@ -9,10 +9,8 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import Message
-from tests.api import Api
-from tests.conftest import Db
-
-MISSING = "f" * 32
+from tests.support.api import MISSING, Api
+from tests.support.database import Db
 
 
 def _build(api: Api, db: Db, label: str) -> dict[str, str]:

@@ -14,7 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.jobs.runner import JobContext, JobRunner, LeaseLost, PermanentError, RunnerConfig
 from botyard.jobs.service import enqueue
 from botyard.models import Account, Chatbot, DataSource, Job
-from tests.conftest import Db
+from tests.support.database import Db
+from tests.support.jobs import drain
 
 T = TypeVar("T")
 FAST = RunnerConfig(lease_seconds=5, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.05)
@@ -72,17 +73,6 @@ def job_states(db: Db) -> dict[str, tuple[str, int, str | None]]:
         return {job.uuid: (job.status, job.attempts, job.last_error) for job in jobs}
 
     return db.run(go)
-
-
-async def drain(runner: JobRunner, rounds: int = 100) -> None:
-    """Run due jobs until none is queued any more, waiting out short backoffs."""
-    for _ in range(rounds):
-        while await runner.run_once():
-            pass
-        async with runner.database.transaction(write=False) as session:
-            if not (await session.scalars(select(Job.uuid).where(Job.status == "queued"))).first():
-                return
-        await asyncio.sleep(0.02)
 
 
 def test_a_job_runs_once_and_is_done(db: Db) -> None:

@@ -10,11 +10,11 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import ChatSession, MessageKind, MessageMeta, SessionMeta
-from tests.api import Api, assert_error
-from tests.chat_helpers import ask, messages, new_session
-from tests.conftest import Db
-from tests.test_ingestion import process
-from tests.test_routing import SHIPPING, agent, disable_default
+from tests.support.agents import SHIPPING, agent, disable_default
+from tests.support.api import Api, assert_error
+from tests.support.chat import ask, messages, new_session
+from tests.support.database import Db
+from tests.support.jobs import process
 
 PERSON = "Talk to a real person, a human operator, staff"
 

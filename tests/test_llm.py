@@ -1,4 +1,4 @@
-"""The LLM provider and answerer against a real OpenAI-compatible server on loopback (tests/fake_llm.py)."""
+"""The LLM provider and answerer against a real OpenAI-compatible server on loopback (tests/support/fake_llm.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from botyard.llm.provider import ChatMessage, StreamEnd, TextDelta
 from botyard.llm.registry import ModelRegistry, UnknownModel, build_llm_provider
 from botyard.openai_http import error_detail, is_retryable_status, redact, retry_after_seconds
 from botyard.retrieval.base import Hit
-from tests.fake_llm import FakeLlm, Received, Reply
+from tests.support.fake_llm import FakeLlm, Received, Reply
 
 KEY = "sk-test-0123456789-secret"
 

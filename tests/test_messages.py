@@ -8,20 +8,10 @@ from typing import Any
 import pytest
 
 from botyard.models import Message
-from tests.api import Api, assert_error, assert_not_found, assert_timestamp
-from tests.conftest import Db
-from tests.test_sessions import MISSING, add_messages, count, session
+from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp
+from tests.support.database import Db
+from tests.support.sessions import MESSAGE_KEYS, add_messages, count, session
 
-MESSAGE_KEYS = {
-    "uuid",
-    "query",
-    "response",
-    "finish_reason",
-    "cite_data_json",
-    "meta_json",
-    "created_at",
-    "modified_at",
-}
 CITE = {"1.1": {"data_source_uuid": "a" * 32, "title": "Hours", "text": "9 to 5", "file_name": "", "type": "qa"}}
 META = {"actual_token_distribution": {"total_tokens": 42}, "functions_called": [{"name": "f", "content": "{}"}]}
 

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 from botyard.db.base import Base, UTCDateTime, utcnow
 from botyard.db.migrate import alembic_config
 from botyard.models import Account, Chatbot
-from tests.conftest import Db, backend_params, fresh_settings
+from tests.support.database import Db, backend_params, fresh_settings
 
 
 def test_migrations_match_the_models(client: object, db: Db) -> None:

@@ -23,7 +23,7 @@ from botyard.ingestion.parse import (
     parse_file,
 )
 from botyard.ingestion.parse.sniff import safe_name
-from tests import test_parse_samples as samples
+from tests.support import documents as samples
 
 MIB = 1024 * 1024
 WORD_TEXT = (
@@ -373,13 +373,27 @@ def test_a_warm_child_parses_the_next_file_and_a_failed_one_is_replaced(fresh_sa
     assert error.reason == "timeout" and "CPU" in error.detail
 
 
+def _wait_dead(pid: int) -> None:
+    """Until `pid` has exited (a zombie counts: it runs no more), or fail after ten seconds."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return  # reaped
+        if state in ("Z", "X"):
+            return
+        assert time.monotonic() < deadline, f"process {pid} is still running"
+        time.sleep(0.01)
+
+
 def test_a_kept_connection_whose_supervisor_died_is_replaced(fresh_sandbox: Sandbox) -> None:
     sandbox = fresh_sandbox
     assert sandbox.pid is not None
     assert sandboxed(sandbox, b"first", "a.txt").markdown == "first\n"
     [supervisor] = _children(sandbox.pid)
     os.kill(supervisor, 9)
-    time.sleep(0.1)
+    _wait_dead(supervisor)
     assert sandboxed(sandbox, b"second", "b.txt").markdown == "second\n"
     assert supervisor not in _children(sandbox.pid) and len(_children(sandbox.pid)) == 1
 
@@ -390,7 +404,7 @@ def test_a_dead_zygote_is_replaced() -> None:
         assert sandboxed(box, b"first", "a.txt").markdown == "first\n"
         assert box.pid is not None
         os.kill(box.pid, 9)
-        time.sleep(0.1)
+        _wait_dead(box.pid)
         assert sandboxed(box, b"second", "b.txt").markdown == "second\n"
     finally:
         box.close()

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx2 as httpx
 import pytest
@@ -18,10 +16,13 @@ from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.config import Settings
-from tests.api import Api, assert_error
-from tests.chat_helpers import ask, ask_anonymous, messages, new_session
-from tests.conftest import Db
-from tests.test_crash import Server
+from botyard.main import create_app
+from tests.support.api import Api, assert_error
+from tests.support.chat import ask, ask_anonymous, messages, new_session
+from tests.support.clock import ManualClock
+from tests.support.database import Db
+from tests.support.fake_dns import FakeDns
+from tests.support.servers import Server, children
 
 
 def test_the_limit_admits_n_then_answers_429_and_stores_nothing(alice: Api) -> None:
@@ -39,14 +40,34 @@ def test_the_limit_admits_n_then_answers_429_and_stores_nothing(alice: Api) -> N
     assert ask(alice, new_session(alice, bot), "hello").status_code == 200
 
 
-def test_the_window_slides(alice: Api, client: TestClient) -> None:
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def clocked(
+    settings: Settings, client: TestClient, fake_dns: FakeDns, issued_keys: list[str], clock: ManualClock
+) -> Iterator[Api]:
+    """An owner of a second app on the test database, whose rate limits count time by `clock`."""
+    app = create_app(settings, resolver=fake_dns, clock=clock)
+    with TestClient(app, raise_server_exceptions=False) as clocked_client:
+        issued = Db(clocked_client).run(lambda session: issue_key(session, "clock@example.com"))
+        issued_keys.append(issued.key)
+        yield Api(clocked_client, issued.key)
+
+
+def test_the_window_slides(clocked: Api, clock: ManualClock) -> None:
+    alice, client = clocked, clocked.client
     bot = alice.chatbot(rate_limit=[2, 1], visibility="public")["uuid"]
     chat = new_session(alice, bot)
     assert [ask_anonymous(client, chat, "a").status_code for _ in range(2)] == [200, 200]
     refused = ask_anonymous(client, chat, "b")
     assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
-    time.sleep(1.05)
-    assert ask_anonymous(client, chat, "c").status_code == 200
+    clock.advance(0.5)
+    assert ask_anonymous(client, chat, "b").status_code == 429  # half the window later: still full
+    clock.advance(0.5)
+    assert ask_anonymous(client, chat, "c").status_code == 200  # the Retry-After second later: admitted
     assert len(messages(alice, chat)) == 3
 
 
@@ -63,19 +84,6 @@ def two_workers(settings: Settings, client: TestClient) -> Iterator[str]:
         yield server.base
     finally:
         server.stop()
-
-
-def children(pid: int) -> list[int]:
-    """Process ids whose parent is `pid` (from /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # the process ended meanwhile
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
 
 
 def test_two_workers_never_over_admit(two_workers: str, db: Db) -> None:

@@ -9,23 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.config import Settings
 from botyard.ingestion.tokens import count_tokens
-from botyard.jobs.runner import JobRunner, RunnerConfig
 from botyard.main import create_app
-from botyard.models import Job
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.retriever import Retriever
-from botyard.runtime import Runtime, job_handlers
-from tests.api import Api, assert_error, assert_not_found
-from tests.conftest import POSTGRES_ENV, Db, fresh_settings
-from tests.test_ingestion_embedding import FakeEmbedder
-
-FAST = RunnerConfig(lease_seconds=10, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.02)
+from tests.support.api import Api, assert_error, assert_not_found
+from tests.support.database import POSTGRES_ENV, Db, fresh_settings
+from tests.support.embedders import FakeEmbedder
+from tests.support.jobs import process
 
 KNOWLEDGE = {
     "hours": (
@@ -54,25 +49,6 @@ OFF_TOPIC = [
     "What is the boiling point of mercury?",
     "Write me a poem about the sea",
 ]
-
-
-def process(client: TestClient) -> None:
-    """Run every queued job with the app's own handlers (so chunks are embedded by the app's embedder)."""
-    runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
-    runner = JobRunner(runtime.database, job_handlers(runtime.settings, runtime.egress, runtime.embedder), FAST)
-
-    async def drain() -> None:
-        for _ in range(500):
-            while await runner.run_once():
-                pass
-            async with runtime.database.transaction(write=False) as session:
-                waiting = await session.scalar(select(func.count()).select_from(Job).where(Job.status == "queued"))
-            if not waiting:
-                return
-            await asyncio.sleep(0.02)
-
-    assert client.portal is not None
-    client.portal.call(drain)
 
 
 def add_qa(api: Api, bot: str, key: str) -> str:

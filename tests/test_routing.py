@@ -10,25 +10,13 @@ from typing import Any
 import pytest
 
 from botyard.answering.routing import Candidate, best, spam_reason
-from tests.api import Api
-from tests.chat_helpers import ask, messages, new_session
-from tests.test_agents import make_agent
+from tests.support.agents import SHIPPING, agent, disable_default
+from tests.support.api import Api
+from tests.support.chat import ask, messages, new_session
 
 BILLING = "Invoices, payments, refunds, prices and charges on your card."
-SHIPPING = "Delivery times, parcels, tracking numbers and couriers."
 JOBS = "Careers and job openings: applying to work with us."
 HIRING_REPLY = "Thank you for your interest! Please send your CV to jobs@example.com."
-
-
-def agent(api: Api, bot: str, type_: str, name: str, description: str = "", **fields: Any) -> str:
-    uuid: str = make_agent(api, bot, type_, name, description=description, **fields)["uuid"]
-    api.ok(api.post(f"/agent/{uuid}/update", {"enabled": True}))
-    return uuid
-
-
-def disable_default(api: Api, bot: str) -> None:
-    [general] = [a for a in api.ok(api.get(f"/chatbot/{bot}/agents")) if a["name"] == "General Q&A"]
-    api.ok(api.post(f"/agent/{general['uuid']}/update", {"enabled": False}))
 
 
 def answered_by(api: Api, chat: str, query: str) -> tuple[str, dict[str, Any]]:

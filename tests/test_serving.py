@@ -16,8 +16,7 @@ import httpx
 import pytest
 
 from botyard.config import Settings
-from tests.test_crash import Server
-from tests.test_rate_limit import children
+from tests.support.servers import Server, children
 
 
 @pytest.fixture

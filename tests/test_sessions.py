@@ -6,25 +6,19 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import ChatSession, Message
-from tests.api import Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
-from tests.conftest import Db
+from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
+from tests.support.database import Db
+from tests.support.sessions import add_messages, count, session
 
 SUMMARY_KEYS = {"uuid", "created_at", "modified_at"}
 SESSION_KEYS = {"uuid", "created_at", "modified_at", "meta"}
-MISSING = "f" * 32
 T0 = datetime(2024, 7, 25, 10, 0, 0, tzinfo=UTC)
 
 
 # Helpers shared with test_messages.py: rows the API cannot create yet go in through the app's own database.
-
-
-def session(api: Api, bot: str, body: Any = None) -> dict[str, Any]:
-    created: dict[str, Any] = api.ok(api.post(f"/chatbot/{bot}/session/create", body))
-    return created
 
 
 def add_session(db: Db, bot: str, created_at: datetime) -> str:
@@ -33,34 +27,6 @@ def add_session(db: Db, bot: str, created_at: datetime) -> str:
         s.add(row)
         await s.flush()
         return row.uuid
-
-    return db.run(go)
-
-
-def add_messages(db: Db, session_uuid: str, *exchanges: tuple[str, str], **fields: Any) -> list[str]:
-    """One message per (query, response), in order, one second apart and after the session's last message."""
-
-    async def go(s: AsyncSession) -> list[str]:
-        latest = select(Message.created_at).where(Message.session_uuid == session_uuid)
-        last = (await s.execute(latest.order_by(Message.created_at.desc()).limit(1))).scalar()
-        start = (last or datetime.now(UTC)) + timedelta(seconds=1)
-        rows = [
-            Message(session_uuid=session_uuid, query=query, response=response, created_at=start + timedelta(seconds=i))
-            for i, (query, response) in enumerate(exchanges)
-        ]
-        for row in rows:
-            for name, value in fields.items():
-                setattr(row, name, value)
-        s.add_all(rows)
-        await s.flush()
-        return [row.uuid for row in rows]
-
-    return db.run(go)
-
-
-def count(db: Db, model: type[ChatSession] | type[Message]) -> int:
-    async def go(s: AsyncSession) -> int:
-        return int((await s.execute(select(func.count()).select_from(model))).scalar_one())
 
     return db.run(go)
 

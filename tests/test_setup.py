@@ -16,8 +16,8 @@ from starlette.testclient import TestClient
 
 from botyard.accounts import setup
 from botyard.config import Settings
-from tests.api import Api, assert_error
-from tests.test_cli import _free_port
+from tests.support.api import Api, assert_error
+from tests.support.servers import free_port
 
 
 def test_the_setup_token_creates_the_first_account_once(client: TestClient, settings: Settings) -> None:
@@ -65,7 +65,7 @@ def test_serve_prints_the_setup_link_only_while_there_is_no_account(tmp_path: Pa
 
 @contextmanager
 def serving(env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "botyard", "serve", "--port", str(port)]
     server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:

@@ -9,9 +9,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import SourceTag, SourceTagMember
-from tests.api import Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
-from tests.conftest import Db
-from tests.test_data_sources import MISSING, call, link, qa, upload
+from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
+from tests.support.database import Db
+from tests.support.sources import call, link, qa, upload
 
 TAG_KEYS = {"uuid", "name", "color", "data_source_uuids", "created_at", "modified_at"}
 

@@ -15,12 +15,12 @@ from starlette.testclient import TestClient
 
 from botyard.embedding import Vectors
 from botyard.models import Job
-from tests.api import Api, assert_error, assert_not_found
-from tests.conftest import Db
-from tests.crawl_site import CrawlSite
-from tests.test_crawl import crawl, sources_by_url
-from tests.test_ingestion import chunks, process
-from tests.test_ingestion_embedding import FakeEmbedder
+from tests.support.api import Api, assert_error, assert_not_found
+from tests.support.crawl_site import CrawlSite
+from tests.support.database import Db
+from tests.support.embedders import FakeEmbedder
+from tests.support.jobs import process
+from tests.support.sources import chunks, crawl, sources_by_url
 
 PAGES = 30
 

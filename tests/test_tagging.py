@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from tests.api import Api
-from tests.chat_helpers import ask, new_session
-from tests.test_ingestion import process
-from tests.test_routing import agent
+from tests.support.agents import agent
+from tests.support.api import Api
+from tests.support.chat import ask, new_session
+from tests.support.jobs import process
 
 REFUND = {"name": "refund request", "criteria": "The user asks for a refund or wants their money back",
           "color": "#FF0000"}  # fmt: skip

@@ -16,11 +16,12 @@ import pytest
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
-from tests.api import Api
-from tests.chat_helpers import ask, messages, new_session
-from tests.conftest import Db, backend_params, llm_app
-from tests.fake_llm import FakeLlm, Reply
-from tests.test_ingestion import process
+from tests.support.api import Api
+from tests.support.apps import llm_app
+from tests.support.chat import ask, messages, new_session
+from tests.support.database import Db, backend_params
+from tests.support.fake_llm import FakeLlm, Reply
+from tests.support.jobs import process
 
 SECRET = "s3cr3t-header-value-7f1c"
 ORDER_SCHEMA = {

@@ -12,9 +12,9 @@ from botyard.agents import functions
 from botyard.agents.function_schemas import ToolFunctionCreate
 from botyard.errors import AppError
 from botyard.models import Agent, Chatbot, ToolFunction
-from tests.api import Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
-from tests.conftest import Db
-from tests.test_agents import MISSING, count, make_agent
+from tests.support.agents import count, make_agent
+from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
+from tests.support.database import Db
 
 FUNCTION_KEYS = {
     "uuid",

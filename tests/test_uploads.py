@@ -16,18 +16,9 @@ from botyard.config import Settings
 from botyard.main import create_app
 from botyard.models import DataSource, Job, SourceFile
 from botyard.sources.repository import DataSourceRepository
-from tests.api import Api, assert_error, assert_not_found
-from tests.conftest import Db
-from tests.test_data_sources import (
-    MISSING,
-    assert_source,
-    count_sources,
-    link,
-    qa,
-    sources,
-    upload,
-    upload_response,
-)
+from tests.support.api import MISSING, Api, assert_error, assert_not_found
+from tests.support.database import Db
+from tests.support.sources import assert_source, count_sources, link, qa, sources, upload, upload_response
 
 SAMPLES = [
     ("notes.txt", "text/plain"),

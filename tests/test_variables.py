@@ -7,8 +7,8 @@ from typing import Any
 
 from botyard.answering.prompt import fill_variables
 from botyard.answering.variables import extract
-from tests.api import Api
-from tests.chat_helpers import ask
+from tests.support.api import Api
+from tests.support.chat import ask
 
 EMAIL = {"name": "email", "description": "The customer's email address", "type": "string"}
 PHONE = {"name": "phone", "description": "A phone number to call back", "type": "string"}

@@ -12,9 +12,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from botyard.agents.rules import DEFAULT_HUMAN_ESCALATION_SETTINGS
-from tests.api import Api, assert_error, assert_not_found, assert_timestamp
-from tests.chat_helpers import sse_events
-from tests.test_ingestion import process
+from tests.support.api import Api, assert_error, assert_not_found, assert_timestamp
+from tests.support.chat import sse_events
+from tests.support.jobs import process
 
 SITE = "https://shop.example.com"
 DEVICE = "device-0001"

@@ -12,19 +12,15 @@ networking that this machine's closed network refuses turned off.
 
 from __future__ import annotations
 
-import html
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from botyard.config import Settings
-from tests.test_crash import Server
+from tests.support.browser import HostSite, Service
+from tests.support.servers import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -41,20 +37,12 @@ CHROMIUM_FLAGS = [
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 
 
-class Service:
-    """The running service and an owner's key for it."""
-
-    def __init__(self, server: Server, key: str) -> None:
-        self.server = server
-        self.base = server.base
-        self.key = key
-
-    def api(self, method: str, path: str, json: Any = None, **kwargs: Any) -> Any:
-        """An owner's API call; asserts a 200 and returns the JSON body."""
-        headers = {"Authorization": f"Bearer {self.key}"}
-        response = httpx.request(method, f"{self.base}/api/v1{path}", json=json, headers=headers, timeout=30, **kwargs)
-        assert response.status_code == 200, (method, path, response.status_code, response.text)
-        return response.json()
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser tests run on one xdist worker: one service and one Chromium at a time, not one per worker."""
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here):
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(scope="session")
@@ -66,44 +54,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
         yield Service(process, key)
     finally:
         process.stop()
-
-
-class HostSite:
-    """A customer's website on another origin: `/page/<chatbot_uuid>` embeds the widget with the README's one line."""
-
-    def __init__(self, botyard_base: str) -> None:
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                chatbot = self.path.removeprefix("/page/").split("?")[0]
-                body = site.page(chatbot).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.botyard_base = botyard_base
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://localhost:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def page(self, chatbot_uuid: str) -> str:
-        script = (
-            f'<script src="{self.botyard_base}/widget.js" data-chatbot="{html.escape(chatbot_uuid)}" async></script>'
-        )
-        return f"<!doctype html><html><head><title>Acme</title></head><body><h1>Acme docs</h1>{script}</body></html>"
-
-    def page_url(self, chatbot_uuid: str) -> str:
-        return f"{self.origin}/page/{chatbot_uuid}"
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture(scope="session")

@@ -15,35 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Route, expect
+from playwright.sync_api import Browser, BrowserContext, Route, expect
 
-from tests.browser.conftest import HostSite, Service
+from tests.support.browser import HostSite, Service
+from tests.support.dashboard import INGESTION, QUESTION, SOURCE_LINK, Dashboard, make_chatbot, row_of
 
 expect.set_options(timeout=15_000)
 
-QUESTION = "What are your opening hours?"
-ANSWER = "We are open **9 to 5** from Monday to Friday."
-SOURCE_LINK = "https://docs.acme.example/opening-hours"
 KEY_STORE = "botyard.key"
-INGESTION = 60_000  # ms: files are parsed in sandboxed child processes, slow to start on a busy machine
-
-
-def make_chatbot(server: Service, name: str, *, visibility: str = "private", with_qa: bool = True) -> str:
-    """A chatbot with citations shown and (by default) one ingested Q&A source."""
-    settings = {"name": name, "show_citations": True, "visibility": visibility}
-    uuid: str = server.api("POST", "/chatbot/create", settings)["uuid"]
-    if with_qa:
-        qa = {"question": QUESTION, "answer": ANSWER, "reference_source_link": SOURCE_LINK}
-        server.api("POST", f"/chatbot/{uuid}/data-source/qa", qa)
-        wait_for_sources(server, uuid)
-    return uuid
-
-
-def wait_for_sources(server: Service, chatbot: str) -> None:
-    deadline = time.monotonic() + 60
-    while any(s["status"] != "success" for s in server.api("GET", f"/chatbot/{chatbot}/data-sources")):
-        assert time.monotonic() < deadline, "the sources were not ingested"
-        time.sleep(0.05)  # ingestion runs in the server's job runner: its status is all there is to wait on
 
 
 @pytest.fixture
@@ -53,44 +32,12 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
     opened.close()
 
 
-class Dashboard:
-    """A dashboard tab and the problems it reports (uncaught errors, CSP violations), which must stay empty."""
-
-    def __init__(self, context: BrowserContext, server: Service) -> None:
-        self.server = server
-        self.page = context.new_page()
-        self.problems: list[str] = []
-        self.page.on("pageerror", lambda error: self.problems.append(f"uncaught: {error}"))
-        self.page.on("console", self._console)
-
-    def _console(self, message: ConsoleMessage) -> None:
-        if message.type == "error" and "Content Security Policy" in message.text:
-            self.problems.append(f"CSP: {message.text}")
-
-    def sign_in(self) -> Page:
-        self.page.goto(f"{self.server.base}/dashboard")
-        self.page.get_by_label("API key").fill(self.server.key)
-        self.page.get_by_role("button", name="Sign in").click()
-        expect(self.page.get_by_role("heading", name="Chatbots", level=1)).to_be_visible()
-        return self.page
-
-    def open(self, route: str, heading: str) -> Page:
-        """Goes to a dashboard route (`/bot/<uuid>/knowledge`...) and waits for its page heading."""
-        self.page.goto(f"{self.server.base}/dashboard#{route}")
-        expect(self.page.get_by_role("heading", level=1)).to_have_text(heading)
-        return self.page
-
-
 @pytest.fixture
 def dashboard(context: BrowserContext, server: Service) -> Iterator[Dashboard]:
     opened = Dashboard(context, server)
     opened.sign_in()
     yield opened
     assert opened.problems == []
-
-
-def row_of(page: Page, text: str) -> Locator:
-    return page.locator("tbody tr", has_text=text)
 
 
 def test_sign_in_keeps_the_key_in_session_storage_only(

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.browser.conftest import Service
-from tests.browser.test_dashboard import INGESTION, Dashboard, make_chatbot, row_of
+from tests.support.browser import Service
+from tests.support.dashboard import INGESTION, Dashboard, make_chatbot, row_of
 
 GUIDES = 7
 HELD = f"/guide/{GUIDES}"

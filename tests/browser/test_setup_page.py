@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, expect
 
 from botyard.accounts import setup
 from botyard.config import Settings
-from tests.test_crash import Server
+from tests.support.servers import Server
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Frame, FrameLocator, Page, Request, Response, expect
 
-from tests.browser.conftest import HostSite, Service
+from tests.support.browser import HostSite, Service
 
 expect.set_options(timeout=15_000)
 

@@ -60,3 +60,7 @@ def assert_uuid(value: Any) -> None:
 
 def assert_timestamp(value: Any) -> None:
     assert isinstance(value, str) and TIMESTAMP.match(value), value
+
+
+MISSING = "f" * 32
+"""A uuid that names nothing."""

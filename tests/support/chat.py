@@ -7,7 +7,7 @@ from typing import Any
 import httpx2 as httpx
 from starlette.testclient import TestClient
 
-from tests.api import Api
+from tests.support.api import Api
 
 
 def new_session(api: Api, bot: str) -> str:

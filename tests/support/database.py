@@ -1,0 +1,117 @@
+"""The test databases: a fresh migrated database per backend (SQLite in a directory, or a PostgreSQL database
+created on the test server and dropped afterwards), work on the app's own database, and a dump of everything stored."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import asyncpg
+import pytest
+from sqlalchemy import delete
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.testclient import TestClient
+
+from botyard.config import Settings
+from botyard.db.base import Base
+from botyard.db.migrate import upgrade
+from botyard.db.session import Database
+
+T = TypeVar("T")
+POSTGRES_ENV = "BOTYARD_TEST_POSTGRES_URL"
+
+
+def backend_params() -> list[Any]:
+    reason = f"{POSTGRES_ENV} is not set: PostgreSQL tests need a server (CI sets it)"
+    marks = [] if os.environ.get(POSTGRES_ENV) else [pytest.mark.skip(reason=reason)]
+    return ["sqlite", pytest.param("postgres", marks=marks)]
+
+
+async def _admin(url: str, sql: str) -> None:
+    parsed = make_url(url).set(drivername="postgresql")
+    connection = await asyncpg.connect(parsed.render_as_string(hide_password=False))
+    try:
+        await connection.execute(sql)
+    finally:
+        await connection.close()
+
+
+@contextmanager
+def fresh_settings(backend: str, data_dir: Path, **overrides: Any) -> Iterator[Settings]:
+    """Settings on a new, migrated database of `backend` ("sqlite" in `data_dir`, or a PostgreSQL database created
+    on the test server and dropped afterwards)."""
+    if backend == "sqlite":
+        settings = Settings(data_dir=data_dir, **overrides)
+        upgrade(settings)
+        yield settings
+        return
+    server = os.environ[POSTGRES_ENV]
+    name = f"botyard_test_{secrets.token_hex(6)}"
+    # Failing here (server unreachable while the variable is set) fails the tests: they must not skip silently.
+    asyncio.run(_admin(server, f'CREATE DATABASE "{name}"'))
+    try:
+        url = make_url(server).set(database=name).render_as_string(False)
+        settings = Settings(data_dir=data_dir, database_url=url, **overrides)
+        upgrade(settings)
+        yield settings
+    finally:
+        asyncio.run(_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def database_dump(settings: Settings) -> str:
+    """Everything stored: the SQLite files' bytes, or every PostgreSQL row rendered as text."""
+    if settings.is_sqlite:
+        files = sorted(settings.data_dir.glob("botyard.sqlite3*"))
+        assert files
+        # Read by another process: closing any descriptor of the database file in this process would drop the POSIX
+        # locks the app's own connections hold, and another process (a worker) could then reset the shared WAL index.
+        copy = "import sys, shutil; [shutil.copyfileobj(open(p, 'rb'), sys.stdout.buffer) for p in sys.argv[1:]]"
+        read = subprocess.run([sys.executable, "-c", copy, *map(str, files)], capture_output=True, check=True)
+        return read.stdout.decode("latin-1")
+    return asyncio.run(_postgres_dump(settings.resolved_database_url))
+
+
+async def _postgres_dump(url: str) -> str:
+    connection = await asyncpg.connect(make_url(url).set(drivername="postgresql").render_as_string(False))
+    try:
+        rows = []
+        for table in Base.metadata.sorted_tables:
+            rows += [str(row[0]) for row in await connection.fetch(f'SELECT t::text FROM "{table.name}" t')]
+        return "\n".join(rows)
+    finally:
+        await connection.close()
+
+
+class Db:
+    """Runs work against the app's own database, on the app's event loop."""
+
+    def __init__(self, client: TestClient) -> None:
+        self.client = client
+
+    @property
+    def database(self) -> Database:
+        database: Database = self.client.app.state.database  # type: ignore[attr-defined]
+        return database
+
+    def run(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        async def go() -> T:
+            async with self.database.transaction() as session:
+                return await work(session)
+
+        assert self.client.portal is not None
+        return self.client.portal.call(go)
+
+    def wipe(self) -> None:
+        async def go(session: AsyncSession) -> None:
+            for table in reversed(Base.metadata.sorted_tables):
+                await session.execute(delete(table))
+
+        self.run(go)
