@@ -39,7 +39,7 @@ PROFILE_CACHE = 4096
 """Profile vectors kept per process (a few per chatbot)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ChosenAgent:
     """What answering needs of the agent, copied out of the database session that loaded it."""
 
@@ -76,7 +76,7 @@ def _variables(card: AgentCard, session_variables: dict[str, object]) -> dict[st
     return values
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AgentCard:
     """An enabled routed agent, copied out of the transaction that loaded it."""
 
@@ -203,12 +203,12 @@ class AgentRouter:
         variables = session_variables or {}
         if not cards:
             return ChosenAgent(
-                NOBODY,
-                "",
-                "",
-                DEFAULT_MODEL,
-                0.0,
-                [],
+                uuid=NOBODY,
+                name="",
+                prompt="",
+                model=DEFAULT_MODEL,
+                temperature=0.0,
+                source_uuids=[],
                 type=NOBODY,
                 reply=self.no_agent_message,
                 forced=True,
@@ -224,8 +224,8 @@ class AgentRouter:
                 card.uuid,
                 card.name,
                 card.description,
-                card.meta.bias or 0.0,
-                card.meta.stickness or 0.0,
+                bias=card.meta.bias or 0.0,
+                stickness=card.meta.stickness or 0.0,
             )
             for card in cards
         ]

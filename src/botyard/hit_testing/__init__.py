@@ -1,0 +1,1 @@
+"""Hit testing: what answering would retrieve for a query, with each method's scores (the owners' endpoint)."""
