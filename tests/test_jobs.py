@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import pytest
@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.jobs.runner import JobContext, JobRunner, LeaseLost, PermanentError, RunnerConfig
 from botyard.jobs.service import enqueue
 from botyard.models import Account, Chatbot, DataSource, Job
+from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.jobs import drain
 
@@ -130,16 +131,16 @@ def test_a_job_that_overruns_its_timeout_is_retried(db: Db) -> None:
 def test_an_expired_lease_is_recovered_and_the_old_owner_is_fenced_out(db: Db) -> None:
     handler = Recorder()
     [job] = add_jobs(db, 1)
-    crashed = JobRunner(db.database, [handler], RunnerConfig(lease_seconds=0.05))
+    clock = ManualClock()
+    crashed = JobRunner(db.database, [handler], RunnerConfig(lease_seconds=5, clock=clock))
     claimed = call(db, crashed._claim)
     assert claimed is not None
     assert job_states(db)[job][0] == "running"
-
-    async def after_expiry() -> int:
-        await asyncio.sleep(0.1)
-        return await JobRunner(db.database, [handler], FAST).recover()
-
-    assert call(db, after_expiry) == 1
+    recovering = JobRunner(db.database, [handler], replace(FAST, clock=clock))
+    clock.advance(4.9)
+    assert call(db, recovering.recover) == 0  # the lease still holds
+    clock.advance(0.2)
+    assert call(db, recovering.recover) == 1
     assert job_states(db)[job] == ("queued", 1, "lease expired")
 
     survivor = JobRunner(db.database, [handler], FAST)
@@ -175,11 +176,12 @@ def test_a_runner_that_takes_back_its_own_expired_job_fences_out_its_earlier_run
     # one job go on side by side, both passing the fence (a crawl fetching every page twice).
     handler = Recorder()
     [job] = add_jobs(db, 1)
-    runner = JobRunner(db.database, [handler], RunnerConfig(lease_seconds=0.05))
+    clock = ManualClock()
+    runner = JobRunner(db.database, [handler], RunnerConfig(lease_seconds=5, clock=clock))
     first = call(db, runner._claim)
 
     async def expire_and_claim_again() -> Job | None:
-        await asyncio.sleep(0.1)
+        clock.advance(6)
         assert await runner.recover() == 1
         return await runner._claim()
 

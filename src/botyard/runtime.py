@@ -94,7 +94,9 @@ class Runtime:
         egress = EgressClient(settings, resolver)
         answerer, llm = build_answerer(settings)
         judge = None if llm is None else ModelJudge(llm, ModelRegistry.from_settings(settings))
-        config = RunnerConfig(lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency)
+        config = RunnerConfig(
+            lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency, clock=clock
+        )
         runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer), config)
         retriever = Retriever(embedder, settings)
         parts = AnswerParts(

@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select, update
 from sqlalchemy.engine import CursorResult
 
-from botyard.db.base import utcnow
 from botyard.db.repository import Repository
 from botyard.models import Job
 
@@ -15,10 +14,9 @@ from botyard.models import Job
 class JobRepository(Repository[Job]):
     model = Job
 
-    async def claim(self, owner: str, lease: timedelta, kinds: list[str]) -> Job | None:
-        """Take the oldest due job under the lease `owner` (one per claim). On PostgreSQL concurrent workers skip each
-        other's rows (SKIP LOCKED); on SQLite the write transaction already holds the database lock."""
-        now = utcnow()
+    async def claim(self, owner: str, lease: timedelta, kinds: list[str], now: datetime) -> Job | None:
+        """Take the oldest job due at `now` under the lease `owner` (one per claim). On PostgreSQL concurrent workers
+        skip each other's rows (SKIP LOCKED); on SQLite the write transaction already holds the database lock."""
         statement = (
             select(Job)
             .where(Job.status == "queued", Job.run_after <= now, Job.kind.in_(kinds))
@@ -44,11 +42,11 @@ class JobRepository(Repository[Job]):
         )
         return (await self.session.execute(statement)).first() is not None
 
-    async def renew(self, job_uuid: str, owner: str, lease: timedelta) -> bool:
+    async def renew(self, job_uuid: str, owner: str, lease: timedelta, now: datetime) -> bool:
         result = await self.session.execute(
             update(Job)
             .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
-            .values(lease_until=utcnow() + lease)
+            .values(lease_until=now + lease)
         )
         return _changed(result)
 
@@ -87,12 +85,12 @@ class JobRepository(Repository[Job]):
             delete(Job).where(Job.kind == kind, Job.chatbot_uuid == chatbot_uuid, Job.status == "queued")
         )
 
-    async def recover_expired(self) -> int:
+    async def recover_expired(self, now: datetime) -> int:
         """Put back in the queue every job whose runner stopped renewing its lease (crash, kill -9, lost host, or an
         event loop stalled past the lease: that run is fenced out by the next claim's new `lease_owner`)."""
         result = await self.session.execute(
             update(Job)
-            .where(Job.status == "running", Job.lease_until < utcnow())
+            .where(Job.status == "running", Job.lease_until < now)
             .values(status="queued", lease_owner=None, lease_until=None, last_error="lease expired")
         )
         return result.rowcount if isinstance(result, CursorResult) else 0

@@ -17,7 +17,7 @@ import socket
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -101,6 +101,8 @@ class RunnerConfig:
     concurrency: int = 2
     backoff_base_seconds: float = 2.0
     backoff_max_seconds: float = 300.0
+    clock: Callable[[], datetime] = utcnow
+    """Now, for leases and due times (tests move one by hand instead of sleeping past a lease)."""
 
 
 def runner_id() -> str:
@@ -141,7 +143,7 @@ class JobRunner:
 
     async def recover(self) -> int:
         async with self.database.transaction() as session:
-            count = await JobRepository(session).recover_expired()
+            count = await JobRepository(session).recover_expired(self.config.clock())
         if count:
             log.warning("recovered %d jobs whose lease expired", count)
         return count
@@ -159,7 +161,7 @@ class JobRunner:
             return None
         lease_owner = f"{self.owner}/{uuid.uuid4().hex[:8]}"  # at most 30+1+7+1+8+1+8 = 56 of the column's 64
         async with self.database.transaction() as session:
-            return await JobRepository(session).claim(lease_owner, self.lease, list(self.handlers))
+            return await JobRepository(session).claim(lease_owner, self.lease, list(self.handlers), self.config.clock())
 
     async def _loop(self) -> None:
         last_recovery = asyncio.get_running_loop().time()
@@ -232,7 +234,7 @@ class JobRunner:
             await asyncio.sleep(self.config.lease_seconds / 3)
             try:
                 async with self.database.transaction() as session:
-                    held = await JobRepository(session).renew(job_uuid, lease_owner, self.lease)
+                    held = await JobRepository(session).renew(job_uuid, lease_owner, self.lease, self.config.clock())
             except Exception:
                 log.exception("could not renew the lease of job %s", job_uuid)
                 continue
@@ -248,7 +250,7 @@ class JobRunner:
             if not permanent and job.attempts < job.max_attempts:
                 delay = min(self.config.backoff_base_seconds * 2 ** (job.attempts - 1), self.config.backoff_max_seconds)
                 delay *= random.uniform(0.8, 1.2)
-                await jobs.retry_later(job.uuid, lease_owner, detail, utcnow() + timedelta(seconds=delay))
+                await jobs.retry_later(job.uuid, lease_owner, detail, self.config.clock() + timedelta(seconds=delay))
             elif await jobs.fail(job.uuid, lease_owner, detail):
                 await handler.give_up(session, job, reason)
 
