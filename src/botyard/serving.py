@@ -46,11 +46,15 @@ def listening_socket(host: str, port: int, *, listen: bool = True) -> socket.soc
 
 
 def run_worker(host: str, port: int) -> None:
-    """One worker process: the app from the environment's settings, on its own socket."""
+    """One worker process: the app from the environment's settings, on its own socket.
+
+    The socket is bound here but listens only once the app has started (uvicorn's server calls `listen` after the
+    lifespan start-up): a socket of the port's group that listens takes its share of new connections at once, and
+    a worker still starting (a replacement, under load) would hold them unanswered for as long as it starts."""
     import uvicorn
 
     config = uvicorn.Config("botyard.main:create_app", factory=True, proxy_headers=False)
-    sock = listening_socket(host, port)
+    sock = listening_socket(host, port, listen=False)
     uvicorn.Server(config).run(sockets=[sock])
 
 
