@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import get_args
 
 from botyard.agents.schemas import AgentTypeName
+from botyard.chatbots.schemas import Visibility as VisibilityName
 from botyard.models import kinds
-from botyard.models.kinds import AgentType
+from botyard.models.kinds import AgentType, Visibility
 
 NAMES_JS = Path(kinds.__file__).resolve().parent.parent / "web" / "static" / "shared" / "names.js"
 _EXPORT = re.compile(r"export const (\w+) = Object\.freeze\(\{(.*?)\}\);", re.S)
@@ -53,3 +54,7 @@ def test_the_parser_reads_every_export() -> None:
 
 def test_the_agent_create_body_accepts_exactly_the_agent_types() -> None:
     assert get_args(AgentTypeName) == tuple(AgentType)
+
+
+def test_the_chatbot_body_accepts_exactly_the_visibilities() -> None:
+    assert get_args(VisibilityName) == tuple(Visibility)

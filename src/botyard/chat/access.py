@@ -12,9 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.repository import ChatSessionRepository
 from botyard.errors import not_found, unauthorized
-from botyard.models import Chatbot, ChatSession
+from botyard.models import Chatbot, ChatSession, Visibility
 
-OPEN_VISIBILITIES = frozenset({"public", "hybrid"})
+OPEN_VISIBILITIES = frozenset({Visibility.PUBLIC, Visibility.HYBRID})
 
 
 async def chat_session(db: AsyncSession, account_uuid: str | None, session_uuid: str) -> tuple[ChatSession, Chatbot]:

@@ -10,7 +10,7 @@ from botyard.models.chunk import Chunk
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.job import Job
-from botyard.models.kinds import AgentType, ChatbotEventKind, MessageKind, MessageState, WidgetRole
+from botyard.models.kinds import AgentType, ChatbotEventKind, MessageKind, MessageState, Visibility, WidgetRole
 from botyard.models.message import Message
 from botyard.models.meta import MessageMeta, SessionMeta
 from botyard.models.rate_limit import RateLimitHit
@@ -48,6 +48,7 @@ __all__ = [
     "SourceTagMember",
     "SyncSchedule",
     "ToolFunction",
+    "Visibility",
     "WidgetRole",
     "WidgetSettings",
 ]

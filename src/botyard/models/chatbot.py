@@ -4,6 +4,7 @@ from sqlalchemy import ForeignKey, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, Timestamps, UuidPk
+from botyard.models.kinds import Visibility
 
 
 class Chatbot(UuidPk, Timestamps, Base):
@@ -15,6 +16,6 @@ class Chatbot(UuidPk, Timestamps, Base):
     rate_limit_seconds: Mapped[int] = mapped_column(default=240)
     rate_limit_message: Mapped[str] = mapped_column(Text, default="Too many messages")
     show_citations: Mapped[bool] = mapped_column(default=False)
-    visibility: Mapped[str] = mapped_column(String(16), default="private")
+    visibility: Mapped[str] = mapped_column(String(16), default=Visibility.PRIVATE)
     # Bumped whenever the chatbot's chunks change; in-process search indexes are caches keyed by it.
     knowledge_version: Mapped[int] = mapped_column(default=0)

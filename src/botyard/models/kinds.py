@@ -10,6 +10,17 @@ from __future__ import annotations
 from enum import StrEnum
 
 
+class Visibility(StrEnum):
+    """`chatbot.visibility`: who may chat without the owner's key."""
+
+    PRIVATE = "private"
+    """Only with the owner's API key."""
+    PUBLIC = "public"
+    """Anyone with a session uuid: the widget and the share page."""
+    HYBRID = "hybrid"
+    """Anyone with a session uuid, through the widget only (no share page)."""
+
+
 class AgentType(StrEnum):
     """`agent.type`."""
 

@@ -19,6 +19,7 @@ from fastapi.staticfiles import StaticFiles
 
 from botyard.deps import ReadDbSession
 from botyard.errors import AppError
+from botyard.models import Visibility
 from botyard.widget import service
 from botyard.widget.origins import origin_allowed, referrer_origin
 
@@ -80,7 +81,7 @@ async def chat_page(chatbot_uuid: str, request: Request, db: ReadDbSession) -> R
     except AppError:
         return _not_found()
     framed = request.headers.get("sec-fetch-dest") == "iframe"
-    if opened.chatbot.visibility == "hybrid" and not framed:
+    if opened.chatbot.visibility == Visibility.HYBRID and not framed:
         return _not_found()
     allowed = opened.allowed_origins
     embedder = referrer_origin(request) if framed else None

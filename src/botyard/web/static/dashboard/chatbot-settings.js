@@ -1,11 +1,12 @@
 // One chatbot: its settings, its widget's look and allowed sites, the embed line, the share link, and delete.
+import { Visibility } from "/static/shared/names.js";
 import { get, post, request } from "./api.js";
 import { busy, checkbox, clear, confirmDialog, field, h, heading, lines, notice, select } from "./ui.js";
 
 const VISIBILITY = [
-  ["private", "Private: only with your API key"],
-  ["public", "Public: widget and share link"],
-  ["hybrid", "Hybrid: widget only (no share page)"],
+  [Visibility.PRIVATE, "Private: only with your API key"],
+  [Visibility.PUBLIC, "Public: widget and share link"],
+  [Visibility.HYBRID, "Hybrid: widget only (no share page)"],
 ];
 
 export async function render(ctx) {
@@ -89,12 +90,12 @@ function drawEmbed(section, bot) {
   const share = `${location.origin}/chat/${bot.uuid}`;
   const visibility = bot.meta.visibility;
   const shareLine =
-    visibility === "public"
+    visibility === Visibility.PUBLIC
       ? h("p", {}, "Share link: ", h("a", { href: share, target: "_blank", rel: "noopener" }, share))
       : h(
           "p",
           { class: "hint" },
-          visibility === "hybrid"
+          visibility === Visibility.HYBRID
             ? "Hybrid chatbots have no share page: only the widget can open them."
             : "Private chatbots answer only with your API key: make it public or hybrid to embed or share it.",
         );

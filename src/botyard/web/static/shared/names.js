@@ -1,6 +1,13 @@
 // The names the API stores and sends, as the server's enums spell them (src/botyard/models/kinds.py). A test parses
 // this file and compares it with those enums, so a rename on either side fails until both agree.
 
+/** `chatbot.visibility`: who may chat without the owner's key. */
+export const Visibility = Object.freeze({
+  PRIVATE: "private",
+  PUBLIC: "public",
+  HYBRID: "hybrid",
+});
+
 /** `agent.type`. */
 export const AgentType = Object.freeze({
   USER_FACING: "user-facing",
