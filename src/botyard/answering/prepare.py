@@ -78,7 +78,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
     live_chat = live.is_live(read.session)
     declared = [variable for card in read.roster.cards for variable in card.variables if isinstance(variable, dict)]
     filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)
-    values = {**_variables(read.session), **filled}
+    values = {**SessionMeta.of(read.session).variables, **filled}
     agent = None if live_chat else await router.choose(read.roster.cards, ask.query, _last_agent(read.turns), values)
     try:
         async with database.transaction() as db:
@@ -145,7 +145,3 @@ def _last_agent(turns: list[Message]) -> str | None:
     """The agent that answered the session's previous query (for `stickness`)."""
     answered = [uuid for turn in turns if (uuid := MessageMeta.of(turn).agent_uuid)]
     return answered[-1] if answered else None
-
-
-def _variables(session: ChatSession) -> dict[str, object]:
-    return SessionMeta.of(session).variables
