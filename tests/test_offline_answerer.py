@@ -11,9 +11,11 @@ from botyard.answering.citations import CitedSource, cite_data, markers_in, numb
 from botyard.answering.context import search_query
 from botyard.answering.json_guard import NOT_JSON, json_guard
 from botyard.answering.offline import WORDS_PER_DELTA, OfflineAnswerer, compose
-from botyard.answering.text import sentences, word_groups
+from botyard.answering.text import word_groups
 from botyard.llm.provider import TextDelta
 from botyard.retrieval.base import Hit
+from botyard.retrieval.passages import PassageKind
+from botyard.retrieval.passages import passages as sentences
 
 HOURS = """# Opening hours
 
@@ -102,9 +104,16 @@ def test_word_groups_keep_newlines_and_every_character() -> None:
     assert "".join(word_groups(text)) == text
 
 
-def test_markdown_structure_does_not_leak_into_sentences() -> None:
+def test_markdown_structure_does_not_leak_into_passages() -> None:
     found = [s.text for s in sentences("| a | b |\n|---|---|\n| 1 | **two** |\n\n- [link](http://x) here")]
-    assert found == ["a — b", "1 — two", "link here"]
+    assert found == ["1 — b: two", "link here"]  # the header row is no passage: its names go with each cell
+
+
+def test_a_table_row_is_its_cells_with_their_column_names() -> None:
+    table = "| Country | Delivery time | Standard shipping |\n|---|---|---|\n| Austria | 3-4 business days | 6.95 EUR |"
+    found = sentences(table)
+    assert [p.text for p in found] == ["Austria — Delivery time: 3-4 business days, Standard shipping: 6.95 EUR"]
+    assert found[0].kind is PassageKind.ROW
 
 
 def test_follow_ups_borrow_the_last_turns_key_terms() -> None:

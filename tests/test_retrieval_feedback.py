@@ -1,12 +1,12 @@
 """The hybrid ranking's feedback pass, on hand-made vectors: it promotes what resembles the best hits, while the
-reported dense score and the relevance gate stay those of the query itself."""
+reported dense score (which the relevance decision reads) stays that of the query itself."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from botyard.embedding import encode_vector
-from botyard.retrieval.fusion import GATE_DENSE_WEIGHT, Method
+from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.repository import ChunkRow
 
@@ -25,20 +25,14 @@ A, B, C = unit(0.6, 0.8, 0), unit(0.5, 0.866, 0), unit(0.55, 0, 0.835)
 INDEX = ChatbotIndex(1, [row("a", A), row("b", B), row("c", C)], 3)
 
 
-def ranking(method: Method) -> tuple[list[str], list[float], float]:
+def ranking(method: Method) -> tuple[list[str], list[float]]:
     ranked = INDEX.search(Search("zzz unknown words", unit(1, 0, 0), None, 3, method))
-    return [INDEX.rows[r].uuid for r in ranked.rows.tolist()], ranked.dense.tolist(), ranked.gate
+    return [INDEX.rows[r].uuid for r in ranked.rows.tolist()], ranked.dense.tolist()
 
 
 def test_feedback_promotes_chunks_like_the_best_ones() -> None:
-    dense_order, _, _ = ranking(Method.DENSE)
+    dense_order, _ = ranking(Method.DENSE)
     assert dense_order == ["a", "c", "b"]  # by cosine with the query alone
-    hybrid_order, cosines, _ = ranking(Method.HYBRID)
+    hybrid_order, cosines = ranking(Method.HYBRID)
     assert hybrid_order == ["a", "b", "c"]  # B resembles the best hit A
     assert np.allclose(cosines, [0.6, 0.5, 0.55], atol=1e-3)  # shown scores are the query's own cosines
-
-
-def test_the_gate_reads_the_first_pass() -> None:
-    _, _, gate = ranking(Method.HYBRID)
-    # No BM25 match: the first pass's best is the weighted cos(query, A); the feedback pass would score A higher.
-    assert abs(gate - GATE_DENSE_WEIGHT * 0.6) < 1e-3

@@ -47,6 +47,8 @@ class AnswerRequest:
     tools: list[Tool] = field(default_factory=list)
     """The agent's enabled tool functions (the LLM answerer offers them to the model)."""
     call_tool: Callable[[Tool, dict[str, Any]], Awaitable[str]] | None = None
+    term_weights: dict[str, float] = field(default_factory=dict)
+    """The searched question's content terms with their idf in this chatbot (`Retrieval.term_weights`)."""
 
 
 @dataclass(frozen=True)

@@ -1,43 +1,37 @@
 """The offline answerer (the default): no network, no model; a short answer built from the retrieved text.
 
 It answers the way a person skimming the reference documents would: when the best match is a Q&A pair whose
-question is the one asked, it gives that pair's answer; otherwise it quotes the few sentences of the best chunks
-that talk about the question's terms, in their original order, and marks each chunk it quotes with its `[X.Y]`.
-Headings, tables rules and Markdown syntax are never quoted, and the answer stays within a few sentences, so it
+question is the one asked, it gives that pair's answer; otherwise it quotes the passages of the best chunks that
+answer the question (`quote`: sentences, a list as a list, a table row as its cells with their column names), in
+their original order, and cites each source it quotes once, with the `[X.Y]` of the first chunk it quotes from it.
+Headings, table rules and Markdown syntax are never quoted, and the answer stays within a few passages, so it
 reads as a reply rather than as a dump of chunks. The answer is streamed in groups of a few words.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+import itertools
+from collections.abc import AsyncIterator, Mapping, Sequence
 
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.context import search_query
-from botyard.answering.text import Sentence, key_terms, sentences, word_groups, words
+from botyard.answering.quote import Quoted, candidates, select
+from botyard.answering.text import content_words, word_groups
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
+from botyard.retrieval.lexical import index_terms
+from botyard.retrieval.passages import PassageKind
+from botyard.retrieval.relevance import coverage
 
 MAX_CHUNKS = 4
 """Only the best few chunks are read: lower-ranked ones are more often off the point."""
-MAX_SENTENCES = 3
 MAX_WORDS = 90
-FOLLOWER_SHARE = 0.5
-"""A further sentence is added only if it scores at least this share of the best one."""
 QA_MATCH = 0.5
 """A Q&A pair answers when at least this share of its question's terms are in the query (or it ranks first)."""
 WORDS_PER_DELTA = 6
 """Words per streamed piece: still a progressive stream to read, and half the per-piece cost (an event, a socket
 write) of three-word pieces, which showed in the profile of the throughput benchmark."""
-
-
-@dataclass(frozen=True)
-class _Candidate:
-    rank: int
-    sentence: Sentence
-    score: float
-    terms: frozenset[str]
 
 
 class OfflineAnswerer:
@@ -71,11 +65,19 @@ def compose(request: AnswerRequest) -> str:
     hits = request.hits[:MAX_CHUNKS]
     if not hits:
         return ""
-    query_terms = key_terms(search_query(request.query, request.history))
-    qa = _matching_qa(hits, query_terms)
+    weights = request.term_weights or _plain_weights(search_query(request.query, request.history))
+    qa = _matching_qa(hits, weights)
     if qa is not None:
         return _with_marker(_qa_answer(qa), qa.marker, request.show_citations)
-    return _from_sentences(hits, query_terms, request.show_citations)
+    found = candidates(hits, weights)
+    if not found:
+        return _with_marker(_trim(hits[0].hit.text), hits[0].marker, request.show_citations)
+    return _render(select(found), hits, request.show_citations)
+
+
+def _plain_weights(query: str) -> dict[str, float]:
+    """Equal weights for the query's content terms, when retrieval gave none (callers outside the pipeline)."""
+    return dict.fromkeys(index_terms(" ".join(content_words(query)) or query), 1.0)
 
 
 def _qa_answer(cited: CitedHit) -> str:
@@ -86,7 +88,7 @@ def _qa_answer(cited: CitedHit) -> str:
     return (rest or cited.hit.text).strip()
 
 
-def _matching_qa(hits: Sequence[CitedHit], query_terms: set[str]) -> CitedHit | None:
+def _matching_qa(hits: Sequence[CitedHit], weights: Mapping[str, float]) -> CitedHit | None:
     """The Q&A pair that answers: the top hit if it is one, else the pair whose question best covers the query."""
     if hits[0].hit.source_type == "qa":
         return hits[0]
@@ -95,77 +97,32 @@ def _matching_qa(hits: Sequence[CitedHit], query_terms: set[str]) -> CitedHit | 
         if cited.hit.source_type != "qa":
             continue
         question = cited.hit.source_meta.get("question")
-        question_terms = key_terms(question if isinstance(question, str) else cited.hit.text.split("\n\n")[0])
-        if not question_terms:
-            continue
-        share = len(question_terms & query_terms) / len(question_terms)
+        text = question if isinstance(question, str) else cited.hit.text.split("\n\n")[0]
+        share = coverage(weights, index_terms(text))
         if share >= QA_MATCH and (best is None or share > best[0]):
             best = (share, cited)
     return best[1] if best else None
 
 
-def _candidates(hits: Sequence[CitedHit], query_terms: set[str]) -> list[_Candidate]:
-    found: list[_Candidate] = []
-    for rank, cited in enumerate(hits):
-        for sentence in sentences(cited.hit.text):
-            terms = frozenset(key_terms(sentence.text))
-            matched = len(terms & query_terms)
-            heading_bonus = 0.25 * len(key_terms(sentence.heading) & query_terms)
-            # Earlier-ranked chunks win ties; very short fragments ("Day — Hours") rarely answer anything.
-            brevity = 0.5 if len(words(sentence.text)) < 4 else 1.0
-            score = (matched + heading_bonus) * brevity / (1 + 0.15 * rank)
-            found.append(_Candidate(rank, sentence, score, terms))
-    return found
-
-
-def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
-    return bool(a and b) and len(a & b) / len(a | b) > 0.6
-
-
-def _select(candidates: list[_Candidate]) -> list[_Candidate]:
-    ranked = sorted(candidates, key=lambda c: (-c.score, c.rank, c.sentence.position))
-    best = ranked[0]
-    if best.score <= 0:
-        # Nothing names a query term (retrieval matched on meaning alone): the best chunk's opening sentences.
-        return [c for c in candidates if c.rank == best.rank][:2]
-    chosen = [best]
-    total = len(words(best.sentence.text))
-    for candidate in ranked[1:]:
-        if len(chosen) == MAX_SENTENCES or candidate.score < FOLLOWER_SHARE * best.score:
-            break
-        length = len(words(candidate.sentence.text))
-        if total + length > MAX_WORDS or any(_similar(candidate.terms, c.terms) for c in chosen):
-            continue
-        chosen.append(candidate)
-        total += length
-    # A sentence right after the best one in the same chunk often completes it ("On Saturdays it opens at ten.").
-    follower = next(
-        (c for c in candidates if c.rank == best.rank and c.sentence.position == best.sentence.position + 1), None
-    )
-    if (
-        follower is not None
-        and follower not in chosen
-        and len(chosen) < MAX_SENTENCES
-        and follower.score > 0
-        and total + len(words(follower.sentence.text)) <= MAX_WORDS
-    ):
-        chosen.append(follower)
-    return sorted(chosen, key=lambda c: (c.rank, c.sentence.position))
-
-
-def _from_sentences(hits: Sequence[CitedHit], query_terms: set[str], show_citations: bool) -> str:
-    candidates = _candidates(hits, query_terms)
-    if not candidates:
-        return _with_marker(_trim(hits[0].hit.text), hits[0].marker, show_citations)
-    chosen = _select(candidates)
-    parts: list[str] = []
-    for index, candidate in enumerate(chosen):
-        text = _trim(candidate.sentence.text)
-        last_of_chunk = index + 1 == len(chosen) or chosen[index + 1].rank != candidate.rank
-        if last_of_chunk:
-            text = _with_marker(text, hits[candidate.rank].marker, show_citations)
-        parts.append(text)
-    return " ".join(parts)
+def _render(chosen: list[Quoted], hits: Sequence[CitedHit], show_citations: bool) -> str:
+    """The chosen passages as prose, a list's items as a list, each source cited once after its last passage."""
+    first_marker: dict[str, str] = {}
+    for quoted in chosen:
+        first_marker.setdefault(hits[quoted.rank].hit.data_source_uuid, hits[quoted.rank].marker)
+    listed = sum(quoted.passage.kind is PassageKind.ITEM for quoted in chosen) >= 2
+    segments: list[tuple[bool, str]] = []  # (is a list item, text)
+    for index, quoted in enumerate(chosen):
+        source = hits[quoted.rank].hit.data_source_uuid
+        piece = _trim(quoted.passage.text)
+        following = chosen[index + 1] if index + 1 < len(chosen) else None
+        if following is None or hits[following.rank].hit.data_source_uuid != source:
+            piece = _with_marker(piece, first_marker[source], show_citations)
+        item = listed and quoted.passage.kind is PassageKind.ITEM
+        segments.append((item, f"- {piece}" if item else piece))
+    text = segments[0][1]
+    for (was_item, _), (item, piece) in itertools.pairwise(segments):
+        text += ("\n" if was_item or item else " ") + piece
+    return text
 
 
 def _trim(text: str) -> str:

@@ -109,11 +109,12 @@ class AnswerRun:
                 yield event
             return
         self.cited = number_hits(retrieval.hits) if retrieval.relevant else []  # a tool agent may answer without
-        async with aclosing(self.parts.answerer.answer(self._request(agent, with_tools))) as events:  # type: ignore[type-var]
+        request = self._request(agent, with_tools, retrieval.term_weights)
+        async with aclosing(self.parts.answerer.answer(request)) as events:  # type: ignore[type-var]
             async for event in events:
                 yield event
 
-    def _request(self, agent: ChosenAgent, with_tools: bool) -> AnswerRequest:
+    def _request(self, agent: ChosenAgent, with_tools: bool, term_weights: dict[str, float]) -> AnswerRequest:
         return AnswerRequest(
             query=self.prepared.query,
             hits=self.cited,
@@ -125,6 +126,7 @@ class AnswerRun:
             temperature=agent.temperature,
             tools=agent.tools if with_tools else [],
             call_tool=self.parts.call_tool,
+            term_weights=term_weights,
         )
 
     def _new_citations(self, announced: set[str]) -> list[Citation]:

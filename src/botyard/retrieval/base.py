@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from botyard.retrieval.relevance import Assessment
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -18,20 +20,26 @@ class Hit:
     heading: str
     text: str
     score: float
-    """The fused score the ranking uses (the gate reads the first pass: `Retrieval.relevant`)."""
+    """The fused score the ranking uses (the relevance decision reads `scores` and `coverage`)."""
     scores: dict[str, float] = field(default_factory=dict)
     """Per method (`bm25`, `dense`), for the owners' retrieve endpoint ("hit testing")."""
     source_meta: dict[str, Any] = field(default_factory=dict)
     """The source's `meta_json` (a Q&A pair's question, answer and `reference_source_link`; a page's URL)."""
     tokens: int = 0
     """The o200k count of `text` stored at ingestion; 0 when unknown."""
+    coverage: float = 0.0
+    """The share of the question's weighted words the chunk (with its heading and title) contains (`relevance`)."""
 
 
 @dataclass(frozen=True)
 class Retrieval:
     hits: list[Hit]
     relevant: bool
-    """False when the best hit is under the calibrated threshold: the chatbot then says it has no information."""
+    """The relevance decision (`assessment`): without it, the offline answerer says it has no information."""
     method: str = ""
     """Which method ranked the hits (`hybrid`, `bm25`, `dense`); `bm25` when there are no vectors to search, empty
     when nothing was searched."""
+    assessment: Assessment | None = None
+    """How `relevant` was decided: the score, what it had to reach, and why (hit testing shows it)."""
+    term_weights: dict[str, float] = field(default_factory=dict)
+    """The question's content terms (as the index analyses them) with their idf in this chatbot."""

@@ -1,24 +1,22 @@
-"""Fusing the BM25 and dense rankings into one, and the score the relevance gate reads.
+"""Fusing the BM25 and dense rankings into one.
 
 Two families were measured on msmarco-5k (see `bench/retrieval.py` and the README for the table):
 
 - reciprocal rank fusion, `sum 1 / (k + rank)`: needs no score scale, but it throws away how far apart the
   scores are, and its value says nothing about relevance, so a gate would need a second score;
 - a weighted sum of scores on absolute scales: the dense cosine as it is, and BM25 divided by the query's largest
-  possible BM25 score (`LexicalIndex.max_score`), both in [0, 1] whatever the chatbot. The fused score then means the
-  same thing in every chatbot, so the one threshold of the gate applies to it directly.
+  possible BM25 score (`LexicalIndex.max_score`), both in [0, 1] whatever the chatbot.
 
 Measured (nDCG@10 over the 43 judged queries, the same numbers in-process and through `bench/retrieval.py`):
 MiniLM alone 0.796, BM25 alone 0.721; RRF 0.798 at best (k=60 plain, 0.803 weighted 0.8/0.2 with k=20); min-max or
 z-score normalised sums 0.799-0.801; the weighted sum on absolute scales 0.805 at a dense weight of 0.7. That sum is
-the first pass, and the score the relevance gate reads.
+the first pass.
 
 The shipped ranking adds one step, dense pseudo-relevance feedback (Rocchio): the query vector is moved towards the
 mean of the first pass's best `FEEDBACK_DOCS` chunks, the first pass's candidates get their cosines again with it,
 and the weighted sum ranks them once more. It costs a product over those ~200 candidates only, and reached 0.811
-(0.809-0.812 for 3-10 documents and feedback weights 0.5-1; 0.808 with a dense weight of 0.75). The gate reads
-first-pass scores: feedback pulls any query towards whatever ranked first, including an off-topic one, so its
-scores say less about relevance.
+(0.809-0.812 for 3-10 documents and feedback weights 0.5-1; 0.808 with a dense weight of 0.75). Whether anything
+relevant was found is decided apart, on what the best chunks say about the question (`relevance`).
 """
 
 from __future__ import annotations
@@ -41,10 +39,6 @@ class Method(StrEnum):
 
 DENSE_WEIGHT = 0.7
 """Weight of the cosine in the hybrid score (BM25 gets the rest); tuned on msmarco-5k (0.800-0.805 from 0.6 to 0.75)."""
-GATE_DENSE_WEIGHT = 0.75
-"""The dense weight of the score the relevance gate reads. The gate leans more on the cosine than the ranking does:
-a paraphrase shares few words with its answer, and at 0.75 the calibration set's covered questions, off-domain
-questions and the tests' paraphrases are separated with more room than at 0.7 (where ranking is best)."""
 FEEDBACK_DOCS = 5
 """First-pass chunks whose mean vector the query moves towards."""
 FEEDBACK_WEIGHT = 1.0
@@ -61,8 +55,6 @@ class Ranked:
     score: Scores
     bm25: Scores
     dense: Scores
-    gate: float
-    """The score the relevance gate compares with its threshold: the best first-pass score (see the module)."""
 
 
 def order(rows: Rows, score: Scores) -> npt.NDArray[np.intp]:

@@ -17,7 +17,6 @@ from botyard.retrieval.dense import DenseIndex
 from botyard.retrieval.fusion import (
     DENSE_WEIGHT,
     FEEDBACK_DOCS,
-    GATE_DENSE_WEIGHT,
     Method,
     Ranked,
     candidates,
@@ -127,12 +126,10 @@ class ChatbotIndex:
             score = dense
         else:
             score = fuse_weighted(bm25, dense, DENSE_WEIGHT)
-        gate_score = fuse_weighted(bm25, dense, GATE_DENSE_WEIGHT) if method is Method.HYBRID else score
-        gate = float(gate_score.max()) if len(gate_score) else 0.0
         if method is Method.HYBRID and len(rows):
             score = self._feedback(search, rows, score, bm25)
         best = order(rows, score)[: search.top_k]
-        return Ranked(rows=rows[best], score=score[best], bm25=bm25[best], dense=dense[best], gate=gate)
+        return Ranked(rows=rows[best], score=score[best], bm25=bm25[best], dense=dense[best])
 
     def _feedback(
         self, search: Search, rows: npt.NDArray[np.int64], score: npt.NDArray[np.float32], bm25: npt.NDArray[np.float32]

@@ -12,6 +12,7 @@ query's largest possible BM25 score from the document frequencies: the raw score
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 import tantivy
+
+from botyard.retrieval.passages import content_words
 
 ANALYZER = "botyard_en"
 BODY = "body"
@@ -42,6 +45,16 @@ def analyzer(stem: bool = True) -> tantivy.TextAnalyzer:
     if stem:
         builder = builder.filter(tantivy.Filter.stemmer("english"))
     return builder.build()
+
+
+@functools.cache
+def _shared_analyzer() -> tantivy.TextAnalyzer:
+    return analyzer()
+
+
+def index_terms(text: str) -> set[str]:
+    """The terms of `text` as a (stemmed) index sees them: what the answerer compares with the question's."""
+    return set(_shared_analyzer().analyze(text))
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,21 @@ class LexicalIndex:
     def terms(self, query: str) -> list[str]:
         """The query's distinct index terms, in order of first appearance."""
         return list(dict.fromkeys(self._analyzer.analyze(query)))
+
+    def analyze(self, text: str) -> set[str]:
+        """The index terms of `text` (a passage's words, as the index sees them)."""
+        return set(self._analyzer.analyze(text))
+
+    def weights(self, query: str) -> dict[str, float]:
+        """The query's content terms (stopwords left out) with their BM25 idf in this chatbot: what each word says
+        about the question's subject here. A term the chatbot has never seen weighs the most."""
+        content = " ".join(content_words(query)) or query
+        total = max(self.size, 1)
+        found: dict[str, float] = {}
+        for term in self._analyzer.analyze(content):
+            frequency = self._searcher.doc_freq(BODY, term) if self.size else 0
+            found[term] = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+        return found
 
     def max_score(self, terms: Sequence[str]) -> float:
         """The BM25 score a document would get by matching every term with an unbounded frequency: the scale that

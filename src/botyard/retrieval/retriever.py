@@ -25,28 +25,14 @@ from botyard.config import Settings
 from botyard.embedding import Embedder, EmbeddingError, Vectors
 from botyard.retrieval.base import Hit, Retrieval
 from botyard.retrieval.fusion import Method, Ranked
-from botyard.retrieval.index import ChatbotIndex, Search
+from botyard.retrieval.index import ChatbotIndex, Search, lexical_text
+from botyard.retrieval.relevance import Evidence, Strictness, assess, coverage, similarity
 from botyard.retrieval.repository import RetrievalRepository
 
 log = logging.getLogger(__name__)
 
 OFF_LOOP_ROWS = 5_000
 """Indexes at least this large are built and searched in a worker thread (below, it costs less than the hop)."""
-
-# The relevance gate: a retrieval is relevant when its best first-pass score reaches the threshold of the method that
-# ranked it. Calibrated with `bench/retrieval.py --calibrate` on msmarco-5k: each of its 43 judged queries is asked
-# once of the full corpus ("the chatbot knows") and once of the corpus without that query's judged passages ("it
-# does not know", the hard case: what is left is on neighbouring topics), plus 20 chit-chat and off-domain
-# questions. At 0.42 (hybrid, `GATE_DENSE_WEIGHT` 0.75) every covered question passes (the lowest scores 0.51),
-# every off-domain one is refused (the highest scores 0.41) and 84% of the hidden-passage cases are. 0.50 would
-# refuse more of those, but leaves paraphrased questions no margin: refusing a question the sources cover is worse
-# than answering from related text.
-THRESHOLDS = {
-    Method.HYBRID: 0.42,
-    Method.DENSE: 0.45,
-    Method.BM25: 0.20,
-}
-
 
 QUERY_VECTORS = 1024
 """Query vectors kept per process (1.5 KB each)."""
@@ -72,16 +58,18 @@ class Retriever:
         top_k: int = 8,
         method: Method = Method.HYBRID,
         vector: Vectors | None = None,
+        strictness: Strictness = Strictness.BALANCED,
     ) -> Retrieval:
         """The `top_k` best chunks of the chatbot for `query`, best first, among `source_uuids` when given (None:
         all the chatbot's sources; the caller resolves an agent's `use_all_sources` / `data_source_uuids`), and
-        whether the best of them clears the relevance gate. `method` exists for measurements and hit testing.
+        the relevance decision on them (`relevance`, at the chatbot's `strictness`). `method` exists for
+        measurements and hit testing.
 
         `vector`: the query's vector from `embed_query`, computed before the caller opened `db`, so that no
         database connection is held while the model runs; computed here when not given."""
         index = await self.index(db, chatbot_uuid)
         if index is None or index.size == 0 or top_k <= 0 or (source_uuids is not None and not source_uuids):
-            return Retrieval(hits=[], relevant=False)
+            return Retrieval(hits=[], relevant=False, assessment=assess([], strictness))
         if method is Method.BM25 or not index.has_vectors:
             vector = None
         elif vector is None:
@@ -92,8 +80,13 @@ class Retriever:
             ranked = await asyncio.to_thread(index.search, search)
         else:
             ranked = index.search(search)
-        hits = _hits(index, ranked)
-        return Retrieval(hits=hits, relevant=bool(hits) and ranked.gate >= THRESHOLDS[used], method=used.value)
+        weights = index.lexical.weights(query)
+        hits = _hits(index, ranked, weights)
+        evidence = [Evidence(similarity(hit.scores.get("dense", math.nan)), hit.coverage) for hit in hits]
+        assessment = assess(evidence, strictness)
+        return Retrieval(
+            hits=hits, relevant=assessment.relevant, method=used.value, assessment=assessment, term_weights=weights
+        )
 
     async def index(self, db: AsyncSession, chatbot_uuid: str) -> ChatbotIndex | None:
         """The chatbot's index at its current knowledge version (built if needed); None if there is no chatbot."""
@@ -165,7 +158,7 @@ class Retriever:
         return vector
 
 
-def _hits(index: ChatbotIndex, ranked: Ranked) -> list[Hit]:
+def _hits(index: ChatbotIndex, ranked: Ranked, weights: dict[str, float]) -> list[Hit]:
     hits = []
     for row_id, score, bm25, dense in zip(
         ranked.rows.tolist(), ranked.score.tolist(), ranked.bm25.tolist(), ranked.dense.tolist(), strict=True
@@ -184,6 +177,7 @@ def _hits(index: ChatbotIndex, ranked: Ranked) -> list[Hit]:
                 scores=scores,
                 source_meta=row.source_meta,
                 tokens=row.tokens,
+                coverage=coverage(weights, index.lexical.analyze(lexical_text(row))),
             )
         )
     return hits

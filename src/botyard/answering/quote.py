@@ -1,0 +1,110 @@
+"""Which passages of the best chunks answer the question, for the offline answerer.
+
+Each passage (a sentence, a list item, a table row with its column names: `retrieval.passages`) is scored by the
+share of the question's weighted words it contains (each word weighs its idf in this chatbot, as in the relevance
+decision), its heading's words counting half, plus half the cosine of its chunk with the question, so that where
+no passage repeats the question's words (a paraphrase) the chunk closest in meaning speaks. The best passage is
+quoted with what completes it: the sentence right after it in the same paragraph, the rest of its list, and the
+few other passages that score nearly as well.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from botyard.answering.base import CitedHit
+from botyard.retrieval.lexical import index_terms
+from botyard.retrieval.passages import Passage, PassageKind, passages, words
+from botyard.retrieval.relevance import coverage
+
+MAX_PASSAGES = 3
+"""Passages quoted besides a list's other items."""
+MAX_ITEMS = 8
+"""Items of one list quoted together."""
+MAX_WORDS = 90
+FOLLOWER_SHARE = 0.6
+"""A further passage is quoted only if it scores at least this share of the best one."""
+HEADING_SHARE = 0.5
+"""What a heading's words count for the passages under it."""
+MEANING_SHARE = 0.5
+"""What the cosine of a passage's chunk with the question adds to the passage's score."""
+
+
+@dataclass(frozen=True)
+class Quoted:
+    rank: int
+    """The hit the passage comes from (best first)."""
+    passage: Passage
+    score: float
+
+
+def _score(weights: Mapping[str, float], passage: Passage, meaning: float) -> float:
+    own = index_terms(passage.text)
+    heading = index_terms(passage.heading) - own if passage.heading else set()
+    matched = coverage(weights, own) + HEADING_SHARE * coverage(weights, heading)
+    # Very short fragments ("Day — Hours") rarely answer anything on their own.
+    brevity = 0.5 if len(words(passage.text)) < 3 else 1.0
+    return matched * brevity + MEANING_SHARE * meaning
+
+
+def candidates(hits: Sequence[CitedHit], weights: Mapping[str, float]) -> list[Quoted]:
+    found: list[Quoted] = []
+    for rank, cited in enumerate(hits):
+        dense = cited.hit.scores.get("dense", math.nan)
+        meaning = max(dense, 0.0) if math.isfinite(dense) else 0.0
+        for passage in passages(cited.hit.text):
+            found.append(Quoted(rank, passage, _score(weights, passage, meaning)))
+    return found
+
+
+def _similar(a: Passage, b: Passage) -> bool:
+    first, second = set(words(a.text)), set(words(b.text))
+    return bool(first and second) and len(first & second) / len(first | second) > 0.6
+
+
+def _neighbours(found: list[Quoted], best: Quoted) -> list[Quoted]:
+    """What completes the best passage: the rest of its list (with the sentence introducing it), or the sentence
+    after it in the same chunk."""
+    same_chunk = [quoted for quoted in found if quoted.rank == best.rank]
+    by_position = {quoted.passage.position: quoted for quoted in same_chunk}
+    if best.passage.kind is PassageKind.ITEM:
+        run: list[Quoted] = []
+        for step in (-1, 1):
+            position = best.passage.position + step
+            while position in by_position and by_position[position].passage.kind is PassageKind.ITEM:
+                run.append(by_position[position])
+                position += step
+        before = by_position.get(min([best.passage.position] + [q.passage.position for q in run]) - 1)
+        if before is not None and before.passage.text.rstrip().endswith(":"):
+            run.append(before)
+        return sorted(run, key=lambda quoted: quoted.passage.position)[: MAX_ITEMS - 1]
+    follower = by_position.get(best.passage.position + 1)
+    if follower is not None and follower.passage.kind is best.passage.kind is PassageKind.SENTENCE:
+        return [follower]
+    return []
+
+
+def select(found: list[Quoted]) -> list[Quoted]:
+    """The passages to quote, in the order of their hits and positions."""
+    ranked = sorted(found, key=lambda quoted: (-quoted.score, quoted.rank, quoted.passage.position))
+    best = ranked[0]
+    chosen = [best]
+    total = len(words(best.passage.text))
+    for neighbour in _neighbours(found, best):
+        length = len(words(neighbour.passage.text))
+        if total + length <= MAX_WORDS or neighbour.passage.kind is PassageKind.ITEM:
+            chosen.append(neighbour)
+            total += length
+    others = 0
+    for quoted in ranked[1:]:
+        if others == MAX_PASSAGES - 1 or quoted.score < FOLLOWER_SHARE * best.score or quoted.score <= 0:
+            break
+        length = len(words(quoted.passage.text))
+        if quoted in chosen or total + length > MAX_WORDS or any(_similar(quoted.passage, c.passage) for c in chosen):
+            continue
+        chosen.append(quoted)
+        others += 1
+        total += length
+    return sorted(chosen, key=lambda quoted: (quoted.rank, quoted.passage.position))
