@@ -81,7 +81,8 @@ def answer_prompt(prompts: list[list[dict[str, Any]]], turns: Sequence[str]) -> 
     *earlier, query = turns
     for messages in prompts:
         last = str(messages[-1].get("content") or "")
-        if "<reference_documents>" not in last or not last.endswith(f"Question: {query}"):
+        # The condense request ends "Last question: ...": never an answer prompt's "\n\nQuestion: ...".
+        if not (last == f"Question: {query}" or last.endswith(f"\n\nQuestion: {query}")):
             continue
         history = {str(message.get("content")) for message in messages[:-1] if message.get("role") == "user"}
         if all(turn in history for turn in earlier):
