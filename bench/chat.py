@@ -43,8 +43,8 @@ chatbot's knowledge version is bumped (`ChunkRepository.bump_version`, as ingest
 - Questions: 80% (`--off-topic`) are made of 3-4 theme words of a random chunk in templates such as "Is there
   anything about A, B or C?"; the rest are the chit-chat and off-domain questions of bench/retrieval.py. The
   report shows how many on-topic questions were answered (the rest got the no-knowledge reply: the relevance gate
-  turned them down) and how many off-topic ones were declined. The LLM phase asks only four-word questions, which
-  nearly all pass the gate (a declined question makes no LLM call).
+  turned them down) and how many off-topic ones were declined. The LLM phase asks only four-word questions; with a
+  model every question reaches it, whatever the gate says.
 
 Run from the repository root, in its virtualenv:
 

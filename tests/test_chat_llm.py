@@ -14,15 +14,19 @@ import pytest
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
+from botyard.answering.prompt import NO_PASSAGE_NOTE
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.chatbots.defaults import KNOWLEDGE_ONLY_RULE
 from tests.support.api import Api
 from tests.support.apps import llm_app
 from tests.support.chat import ask, messages, new_session, sse_events
 from tests.support.database import Db, backend_params
 from tests.support.fake_llm import FakeLlm, Reply
 from tests.support.jobs import process
+from tests.support.sources import upload
 
 GIFT_CARDS = "Yes, gift cards of 10, 25 and 50 euros."
+ESSAY = "Write a 5-paragraph essay explaining what machine learning is."
 
 
 @pytest.fixture(scope="module")
@@ -75,10 +79,61 @@ def test_the_model_writes_the_answer_from_the_retrieved_chunks(shop: tuple[Api, 
     assert tokens["total_tokens"] == tokens["prompt_tokens"] + tokens["completion_tokens"] > 0
 
 
-def test_an_off_topic_question_never_reaches_the_model(shop: tuple[Api, str], llm: FakeLlm) -> None:
+def test_the_model_judges_what_the_relevance_gate_turns_down(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    """With a model, no retrieval score replaces its judgement: a weak match still reaches it, as data, and the
+    default General Q&A prompt is what tells it to refuse (COMPAT.md, "The answer and the agent's prompt")."""
     api, chat = shop
-    assert ask(api, chat, "What is the airspeed velocity of an unladen swallow?").text == DEFAULT_NO_ANSWER_MESSAGE
-    assert llm.requests == []
+    [bot] = [chatbot["uuid"] for chatbot in api.ok(api.get("/chatbots"))]
+    question = "Which cards do you take?"
+    found = api.ok(api.post(f"/chatbot/{bot}/retrieve", {"query": question, "top_k": 8}))
+    assert found["chunks"] and not found["relevant"], "the premise: a hit the gate turns down"
+    llm.script(Reply(tokens=(DEFAULT_NO_ANSWER_MESSAGE,)))
+    assert ask(api, chat, question).text == DEFAULT_NO_ANSWER_MESSAGE
+    [request] = llm.requests
+    system, last = request.messages[0], request.messages[-1]["content"]
+    assert system["role"] == "system" and KNOWLEDGE_ONLY_RULE in system["content"]
+    assert GIFT_CARDS in last and '<document marker="1.1">' in last and last.endswith(f"Question: {question}")
+    assert json.loads(messages(api, chat)[-1]["cite_data_json"]) == {}, "the model cited nothing"
+
+
+def test_the_owners_prompt_governs_a_general_question(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    """The official SDK's end-to-end case: prompt "hello world!", one sentence of knowledge, an essay asked for."""
+    api, _ = shop
+    bot = api.chatbot()["uuid"]
+    [general] = api.ok(api.get(f"/chatbot/{bot}/agents"))
+    api.ok(api.post(f"/agent/{general['uuid']}/update", {"prompt": "hello world!", "model": "gpt-4o-8k"}))
+    pizza = "Yesterday, Alice and Bob talked about their favorite pizza restaurants."
+    upload(api, bot, "test.txt", pizza.encode())
+    process(api.client)
+    chat = new_session(api, bot)
+    llm.script(Reply(tokens=("They talked about", " pizza restaurants.")))
+    assert "pizza" in ask(api, chat, "What did Alice talk about yesterday?").text
+    essay = [f"Paragraph {number} about machine learning." for number in range(1, 6)]
+    # The first reply is the follow-up condensed for retrieval (the session has history), the second the answer.
+    llm.script(Reply(tokens=(ESSAY,)), Reply(tokens=tuple(f"{paragraph}\n\n" for paragraph in essay)))
+    with api.client.stream(
+        "POST", f"/api/v1/session/{chat}/message/stream", json={"query": ESSAY}, headers=api.auth
+    ) as response:
+        lines = [line for line in response.iter_lines() if line.strip()]
+    assert lines == essay
+    request = llm.requests[-1]
+    assert request.messages[0]["role"] == "system"
+    system = request.messages[0]["content"]
+    assert system.startswith("hello world!") and "Answer only from the reference documents" not in system
+    last = request.messages[-1]["content"]
+    assert last.endswith(f"Question: {ESSAY}") and (pizza in last or NO_PASSAGE_NOTE in last)
+
+
+def test_with_no_knowledge_the_model_is_told_no_passage_matched(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, _ = shop
+    bot = api.chatbot()["uuid"]  # no source at all
+    chat = new_session(api, bot)
+    llm.script(Reply(tokens=(DEFAULT_NO_ANSWER_MESSAGE,)))
+    assert ask(api, chat, "Do you offer gift cards?").text == DEFAULT_NO_ANSWER_MESSAGE
+    [request] = llm.requests
+    last = request.messages[-1]["content"]
+    assert last == f"{NO_PASSAGE_NOTE}\n\nQuestion: Do you offer gift cards?"
+    assert "<document" not in last and KNOWLEDGE_ONLY_RULE in request.messages[0]["content"]
 
 
 def test_length_is_the_finish_reason_on_the_wire_and_in_the_message(shop: tuple[Api, str], llm: FakeLlm) -> None:

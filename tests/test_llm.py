@@ -13,7 +13,8 @@ import pytest
 
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.llm import LlmAnswerer
-from botyard.answering.prompt import completion_reserve, fill_variables
+from botyard.answering.prompt import NO_PASSAGE_NOTE, completion_reserve, fill_variables
+from botyard.chatbots.defaults import KNOWLEDGE_ONLY_RULE
 from botyard.config import Settings
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.openai_stream import SseDecoder
@@ -269,6 +270,20 @@ def test_the_agent_prompt_gets_its_variables(llm: FakeLlm) -> None:
     assert system.startswith("You work for Acme. Topic: {company}. Literal: {0.__class__} {unknown}.")
     assert "markers" in system and "[1.2]" not in system, "no citations asked for"
     assert fill_variables("{a}{b}", {"a": "1"}) == "1{b}"
+
+
+def test_the_agents_prompt_not_our_rules_says_whether_to_answer_beyond_the_documents(llm: FakeLlm) -> None:
+    settings = llm_settings(llm)
+    answer(settings, ask(agent_prompt="hello world!", hits=[hit("1.1", "Opens at 9.")]))
+    answer(settings, ask(agent_prompt="", hits=[]))
+    owners, empty = llm.requests
+    system = owners.messages[0]["content"]
+    assert system.startswith("hello world!\n\nRules:") and "never instructions" in system
+    assert "Answer only" not in system and "cannot find" not in system
+    assert '<document marker="1.1">' in owners.messages[-1]["content"]
+    # An agent without a prompt of its own gets the default's rule; with no passage the model is told so.
+    assert KNOWLEDGE_ONLY_RULE in empty.messages[0]["content"]
+    assert empty.messages[-1]["content"] == f"{NO_PASSAGE_NOTE}\n\nQuestion: What are the opening hours?"
 
 
 # --- models and settings --------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The answerer interface: what an answerer is given, and the events it streams back.
 
-Retrieval happens before the answerer runs (the relevance gate decides first whether there is anything to answer
-from); citations are numbered before it runs too, so every answerer marks them the same way (`[X.Y]`).
+Retrieval happens before the answerer runs. Without a model, the relevance gate decides first whether there is
+anything to answer from; with one (`model_decides`), the model is always asked and judges the passages itself.
+Citations are numbered before it runs too, so every answerer marks them the same way (`[X.Y]`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ class Turn:
 class AnswerRequest:
     query: str
     hits: list[CitedHit]
-    """Best first; empty when the relevance gate found nothing (the caller then answers `no_answer_message`)."""
+    """Best first. For a model, whatever retrieval found, whatever the gate said (empty: nothing was found at all);
+    offline, only hits the gate passed (none: the caller answers `no_answer_message` itself)."""
     history: list[Turn] = field(default_factory=list)
     show_citations: bool = False
     agent_prompt: str = ""
@@ -69,6 +71,10 @@ AnswerEvent = TextDelta | Finished
 class Answerer(Protocol):
     uses_tools: bool
     """Whether `answer` offers the agent's tool functions to a model (the offline answerer cannot)."""
+    model_decides: bool
+    """Whether a language model judges if the passages answer the question: then it is always asked, with the best
+    passages found whatever the relevance gate said, and the agent's prompt says what to do without an answer. Offline,
+    the gate decides and nothing answers what it turns down."""
 
     async def search_query(self, query: str, history: Sequence[Turn], model: str) -> str:
         """What to retrieve with: a follow-up ("and on Sundays?") made to stand on its own using the history."""

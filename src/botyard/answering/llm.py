@@ -29,6 +29,7 @@ class LlmAnswerer:
     """Implements `Answerer` with a `Provider`; one instance serves every request."""
 
     uses_tools = True
+    model_decides = True
 
     def __init__(self, provider: Provider, registry: ModelRegistry) -> None:
         self._provider = provider

@@ -38,6 +38,7 @@ class OfflineAnswerer:
     """Composes the answer from the hits; see the module docstring."""
 
     uses_tools = False
+    model_decides = False
 
     name = "offline"
 

@@ -1,5 +1,6 @@
-"""The streaming part of one answer: retrieve, pass the relevance gate, run the answerer, and turn its deltas into
-chat events (text, citations as their markers appear, pings while nothing comes); then finish (`finish.py`)."""
+"""The streaming part of one answer: retrieve, pass the relevance gate (offline; a model judges for itself), run the
+answerer, and turn its deltas into chat events (text, citations as their markers appear, pings while nothing comes);
+then finish (`finish.py`)."""
 
 from __future__ import annotations
 
@@ -84,14 +85,15 @@ class AnswerRun:
             retrieval = await retriever.retrieve(
                 db, self.prepared.chatbot_uuid, query, source_uuids=agent.source_uuids, top_k=TOP_K, vector=vector
             )
-            if retrieval.relevant and retrieval.hits:
+            if retrieval.hits and (retrieval.relevant or self.parts.answerer.model_decides):
                 source_uuids = list(dict.fromkeys(hit.data_source_uuid for hit in retrieval.hits))
                 for row in await sources.in_chatbot(db, self.prepared.chatbot_uuid, source_uuids):
                     self.sources[row.uuid] = CitedSource(row.title, row.file_name, row.type, dict(row.meta or {}))
         return retrieval
 
     async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:
-        """The answerer's events, or the no-knowledge message when the relevance gate finds nothing."""
+        """The answerer's events; offline, the no-knowledge message when the relevance gate finds nothing. A model
+        is always asked, with the best passages whatever the gate said: its prompt decides (COMPAT.md)."""
         agent, query = self.prepared.agent, self.prepared.query
         if self.prepared.live_chat:  # the operator answers, through the live-chat endpoints
             yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
@@ -103,12 +105,13 @@ class AnswerRun:
         async with self.parts.admission:
             retrieval = await self._retrieve(agent) if agent is not None else Retrieval(hits=[], relevant=False)
         with_tools = agent is not None and bool(agent.tools) and self.parts.answerer.uses_tools
-        if agent is None or (not with_tools and (not retrieval.relevant or not retrieval.hits)):
+        decides = self.parts.answerer.model_decides
+        if agent is None or (not decides and not with_tools and (not retrieval.relevant or not retrieval.hits)):
             no_answer = agent.no_answer_message if agent else ChosenAgent.no_answer_message
             async for event in _canned(no_answer, query):
                 yield event
             return
-        self.cited = number_hits(retrieval.hits) if retrieval.relevant else []  # a tool agent may answer without
+        self.cited = number_hits(retrieval.hits) if retrieval.relevant or decides else []
         request = self._request(agent, with_tools, retrieval.term_weights)
         async with aclosing(self.parts.answerer.answer(request)) as events:  # type: ignore[type-var]
             async for event in events:

@@ -1,0 +1,241 @@
+"""Answer-quality benchmark: `../shared/data/answers/probe.py` over every knowledge base, against a fresh server.
+
+For each mode a new `botyard serve` (its own temporary data directory and SQLite file, a key made with
+`botyard key create`, a free port) answers the probe; each KB folder is probed on its own (`probe.py KB --out ...`,
+run with this interpreter: `requests` is a dev dependency), into a chatbot of its own.
+
+- `offline`: the default answerer, no language model.
+- `llm`: the service pointed at `bench/_passage_llm.py`, a fake OpenAI-compatible model that answers with the first
+  passage of its prompt, or the no-answer sentence when the prompt holds none (it never judges relevance, so in this
+  mode refusals say only that retrieval gave the model nothing). It records every prompt, which gives
+  **context recall**: the share of covered questions (questions.json, and the judged second turn of each
+  follow-up) whose prompt held an `expect_any` substring in its reference documents, compared after probe.py's
+  normalisation (its own `norm_key`); and **asked**: the share whose prompt reached the model at all.
+
+One table: per KB and TOTAL, answered %, false refusals %, uncovered questions refused %, follow-ups answered %,
+first byte median and p95 (ms), from probe.py's `--out` JSON (and, in LLM mode, asked % and context recall %).
+
+    python bench/answers.py                          # both modes, every KB of ../shared/data/answers
+    python bench/answers.py --mode llm ../shared/data/answers/01-en-dental --limit 3 -v
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import glob
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+from _harness import Server
+from _passage_llm import PassageLlm
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSWERS = ROOT.parent / "shared" / "data" / "answers"
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def load_probe(path: Path) -> ModuleType:
+    """probe.py as a module, for its normalisation (`norm_key`) and its totals."""
+    spec = importlib.util.spec_from_file_location("answer_probe", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class KbRun:
+    """One KB in one mode: probe.py's result for it and, in LLM mode, what the model was given."""
+
+    name: str
+    result: dict[str, Any]
+    asked: int | None = None
+    recalled: int | None = None
+    covered: int = 0
+
+
+def documents_of(messages: list[dict[str, Any]]) -> str:
+    """The reference documents of an answer prompt (the last user message's block)."""
+    last = str(messages[-1].get("content") or "")
+    start, end = last.find("<reference_documents>"), last.rfind("</reference_documents>")
+    return last[start:end] if start >= 0 else ""
+
+
+def answer_prompt(prompts: list[list[dict[str, Any]]], turns: Sequence[str]) -> list[dict[str, Any]] | None:
+    """The answer prompt of the last of `turns` (its earlier turns in the history), if the model was asked."""
+    *earlier, query = turns
+    for messages in prompts:
+        last = str(messages[-1].get("content") or "")
+        # The condense request ends "Last question: ...": never an answer prompt's "\n\nQuestion: ...".
+        if not (last == f"Question: {query}" or last.endswith(f"\n\nQuestion: {query}")):
+            continue
+        history = {str(message.get("content")) for message in messages[:-1] if message.get("role") == "user"}
+        if all(turn in history for turn in earlier):
+            return messages
+    return None
+
+
+def context_recall(run: KbRun, prompts: list[list[dict[str, Any]]], probe: ModuleType) -> None:
+    run.asked = run.recalled = run.covered = 0
+    for item in run.result["results"]:
+        if item["type"] == "off_topic" or not item.get("expect_any"):
+            continue
+        run.covered += 1
+        messages = answer_prompt(prompts, item["turns"] or [item["question"]])
+        if messages is None:
+            continue
+        run.asked += 1
+        documents = probe.norm_key(documents_of(messages))
+        run.recalled += any(probe.norm_key(e) and probe.norm_key(e) in documents for e in item["expect_any"])
+
+
+def wait_healthy(base: str, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{base}/healthz", timeout=5).status_code == 200:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{base}/healthz did not answer 200 within {seconds:.0f} s")
+        time.sleep(0.2)
+
+
+def probe_kb(args: argparse.Namespace, server: Server, key: str, kb: Path, out: Path) -> dict[str, Any]:
+    command = [sys.executable, str(args.probe), str(kb), "--out", str(out), "--jobs", "1"]
+    command += ["--limit", str(args.limit)] * bool(args.limit) + ["-v"] * args.verbose
+    env = os.environ | {"BASE": server.base, "KEY": key}
+    shown = subprocess.run(command, env=env, capture_output=True, text=True, check=False)  # noqa: S603
+    if args.verbose:
+        log(shown.stdout.rstrip())
+    if not out.exists():
+        raise RuntimeError(f"probe.py wrote no result for {kb}: {shown.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(out.read_text())["kbs"][0]
+    return result
+
+
+@contextlib.contextmanager
+def served(mode: str, data_dir: Path, server_env: dict[str, str]) -> Iterator[tuple[Server, str, PassageLlm | None]]:
+    """A fresh server for `mode` (and its fake model in LLM mode), with an owner's key; stopped afterwards."""
+    with contextlib.ExitStack() as stack:
+        llm = stack.enter_context(PassageLlm()) if mode == "llm" else None
+        env = dict(server_env)
+        if llm is not None:
+            env |= {"BOTYARD_LLM_BASE_URL": llm.url, "BOTYARD_LLM_API_KEY": "sk-bench"}
+        server = Server(data_dir, env)
+        key = server.create_key()
+        stack.enter_context(server.running())
+        wait_healthy(server.base)
+        yield server, key, llm
+
+
+def run_mode(args: argparse.Namespace, mode: str, kbs: list[Path], probe: ModuleType) -> list[KbRun]:
+    runs = []
+    with tempfile.TemporaryDirectory(prefix=f"botyard-bench-answers-{mode}-") as directory:
+        data_dir = Path(directory)
+        with served(mode, data_dir, dict(item.split("=", 1) for item in args.server_env)) as (server, key, llm):
+            for kb in kbs:
+                log(f"{mode}: probing {kb.name}...")
+                if llm is not None:
+                    llm.forget()
+                run = KbRun(kb.name, probe_kb(args, server, key, kb, data_dir / f"{kb.name}.json"))
+                if llm is not None:
+                    context_recall(run, llm.requests, probe)
+                runs.append(run)
+            errors = [line for line in server.log_path.read_text(errors="replace").splitlines() if "Traceback" in line]
+            if errors:
+                log(f"{mode}: the server logged {len(errors)} tracebacks; its log ends with:\n{server.log_tail(30)}")
+    return runs
+
+
+# --- Report ---------------------------------------------------------------------------------------------------------
+
+COLUMNS = [("mode", 7), ("KB", 24), ("ans%", 6), ("falseRef%", 9), ("offRef%", 7), ("follow%", 7)]
+COLUMNS += [("fbMed", 7), ("fbP95", 7), ("errs", 4), ("asked%", 6), ("ctxRec%", 7)]
+
+
+def _pct(part: int | None, whole: int) -> float | None:
+    return None if part is None or not whole else round(100 * part / whole, 1)
+
+
+def _cell(value: object, width: int) -> str:
+    return ("-" if value is None else str(value)).rjust(width)
+
+
+def row(mode: str, label: str, summary: dict[str, Any], asked: float | None, recall: float | None) -> str:
+    median, p95 = (
+        None if ms is None else round(ms) for ms in (summary["first_byte_median_ms"], summary["first_byte_p95_ms"])
+    )
+    values = [summary["answered_pct"], summary["false_refusal_pct"], summary["off_topic_refused_pct"]]
+    values += [summary["followups_answered_pct"], median, p95, summary["errors"], asked, recall]
+    cells = [mode.ljust(7), label[:24].ljust(24)]
+    cells += [_cell(value, width) for value, (_, width) in zip(values, COLUMNS[2:], strict=True)]
+    return "  ".join(cells)
+
+
+def report(mode: str, runs: list[KbRun], probe: ModuleType) -> list[str]:
+    lines = []
+    for run in runs:
+        label = run.name + (" (ERROR)" if run.result.get("error") else "")
+        lines.append(
+            row(mode, label, run.result["summary"], _pct(run.asked, run.covered), _pct(run.recalled, run.covered))
+        )
+    covered = sum(run.covered for run in runs)
+    llm = mode == "llm"
+    asked = _pct(sum(run.asked or 0 for run in runs), covered) if llm else None
+    recall = _pct(sum(run.recalled or 0 for run in runs), covered) if llm else None
+    lines.append(row(mode, "TOTAL", probe.totals([run.result for run in runs]), asked, recall))
+    return lines
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0] if __doc__ else None)
+    parser.add_argument("kb_dirs", nargs="*", type=Path, help=f"KB folders (default: every folder of {ANSWERS})")
+    parser.add_argument("--mode", choices=["offline", "llm", "both"], default="both")
+    parser.add_argument("--probe", type=Path, default=ANSWERS / "probe.py", help="the probe script")
+    parser.add_argument("--limit", type=int, default=0, help="at most N questions of each kind per KB (smoke runs)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print probe.py's misses")
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="BOTYARD_NAME=VALUE",
+        help="a setting for every server started (repeatable), e.g. BOTYARD_EMBEDDER=none",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    folders = args.kb_dirs or [Path(path) for path in sorted(glob.glob(f"{ANSWERS}/*/"))]
+    kbs = [folder.resolve() for folder in folders if (folder / "questions.json").is_file()]
+    if not kbs:
+        log("no KB folder (one with questions.json) found")
+        return 1
+    probe = load_probe(args.probe)
+    modes = ["offline", "llm"] if args.mode == "both" else [args.mode]
+    started = time.monotonic()
+    lines = ["  ".join(name.ljust(width) if i < 2 else name.rjust(width) for i, (name, width) in enumerate(COLUMNS))]
+    for mode in modes:
+        lines += report(mode, run_mode(args, mode, kbs, probe), probe)
+    print("\n".join(lines))
+    print(f"\n{len(kbs)} KBs, done in {time.monotonic() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
