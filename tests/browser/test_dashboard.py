@@ -282,12 +282,13 @@ def test_hit_testing_shows_chunks_with_their_sources_and_scores(
     expect(rows.first.locator(".score")).to_have_text(re.compile(r"^0\.\d{3}$"))
     expect(rows.first).to_contain_text("bm25:")
     expect(rows.first).to_contain_text("9 to 5")
-    expect(page.get_by_role("status").filter(has_text="passes the relevance gate")).to_be_visible()
+    expect(page.locator(".decision.answers")).to_contain_text("Would answer.")
+    expect(page.locator(".decision")).to_contain_text(re.compile(r"similarity 0\.\d\d \+ coverage"))
     page.screenshot(path=artifacts / "dashboard-hit-testing.png", full_page=True)
 
     page.get_by_label("Query").fill("zebra migration patterns")
     page.get_by_role("button", name="Search").click()
-    expect(page.get_by_role("status").filter(has_text="Nothing passes the relevance gate")).to_be_visible()
+    expect(page.locator(".decision.declines")).to_contain_text("Would decline")
 
 
 def test_agents_create_toggle_edit_and_tool_functions(server: Service, dashboard: Dashboard, artifacts: Path) -> None:

@@ -38,3 +38,6 @@ class FakeEmbedder:
 
     async def embed_query(self, text: str) -> Vectors:
         return np.asarray((await self.embed_documents([text]))[0], dtype=np.float32)
+
+    def reads(self, text: str) -> bool:
+        return bool(text.strip())

@@ -30,6 +30,11 @@ class Embedder(Protocol):
         """The vector of one query, shape (dimension,): on the hot path of every answer."""
         ...
 
+    def reads(self, text: str) -> bool:
+        """Whether the model's vector of `text` means something: a model trained on one language places a question
+        in another almost at random, and its cosines must then not count (retrieval falls back to BM25)."""
+        ...
+
 
 def encode_vector(vector: Vectors) -> bytes:
     """A vector as stored in the database: little-endian float32 bytes."""

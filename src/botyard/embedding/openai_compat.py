@@ -68,6 +68,10 @@ class OpenAIEmbedder:
     async def embed_query(self, text: str) -> Vectors:
         return np.asarray((await self._embed([text]))[0], dtype=np.float32)
 
+    def reads(self, text: str) -> bool:
+        """Endpoint models are the owner's choice, commonly multilingual: their cosines always count."""
+        return bool(text.strip())
+
     async def aclose(self) -> None:
         await self._client.aclose()
 

@@ -6,8 +6,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.roster import source_scope
 from botyard.chatbots.service import get_owned as get_owned_chatbot
-from botyard.hit_testing.schemas import RetrievedChunk, RetrieveRequest, RetrieveResponse
+from botyard.hit_testing.schemas import Decision, RetrievedChunk, RetrieveRequest, RetrieveResponse
 from botyard.retrieval.base import Retrieval
+from botyard.retrieval.relevance import assess
 from botyard.retrieval.retriever import Retriever
 
 
@@ -18,7 +19,13 @@ async def retrieve(
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     scope = await source_scope(db, account_uuid, chatbot.uuid, body.agent_uuid) if body.agent_uuid else None
     retrieval = await retriever.retrieve(
-        db, chatbot.uuid, body.query, source_uuids=scope, top_k=body.top_k, method=body.method
+        db,
+        chatbot.uuid,
+        body.query,
+        source_uuids=scope,
+        top_k=body.top_k,
+        method=body.method,
+        strictness=body.strictness,
     )
     return to_wire(retrieval, body)
 
@@ -33,7 +40,18 @@ def to_wire(retrieval: Retrieval, body: RetrieveRequest) -> RetrieveResponse:
             text=hit.text,
             score=hit.score,
             scores=hit.scores,
+            coverage=round(hit.coverage, 4),
         )
         for hit in retrieval.hits
     ]
-    return RetrieveResponse(relevant=retrieval.relevant, method=retrieval.method or body.method, chunks=chunks)
+    assessment = retrieval.assessment or assess([], body.strictness)
+    decision = Decision(
+        relevant=assessment.relevant,
+        reason=assessment.reason,
+        score=assessment.score,
+        required=assessment.required,
+        best_chunk=retrieval.hits[assessment.best].chunk_uuid if assessment.best is not None else None,
+        explanation=assessment.explanation,
+    )
+    method = retrieval.method or body.method
+    return RetrieveResponse(relevant=retrieval.relevant, decision=decision, method=method, chunks=chunks)

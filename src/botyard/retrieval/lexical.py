@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -47,14 +48,66 @@ def analyzer(stem: bool = True) -> tantivy.TextAnalyzer:
     return builder.build()
 
 
+STOPWORD_LANGUAGES = (
+    "danish", "dutch", "english", "finnish", "french", "german", "hungarian",
+    "italian", "norwegian", "portuguese", "russian", "spanish", "swedish",
+)  # fmt: skip
+"""tantivy's built-in stop word lists: a question's words that say nothing of its subject, in any of them."""
+# Han, Hiragana, Katakana: scripts written without spaces between words.
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def segment(text: str) -> str:
+    """`text` with each run of Chinese or Japanese characters written as its overlapping character pairs
+    ("明前龙井" -> "明前 前龙 龙井"), the classic CJK indexing unit: without it, a whole sentence is one token and
+    matches nothing. A lone character stays itself."""
+
+    def pairs(match: re.Match[str]) -> str:
+        run = match[0]
+        return " " + (run if len(run) == 1 else " ".join(run[i : i + 2] for i in range(len(run) - 1))) + " "
+
+    return _UNSPACED.sub(pairs, text)
+
+
 @functools.cache
 def _shared_analyzer() -> tantivy.TextAnalyzer:
     return analyzer()
 
 
+@functools.cache
+def _stopwords() -> tantivy.TextAnalyzer:
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.lowercase())
+    for language in STOPWORD_LANGUAGES:
+        builder = builder.filter(tantivy.Filter.stopword(language))
+    return builder.build()
+
+
+def content_text(query: str) -> str:
+    """The words of `query` that say what it is about: stop words of every language with a list left out."""
+    return " ".join(_stopwords().analyze(" ".join(content_words(query)) or query))
+
+
 def index_terms(text: str) -> set[str]:
     """The terms of `text` as a (stemmed) index sees them: what the answerer compares with the question's."""
-    return set(_shared_analyzer().analyze(text))
+    return set(_shared_analyzer().analyze(segment(text)))
+
+
+def _unspaced_pair(term: str) -> bool:
+    return len(term) == 2 and bool(_UNSPACED.fullmatch(term))
+
+
+def _boundary(terms: Sequence[str], frequencies: Sequence[int], index: int) -> bool:
+    """Whether an unknown character pair lies between known ones (or a run's end): "满多少包邮" gives 满多 多少 少包
+    包邮, and 满多 and 少包 only join the ends of known words; two unknown pairs in a row ("紫砂 砂壶") are an
+    unknown word."""
+    if not _unspaced_pair(terms[index]):
+        return False
+
+    def known(other: int) -> bool:
+        outside = other < 0 or other >= len(terms) or not _unspaced_pair(terms[other])
+        return outside or frequencies[other] > 0
+
+    return known(index - 1) and known(index + 1)
 
 
 @dataclass(frozen=True)
@@ -83,7 +136,7 @@ class LexicalIndex:
         writer = self._index.writer(heap_size=64_000_000, num_threads=1)
         for document in documents:
             entry = tantivy.Document()
-            entry.add_text(BODY, document.text)
+            entry.add_text(BODY, segment(document.text))
             entry.add_text(SOURCE, document.source_uuid)
             entry.add_unsigned(ROW, document.row)  # keyword arguments would make it a signed integer
             writer.add_document(entry)
@@ -95,20 +148,23 @@ class LexicalIndex:
 
     def terms(self, query: str) -> list[str]:
         """The query's distinct index terms, in order of first appearance."""
-        return list(dict.fromkeys(self._analyzer.analyze(query)))
+        return list(dict.fromkeys(self._analyzer.analyze(segment(query))))
 
     def analyze(self, text: str) -> set[str]:
         """The index terms of `text` (a passage's words, as the index sees them)."""
-        return set(self._analyzer.analyze(text))
+        return set(self._analyzer.analyze(segment(text)))
 
     def weights(self, query: str) -> dict[str, float]:
         """The query's content terms (stopwords left out) with their BM25 idf in this chatbot: what each word says
-        about the question's subject here. A term the chatbot has never seen weighs the most."""
-        content = " ".join(content_words(query)) or query
+        about the question's subject here. A term the chatbot has never seen weighs the most, except a character
+        pair that only straddles two known words (`_boundary`)."""
+        terms = self._analyzer.analyze(content_text(segment(query)) or segment(query))
         total = max(self.size, 1)
+        frequencies = [self._searcher.doc_freq(BODY, term) if self.size else 0 for term in terms]
         found: dict[str, float] = {}
-        for term in self._analyzer.analyze(content):
-            frequency = self._searcher.doc_freq(BODY, term) if self.size else 0
+        for index, (term, frequency) in enumerate(zip(terms, frequencies, strict=True)):
+            if frequency == 0 and _boundary(terms, frequencies, index):
+                continue
             found[term] = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
         return found
 

@@ -136,13 +136,14 @@ class Retriever:
         return sum(index.size for index in self._cache.values())
 
     async def embed_query(self, query: str) -> Vectors | None:
-        """The query's vector; None without an embedder or when embedding fails, and retrieval falls back to BM25
-        (an embeddings endpoint that is down degrades answers, it does not stop them).
+        """The query's vector; None without an embedder, when the model cannot read the query (an English model and a
+        Chinese question) or when embedding fails, and retrieval falls back to BM25 (an embeddings endpoint that is
+        down degrades answers, it does not stop them).
 
         The last `QUERY_VECTORS` vectors are kept: routing embeds a query before retrieval searches with it, and
         the same questions come back (a widget's suggested questions)."""
-        if self.embedder is None or not query.strip():
-            return None
+        if self.embedder is None or not self.embedder.reads(query):
+            return None  # no model, or one that cannot read the query: its cosines would be noise
         cached = self._query_vectors.get(query)
         if cached is not None:
             self._query_vectors.move_to_end(query)

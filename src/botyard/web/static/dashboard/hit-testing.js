@@ -48,10 +48,14 @@ export async function render(ctx) {
         h("td", {}, perMethod(chunk.scores)),
       ),
     );
-    const verdict = found.relevant
-      ? "The best chunk passes the relevance gate: the chatbot would answer."
-      : "Nothing passes the relevance gate: the chatbot would say it has no related information.";
-    note.ok(`${plural(found.chunks.length, "chunk")} ranked by ${found.method}. ${verdict}`);
+    note.ok(`${plural(found.chunks.length, "chunk")} ranked by ${found.method}.`);
+    // The decision answering makes, with its own score and reason; a refusal is not shown as a success.
+    const decision = h(
+      "p",
+      { class: `decision ${found.decision.relevant ? "answers" : "declines"}` },
+      h("strong", {}, found.decision.relevant ? "Would answer. " : "Would decline without a language model. "),
+      found.decision.explanation,
+    );
     const table = h(
       "table",
       { class: "hits" },
@@ -61,7 +65,7 @@ export async function render(ctx) {
     );
     const none = h("p", { class: "empty" }, "No chunks found.");
     const shown = found.chunks.length ? tableWrap(table, "Retrieved chunks") : none;
-    clear(results, h("h2", { id: "results-h" }, "Results"), shown);
+    clear(results, h("h2", { id: "results-h" }, "Results"), decision, shown);
   }
 
   form.addEventListener("submit", (event) => {
