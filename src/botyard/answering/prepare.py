@@ -20,6 +20,7 @@ from botyard.db.session import Database
 from botyard.errors import not_found
 from botyard.live import service as live
 from botyard.models import Chatbot, ChatbotEventKind, ChatSession, Message, MessageMeta, MessageState, SessionMeta
+from botyard.retrieval.relevance import Strictness
 
 HISTORY_TURNS = 6
 
@@ -46,6 +47,8 @@ class Prepared:
     history: list[Turn]
     show_citations: bool
     agent: ChosenAgent | None
+    strictness: Strictness = Strictness.BALANCED
+    """How much evidence the chatbot's relevance decision asks for."""
     live_chat: bool = False
     """An operator has the session: the query is stored for them, nobody else answers."""
     monitored: list[str] = field(default_factory=list)
@@ -92,6 +95,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
         query=ask.query,
         history=[Turn(m.query, m.response) for m in read.turns if m.query],  # not the operator's rows
         show_citations=read.chatbot.show_citations,
+        strictness=Strictness(read.chatbot.answer_strictness),
         agent=agent,
         live_chat=live_chat,
         monitored=next((card.monitored for card in read.roster.cards if card.monitored), []),

@@ -83,7 +83,13 @@ class AnswerRun:
         vector = await retriever.embed_query(query)  # before the transaction: no connection held meanwhile
         async with self.parts.database.transaction(write=False) as db:
             retrieval = await retriever.retrieve(
-                db, self.prepared.chatbot_uuid, query, source_uuids=agent.source_uuids, top_k=TOP_K, vector=vector
+                db,
+                self.prepared.chatbot_uuid,
+                query,
+                source_uuids=agent.source_uuids,
+                top_k=TOP_K,
+                vector=vector,
+                strictness=self.prepared.strictness,
             )
             if retrieval.hits and (retrieval.relevant or self.parts.answerer.model_decides):
                 source_uuids = list(dict.fromkeys(hit.data_source_uuid for hit in retrieval.hits))

@@ -3,7 +3,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from botyard.chatbots import service
-from botyard.chatbots.schemas import Chatbot, ChatbotCreate, ChatbotUpdate
+from botyard.chatbots.schemas import AnswerSettings, Chatbot, ChatbotCreate, ChatbotUpdate
 from botyard.deps import CurrentAccount, DbSession
 from botyard.schemas import Success
 
@@ -41,3 +41,17 @@ async def delete_chatbot(uuid: str, db: DbSession, account: CurrentAccount) -> S
     """Delete a chatbot with everything it owns: agents, sources, tags, sessions and messages."""
     await service.delete(db, account, uuid)
     return Success()
+
+
+@router.get("/chatbot/{uuid}/answer-settings", response_model=AnswerSettings)
+async def get_answer_settings(uuid: str, db: DbSession, account: CurrentAccount) -> AnswerSettings:
+    """How the chatbot decides whether its knowledge answers a question (hit testing shows the decision)."""
+    return service.answer_settings(await service.get_owned(db, account, uuid))
+
+
+@router.post("/chatbot/{uuid}/answer-settings", response_model=AnswerSettings)
+async def set_answer_settings(
+    uuid: str, body: AnswerSettings, db: DbSession, account: CurrentAccount
+) -> AnswerSettings:
+    """Make the chatbot stricter or looser about what its knowledge covers (offline answerer)."""
+    return await service.set_answer_settings(db, account, uuid, body)

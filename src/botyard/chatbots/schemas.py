@@ -5,6 +5,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints, model_validator
 from typing_extensions import TypedDict
 
+from botyard.retrieval.relevance import Strictness
 from botyard.schemas import Name, RequestModel
 
 Visibility = Literal["private", "public", "hybrid"]
@@ -48,3 +49,14 @@ class Chatbot(TypedDict):
     created_at: str
     modified_at: str
     meta: ChatbotMeta
+
+
+class AnswerSettings(RequestModel):
+    """How the chatbot decides to answer. Not part of the hosted chatbot object (its `meta` keys are fixed), so a
+    resource of its own."""
+
+    strictness: Strictness = Field(
+        default=Strictness.BALANCED,
+        description="How much evidence a question needs in the knowledge before the offline answerer answers it: "
+        "`loose`, `balanced` (the default) or `strict`. With a language model, the agent's prompt decides.",
+    )

@@ -9,10 +9,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.defaults import default_agent
 from botyard.chatbots.repository import ChatbotRepository
+from botyard.chatbots.schemas import AnswerSettings, ChatbotCreate, ChatbotSettings, ChatbotUpdate
 from botyard.chatbots.schemas import Chatbot as ChatbotOut
-from botyard.chatbots.schemas import ChatbotCreate, ChatbotSettings, ChatbotUpdate
 from botyard.db.base import iso
 from botyard.models import Chatbot
+from botyard.retrieval.relevance import Strictness
 
 
 def _columns(settings: ChatbotSettings) -> dict[str, Any]:
@@ -52,6 +53,18 @@ async def list_owned(db: AsyncSession, account_uuid: str) -> Sequence[Chatbot]:
 async def delete(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> None:
     chatbot = await get_owned(db, account_uuid, chatbot_uuid)
     await ChatbotRepository(db).remove(chatbot)
+
+
+async def set_answer_settings(
+    db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: AnswerSettings
+) -> AnswerSettings:
+    chatbot = await get_owned(db, account_uuid, chatbot_uuid)
+    await ChatbotRepository(db).update(chatbot, {"answer_strictness": body.strictness.value})
+    return answer_settings(chatbot)
+
+
+def answer_settings(chatbot: Chatbot) -> AnswerSettings:
+    return AnswerSettings(strictness=Strictness(chatbot.answer_strictness))
 
 
 def to_wire(chatbot: Chatbot) -> ChatbotOut:

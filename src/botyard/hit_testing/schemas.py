@@ -22,8 +22,8 @@ class RetrieveRequest(RequestModel):
     method: Method = Field(
         default=Method.HYBRID, description="hybrid (what answering uses), or bm25 / dense alone to compare them."
     )
-    strictness: Strictness = Field(
-        default=Strictness.BALANCED, description="How much evidence the relevance decision asks for (try a setting)."
+    strictness: Strictness | None = Field(
+        default=None, description="The relevance decision's strictness to try (default: the chatbot's own)."
     )
 
 

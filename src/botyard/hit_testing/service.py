@@ -8,7 +8,7 @@ from botyard.agents.roster import source_scope
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.hit_testing.schemas import Decision, RetrievedChunk, RetrieveRequest, RetrieveResponse
 from botyard.retrieval.base import Retrieval
-from botyard.retrieval.relevance import assess
+from botyard.retrieval.relevance import Strictness, assess
 from botyard.retrieval.retriever import Retriever
 
 
@@ -18,6 +18,7 @@ async def retrieve(
     """What the chatbot (or one of its agents) would retrieve for a query, with the scores of each method."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     scope = await source_scope(db, account_uuid, chatbot.uuid, body.agent_uuid) if body.agent_uuid else None
+    strictness = body.strictness or Strictness(chatbot.answer_strictness)
     retrieval = await retriever.retrieve(
         db,
         chatbot.uuid,
@@ -25,12 +26,12 @@ async def retrieve(
         source_uuids=scope,
         top_k=body.top_k,
         method=body.method,
-        strictness=body.strictness,
+        strictness=strictness,
     )
-    return to_wire(retrieval, body)
+    return to_wire(retrieval, body, strictness)
 
 
-def to_wire(retrieval: Retrieval, body: RetrieveRequest) -> RetrieveResponse:
+def to_wire(retrieval: Retrieval, body: RetrieveRequest, strictness: Strictness) -> RetrieveResponse:
     chunks = [
         RetrievedChunk(
             uuid=hit.chunk_uuid,
@@ -44,7 +45,7 @@ def to_wire(retrieval: Retrieval, body: RetrieveRequest) -> RetrieveResponse:
         )
         for hit in retrieval.hits
     ]
-    assessment = retrieval.assessment or assess([], body.strictness)
+    assessment = retrieval.assessment or assess([], strictness)
     decision = Decision(
         relevant=assessment.relevant,
         reason=assessment.reason,

@@ -17,5 +17,7 @@ class Chatbot(UuidPk, Timestamps, Base):
     rate_limit_message: Mapped[str] = mapped_column(Text, default="Too many messages")
     show_citations: Mapped[bool] = mapped_column(default=False)
     visibility: Mapped[str] = mapped_column(String(16), default=Visibility.PRIVATE)
+    answer_strictness: Mapped[str] = mapped_column(String(16), default="balanced", server_default="balanced")
+    """How much evidence the relevance decision asks for (`botyard.retrieval.relevance.Strictness`)."""
     # Bumped whenever the chatbot's chunks change; in-process search indexes are caches keyed by it.
     knowledge_version: Mapped[int] = mapped_column(default=0)

@@ -9,8 +9,15 @@ const VISIBILITY = [
   [Visibility.HYBRID, "Hybrid: widget only (no share page)"],
 ];
 
+const STRICTNESS = [
+  ["loose", "Loose: answer from anything related"],
+  ["balanced", "Balanced (default)"],
+  ["strict", "Strict: only what the knowledge clearly covers"],
+];
+
 export async function render(ctx) {
   const bot = await get(`/chatbot/${ctx.chatbot.uuid}`, { signal: ctx.signal });
+  bot.answering = await get(`/chatbot/${ctx.chatbot.uuid}/answer-settings`, { signal: ctx.signal });
   const title = heading(`Chatbot: ${bot.name}`);
   const embed = h("section", { "aria-labelledby": "embed-h" });
   ctx.main.append(
@@ -36,6 +43,7 @@ function settingsForm(ctx, bot, onSaved) {
   limitMessage.value = bot.meta.rate_limit_message ?? "";
   const citations = checkbox("Show citations in answers", Boolean(bot.meta.show_citations));
   const visibility = select(VISIBILITY, bot.meta.visibility);
+  const strictness = select(STRICTNESS, bot.answering.strictness);
   const save = h("button", { type: "submit", class: "primary" }, "Save settings");
   const form = h(
     "form",
@@ -50,6 +58,12 @@ function settingsForm(ctx, bot, onSaved) {
     field("Rate limit message", limitMessage, "Shown to a user who sends messages too fast."),
     citations.element,
     field("Visibility", visibility),
+    field(
+      "Answer strictness",
+      strictness,
+      "How much evidence a question needs in the knowledge before the offline answerer answers it " +
+        "(hit testing shows the score). With a language model, the agent's prompt decides.",
+    ),
     save,
     note.element,
   );
@@ -63,6 +77,7 @@ function settingsForm(ctx, bot, onSaved) {
         show_citations: citations.input.checked,
         visibility: visibility.value,
       });
+      await post(`/chatbot/${bot.uuid}/answer-settings`, { strictness: strictness.value });
       note.ok("Settings saved.");
       await ctx.refreshChatbots();
       onSaved(saved);
