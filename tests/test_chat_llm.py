@@ -228,6 +228,7 @@ def test_with_a_provider_the_model_rates_the_agents(shop: tuple[Api, str], llm: 
     rating = llm.requests[0].messages[-1]["content"]
     assert "Invoices and payments" in rating and "<message>Do you offer gift cards?</message>" in rating
     assert "SECRET-PROMPT-TEXT" not in rating  # names and descriptions only, never the prompts
+    assert rating.count("(user-facing, default)") == 1  # the model is told which agent to fall back on
 
     llm.forget()
     llm.script(Reply(tokens=("I think Billing fits best",)))  # not JSON: the offline scorer decides instead

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from botyard.answering.routing import Candidate, best, spam_reason
+from botyard.answering.evidence import Reading, UnitIntent
+from botyard.answering.intents import Intent, clauses
+from botyard.answering.routing import Candidate, Decision, best, decide, rated, spam_reason
 from tests.support.agents import SHIPPING, agent, disable_default
 from tests.support.api import Api
 from tests.support.chat import ask, messages, new_session
@@ -103,6 +105,8 @@ def test_the_spam_rules() -> None:
     assert spam_reason("buy www.a.example www.b.example www.c.example") == "links"
     assert spam_reason("help!!!!!!!!!!!!!!!!!!!!!!!!") == "repetition"
     assert spam_reason(" ".join(["win"] * 12)) == "repetition"
+    assert spam_reason("zork blip quux zork blip quux zork blip quux") == "repetition"  # a few words over and over
+    assert spam_reason("Can I return the shoes I bought last week if they turn out to be too small?") is None
 
 
 def test_scores_add_bias_and_stickness_to_closeness() -> None:
@@ -120,3 +124,57 @@ def test_a_chatbot_without_an_enabled_agent_says_so(alice: Api) -> None:
     text, meta = answered_by(alice, new_session(alice, bot), "When will my parcel arrive?")
     assert text == "Sorry, this chatbot cannot answer right now."
     assert meta["routing"] == {"forced": True, "reason": "no enabled agent"} and "agent_uuid" not in meta
+
+
+GATED = [
+    Candidate("p", "Person", "Talk to a person", type="human-escalation"),
+    Candidate("g", "Guard", "Spam", type="spam-defense"),
+    Candidate("n", "Notice", "Storm closure", type="pre-canned"),
+    Candidate("d", "Desk", "Orders and delivery"),
+    Candidate("s", "Sales", "Prices and quotes"),
+]
+
+
+def reading(*units: tuple[Intent, float, float], closeness: list[float] | None = None) -> Reading:
+    """A reading of as many units as given (intent, similarity, lead), each with the same `closeness`."""
+    row = closeness or [0.3, 0.3, 0.3, 0.3, 0.3]
+    return Reading([row for _ in units], [UnitIntent(intent, sim, lead, None) for intent, sim, lead in units])
+
+
+def test_the_special_agents_need_clear_evidence_and_the_default_agent_takes_the_rest() -> None:
+    asks = decide(GATED, "q", reading((Intent.QUESTION, 0.5, 0.1), (Intent.PERSON, 0.6, 0.2)), None)
+    assert asks == Decision(0, Intent.PERSON)  # one clause asks for a person
+    assert decide(GATED, "q", reading((Intent.PERSON, 0.6, 0.01)), None) == Decision(3, "scored")  # not clearly
+    assert decide(GATED, "q", reading((Intent.COMPLAINT, 0.7, 0.3)), None) == Decision(3, "scored")
+    attack = reading((Intent.PERSON, 0.6, 0.2), (Intent.INJECTION, 0.6, 0.2))
+    assert decide(GATED, "q", attack, None) == Decision(1, "spam: prompt injection")  # an attack before a request
+    topic = reading((Intent.QUESTION, 0.5, 0.1), closeness=[0.1, 0.1, 0.6, 0.4, 0.3])
+    assert decide(GATED, "q", topic, None) == Decision(2, "topic")
+    near = reading((Intent.QUESTION, 0.5, 0.1), closeness=[0.1, 0.1, 0.45, 0.4, 0.3])
+    assert decide(GATED, "q", near, None) == Decision(3, "scored")  # its topic, but not clearly more than Desk's
+
+
+def test_another_user_facing_agent_needs_a_clear_lead_and_more_so_against_the_last_one() -> None:
+    slight = reading((Intent.QUESTION, 0.5, 0.1), closeness=[0.1, 0.1, 0.1, 0.40, 0.43])
+    assert decide(GATED, "q", slight, None).index == 3  # the default keeps what it may answer as well
+    clear = reading((Intent.QUESTION, 0.5, 0.1), closeness=[0.1, 0.1, 0.1, 0.40, 0.50])
+    assert decide(GATED, "q", clear, None).index == 4
+    assert decide(GATED, "q", clear, previous_uuid="d").index == 3  # a follow-up stays with Desk
+    assert decide(GATED, "q", slight, previous_uuid="s").index == 4  # ...or with Sales
+
+
+def test_without_vectors_one_word_never_reaches_another_type() -> None:
+    person = [Candidate("p", "Person", "talk to a person, help", type="human-escalation"), Candidate("d", "Desk", "")]
+    assert decide(person, "help", None, None) == Decision(1, "scored")
+    assert decide(person, "please let me talk to a person", None, None) == Decision(0, "scored")
+
+
+def test_the_models_equal_ratings_go_to_the_default_agent() -> None:
+    assert rated(GATED, [0.5, 0.5, 0.5, 0.5, 0.5], None) == Decision(3, "rated")
+    assert rated(GATED, [0.9, 0.5, 0.5, 0.5, 0.5], None) == Decision(0, "rated")
+
+
+def test_a_description_has_facets_and_a_message_has_clauses() -> None:
+    shop = Candidate("s", "Shop", "Orders: delivery, returns (30 days) and gift cards.")
+    assert shop.facets == ["Orders", "delivery", "returns", "30 days", "and gift cards"]
+    assert clauses("ok, can I talk to someone? Thanks") == ["ok,", "can I talk to someone?", "Thanks"]

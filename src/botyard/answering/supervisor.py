@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
-
-import numpy as np
 
 from botyard.agents.roster import EnabledAgents
 from botyard.agents.rules import (
@@ -22,8 +20,10 @@ from botyard.agents.rules import (
     SPAM_DEFENSE,
     USER_FACING,
 )
+from botyard.answering.evidence import Reading, VectorCache, read
+from botyard.answering.intents import clauses
 from botyard.answering.judge import ModelJudge
-from botyard.answering.routing import Candidate, best, similarities, spam_reason
+from botyard.answering.routing import Candidate, Decision, decide, rated, small_talk, spam_reason
 from botyard.answering.tools import Tool
 from botyard.answering.variables import is_static
 from botyard.embedding import Embedder, Vectors
@@ -35,8 +35,6 @@ log = logging.getLogger(__name__)
 DEFAULT_NO_ANSWER_MESSAGE = "Sorry, I cannot find related information in my reference documents."
 NOBODY = ""
 """The uuid and type of the `ChosenAgent` of a chatbot with no enabled agent that answers queries."""
-PROFILE_CACHE = 4096
-"""Profile vectors kept per process (a few per chatbot)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -189,7 +187,7 @@ class AgentRouter:
         self.no_agent_message = no_agent_message
         self.judge = judge
         """With an LLM provider the model rates the agents; the vectors are the fallback when it gives no answer."""
-        self._profiles: dict[tuple[str, str], Vectors] = {}
+        self._cache = VectorCache(embedder) if embedder is not None else None
 
     async def choose(
         self,
@@ -226,32 +224,38 @@ class AgentRouter:
                 card.description,
                 bias=card.meta.bias or 0.0,
                 stickness=card.meta.stickness or 0.0,
+                type=card.type,
             )
             for card in cards
         ]
+        decision = await self._decide(candidates, query, previous_uuid)
+        picked = chosen(cards[decision.index], variables, forced=False, reason=decision.reason)
+        return picked if decision.reply is None else replace(picked, reply=decision.reply)
+
+    async def _decide(self, candidates: Sequence[Candidate], query: str, previous_uuid: str | None) -> Decision:
+        """Small talk by the vectors (no need to ask a model); then the model's ratings when there is a model, else
+        the offline rules of `routing`."""
+        reading = await self._reading(query, candidates)
+        if reading is not None and (chat := small_talk(candidates, query, reading)) is not None:
+            return chat
         ratings = await self.judge.rate_agents(query, candidates) if self.judge is not None else None
         if ratings is not None:
-            return chosen(cards[best(candidates, ratings, previous_uuid)], variables, forced=False, reason="rated")
-        query_vector, profiles = await self._vectors(query, candidates)
-        index = best(candidates, similarities(query, candidates, query_vector, profiles), previous_uuid)
-        return chosen(cards[index], variables, forced=False, reason="scored")
+            return rated(candidates, ratings, previous_uuid)
+        return decide(candidates, query, reading, previous_uuid)
 
-    async def _vectors(self, query: str, candidates: Sequence[Candidate]) -> tuple[Vectors | None, Vectors | None]:
-        """The query's vector and the profiles' (None, None without an embedder or when it fails: key terms then)."""
-        if self.embedder is None:
-            return None, None
+    async def _reading(self, query: str, candidates: Sequence[Candidate]) -> Reading | None:
+        """What the vectors say about the query (None without an embedder or when it fails: key terms then)."""
+        if self.embed_query is None or self._cache is None:
+            return None
         try:
-            missing = [c for c in candidates if (c.uuid, c.profile) not in self._profiles]
-            if missing:
-                if len(self._profiles) > PROFILE_CACHE:
-                    self._profiles.clear()
-                vectors = await self.embedder.embed_documents([c.profile for c in missing])
-                for candidate, vector in zip(missing, vectors, strict=True):
-                    self._profiles[(candidate.uuid, candidate.profile)] = vector
-            query_vector = await self.embed_query(query) if self.embed_query is not None else None
+            query_vector = await self.embed_query(query)
             if query_vector is None:
-                return None, None
+                return None
+            facing = [index for index, c in enumerate(candidates) if c.type == USER_FACING]
+            profiles, facets = [c.profile for c in candidates], [c.facets for c in candidates]
+            special = len(facing) < len(candidates)  # only the other types' evidence is read per clause
+            units = clauses(query) if special else [query]
+            return await read(self._cache, query_vector, units, profiles, facets, facing)
         except Exception:
             log.warning("routing without vectors: the embedder failed", exc_info=True)
-            return None, None
-        return query_vector, np.stack([self._profiles[(c.uuid, c.profile)] for c in candidates])
+            return None

@@ -1,0 +1,120 @@
+"""What the vectors say about a message, for the supervisor: how close it is to each agent's description, and which
+intent (`intents`) the message and each of its clauses are nearest to.
+
+An agent's closeness is the better of its whole "name: description" and its description's best facet (the pieces
+between commas, colons, brackets...): a long description lists several jobs, and a question is usually about one of
+them. Intents are read per unit (the whole message, then each clause), because a request for a person or an
+injection is often one clause of a longer message. The user-facing agents' facets count as ordinary questions when
+intents are read: they are written in the chatbot's own language, so they balance whatever the built-in prototypes
+lack in it.
+
+The vectors of the prototypes and of the agents' descriptions are computed once per process (`VectorCache`); a
+message costs the query's vector (the retriever's, cached) and one small batch for its clauses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from botyard.answering.intents import PROTOTYPES, Intent, Prototype
+from botyard.embedding import Embedder, Vectors
+
+CACHE_SIZE = 4096
+"""Texts whose vectors are kept per process (agents' descriptions and their facets: a few dozen per chatbot)."""
+
+
+@dataclass(frozen=True)
+class UnitIntent:
+    """The intent one unit (the message, or one of its clauses) is nearest to."""
+
+    intent: Intent
+    similarity: float
+    lead: float
+    """How much closer it is to that intent than to the nearest other one."""
+    prototype: Prototype | None
+    """The nearest built-in prototype of that intent (None: an agent's facet was nearer)."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the vectors say about one message."""
+
+    closeness: list[list[float]]
+    """Per unit (the whole message first, then its clauses), each candidate's closeness, in the candidates' order."""
+    intents: list[UnitIntent]
+    """Per unit, in the same order."""
+
+    @property
+    def whole(self) -> UnitIntent:
+        return self.intents[0]
+
+
+class VectorCache:
+    """Vectors of texts that change rarely (prototypes, agents' descriptions), computed once per process."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self._vectors: dict[str, Vectors] = {}
+
+    async def of(self, texts: Sequence[str]) -> Vectors:
+        """The rows of `texts`, in order (the missing ones embedded in one batch)."""
+        missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
+        if missing:
+            if len(self._vectors) + len(missing) > CACHE_SIZE + len(PROTOTYPES):
+                self._vectors = {p.text: self._vectors[p.text] for p in PROTOTYPES if p.text in self._vectors}
+            for text, vector in zip(missing, await self.embedder.embed_documents(missing), strict=True):
+                self._vectors[text] = np.asarray(vector, dtype=np.float32)
+        return np.stack([self._vectors[text] for text in texts])
+
+
+def closeness(units: Vectors, profiles: Vectors, facets: Sequence[Vectors]) -> Vectors:
+    """(units x candidates): the better of each candidate's profile and its best facet, per unit."""
+    whole = units @ profiles.T
+    best_facet = np.stack([(units @ rows.T).max(axis=1) if len(rows) else whole[:, i] for i, rows in enumerate(facets)])
+    return np.asarray(np.maximum(whole, best_facet.T), dtype=np.float32)
+
+
+_ROWS = {intent: [row for row, p in enumerate(PROTOTYPES) if p.intent == intent] for intent in Intent}
+
+
+def nearest_intents(units: Vectors, prototypes: Vectors, questions: Vectors | None) -> list[UnitIntent]:
+    """Each unit's nearest intent; `questions` are extra rows that count as ordinary questions (agents' facets)."""
+    sims = units @ prototypes.T
+    extra = (units @ questions.T).max(axis=1) if questions is not None and len(questions) else None
+    found = []
+    for unit, unit_sims in enumerate(sims):
+        nearest: dict[Intent, tuple[float, Prototype | None]] = {}
+        for intent, rows in _ROWS.items():
+            top = rows[int(np.argmax(unit_sims[rows]))]
+            nearest[intent] = (float(unit_sims[top]), PROTOTYPES[top])
+        if extra is not None and float(extra[unit]) > nearest[Intent.QUESTION][0]:
+            nearest[Intent.QUESTION] = (float(extra[unit]), None)
+        ranked = sorted(nearest, key=lambda intent: -nearest[intent][0])
+        similarity, prototype = nearest[ranked[0]]
+        found.append(UnitIntent(ranked[0], similarity, similarity - nearest[ranked[1]][0], prototype))
+    return found
+
+
+async def read(
+    cache: VectorCache,
+    query_vector: Vectors,
+    clause_texts: Sequence[str],
+    profiles: Sequence[str],
+    facets: Sequence[Sequence[str]],
+    questions: Sequence[int],
+) -> Reading:
+    """The reading of a message whose vector is `query_vector` and whose clauses are `clause_texts` (one clause: the
+    message alone), against candidates with these `profiles` and `facets`; `questions` are the indices of the
+    candidates whose facets count as ordinary questions (the user-facing agents)."""
+    units = np.asarray(query_vector, dtype=np.float32)[None, :]
+    if len(clause_texts) > 1:
+        units = np.vstack([units, await cache.embedder.embed_documents(list(clause_texts))])
+    empty = np.zeros((0, units.shape[1]), dtype=np.float32)
+    facet_rows = [await cache.of(list(texts)) if texts else empty for texts in facets]
+    near = closeness(units, await cache.of(list(profiles)), facet_rows)
+    asked = [row for index in questions for row in facet_rows[index]]
+    intents = nearest_intents(units, await cache.of([p.text for p in PROTOTYPES]), np.stack(asked) if asked else None)
+    return Reading([[float(value) for value in row] for row in near], intents)
