@@ -23,7 +23,16 @@ from botyard.agents.rules import (
 from botyard.answering.evidence import Reading, VectorCache, read
 from botyard.answering.intents import clauses
 from botyard.answering.judge import ModelJudge
-from botyard.answering.routing import Candidate, Decision, decide, rated, small_talk, spam_reason
+from botyard.answering.routing import (
+    SMALL_TALK_WORDS,
+    Candidate,
+    Decision,
+    decide,
+    rated,
+    small_talk,
+    spam_reason,
+)
+from botyard.answering.text import words
 from botyard.answering.tools import Tool
 from botyard.answering.variables import is_static
 from botyard.embedding import Embedder, Vectors
@@ -215,8 +224,6 @@ class AgentRouter:
         guard = next((card for card in cards if card.type == SPAM_DEFENSE), None)
         if guard is not None and (spam := spam_reason(query)) is not None:
             return chosen(guard, variables, forced=True, reason=f"spam: {spam}")
-        if len(cards) == 1:
-            return chosen(cards[0], variables, forced=True, reason="only agent")
         candidates = [
             Candidate(
                 card.uuid,
@@ -228,16 +235,30 @@ class AgentRouter:
             )
             for card in cards
         ]
+        if len(cards) == 1:
+            return await self._only(cards[0], candidates, query, variables)
         decision = await self._decide(candidates, query, previous_uuid)
         picked = chosen(cards[decision.index], variables, forced=False, reason=decision.reason)
         return picked if decision.reply is None else replace(picked, reply=decision.reply)
+
+    async def _only(
+        self, card: AgentCard, candidates: Sequence[Candidate], query: str, variables: dict[str, object]
+    ) -> ChosenAgent:
+        """The one enabled agent; offline, with a friendly reply to small talk (the search would find nothing)."""
+        only = chosen(card, variables, forced=True, reason="only agent")
+        if self.judge is not None or card.type != USER_FACING or len(words(query)) > SMALL_TALK_WORDS:
+            return only
+        reading = await self._reading(query, candidates)
+        chat = small_talk(candidates, query, reading) if reading is not None else None
+        return only if chat is None or chat.reply is None else replace(only, reply=chat.reply, reason=chat.reason)
 
     async def _decide(self, candidates: Sequence[Candidate], query: str, previous_uuid: str | None) -> Decision:
         """Small talk by the vectors (no need to ask a model); then the model's ratings when there is a model, else
         the offline rules of `routing`."""
         reading = await self._reading(query, candidates)
         if reading is not None and (chat := small_talk(candidates, query, reading)) is not None:
-            return chat
+            # With a model, the default agent's model answers the greeting, as its prompt says (COMPAT.md).
+            return chat if self.judge is None else replace(chat, reply=None)
         ratings = await self.judge.rate_agents(query, candidates) if self.judge is not None else None
         if ratings is not None:
             return rated(candidates, ratings, previous_uuid)

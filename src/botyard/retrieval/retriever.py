@@ -70,7 +70,7 @@ class Retriever:
         index = await self.index(db, chatbot_uuid)
         if index is None or index.size == 0 or top_k <= 0 or (source_uuids is not None and not source_uuids):
             return Retrieval(hits=[], relevant=False, assessment=assess([], strictness))
-        if method is Method.BM25 or not index.has_vectors:
+        if method is Method.BM25 or not index.has_vectors or not self.reads(query):
             vector = None
         elif vector is None:
             vector = await self.embed_query(query)
@@ -135,15 +135,19 @@ class Retriever:
         """Chunks held by the cache (for metrics and tests of the bound)."""
         return sum(index.size for index in self._cache.values())
 
+    def reads(self, query: str) -> bool:
+        """Whether the model reads the query (`Embedder.reads`): if not, an English model and a Chinese question,
+        its cosines are noise, and BM25 alone ranks and the relevance decision reads no similarity."""
+        return self.embedder is not None and self.embedder.reads(query)
+
     async def embed_query(self, query: str) -> Vectors | None:
-        """The query's vector; None without an embedder, when the model cannot read the query (an English model and a
-        Chinese question) or when embedding fails, and retrieval falls back to BM25 (an embeddings endpoint that is
-        down degrades answers, it does not stop them).
+        """The query's vector; None without an embedder or when embedding fails, and retrieval falls back to BM25
+        (an embeddings endpoint that is down degrades answers, it does not stop them).
 
         The last `QUERY_VECTORS` vectors are kept: routing embeds a query before retrieval searches with it, and
         the same questions come back (a widget's suggested questions)."""
-        if self.embedder is None or not self.embedder.reads(query):
-            return None  # no model, or one that cannot read the query: its cosines would be noise
+        if self.embedder is None or not query.strip():
+            return None
         cached = self._query_vectors.get(query)
         if cached is not None:
             self._query_vectors.move_to_end(query)
