@@ -14,8 +14,8 @@ from botyard.answering.offline import WORDS_PER_DELTA, OfflineAnswerer, compose
 from botyard.answering.text import word_groups
 from botyard.llm.provider import TextDelta
 from botyard.retrieval.base import Hit
-from botyard.retrieval.passages import PassageKind
-from botyard.retrieval.passages import passages as sentences
+from botyard.passages import PassageKind
+from botyard.passages import passages as sentences
 
 HOURS = """# Opening hours
 

@@ -20,8 +20,8 @@ from botyard.answering.quote import Quoted, candidates, select
 from botyard.answering.text import content_words, word_groups
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
+from botyard.passages import PassageKind
 from botyard.retrieval.lexical import index_terms
-from botyard.retrieval.passages import PassageKind
 from botyard.retrieval.relevance import coverage
 
 MAX_CHUNKS = 4

@@ -1,6 +1,6 @@
 """Which passages of the best chunks answer the question, for the offline answerer.
 
-Each passage (a sentence, a list item, a table row with its column names: `retrieval.passages`) is scored by the
+Each passage (a sentence, a list item, a table row with its column names: `botyard.passages`) is scored by the
 share of the question's weighted words it contains (each word weighs its idf in this chatbot, as in the relevance
 decision), its heading's words counting half, plus half the cosine of its chunk with the question, so that where
 no passage repeats the question's words (a paraphrase) the chunk closest in meaning speaks. The best passage is
@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from botyard.answering.base import CitedHit
+from botyard.passages import Passage, PassageKind, passages, words
 from botyard.retrieval.lexical import index_terms
-from botyard.retrieval.passages import Passage, PassageKind, passages, words
 from botyard.retrieval.relevance import coverage
 
 MAX_PASSAGES = 3
@@ -28,7 +28,7 @@ FOLLOWER_SHARE = 0.6
 """A further passage is quoted only if it scores at least this share of the best one."""
 HEADING_SHARE = 0.5
 """What a heading's words count for the passages under it."""
-MEANING_SHARE = 0.5
+MEANING_SHARE = 1.0
 """What the cosine of a passage's chunk with the question adds to the passage's score."""
 
 
@@ -53,8 +53,13 @@ def candidates(hits: Sequence[CitedHit], weights: Mapping[str, float]) -> list[Q
     found: list[Quoted] = []
     for rank, cited in enumerate(hits):
         dense = cited.hit.scores.get("dense", math.nan)
-        meaning = max(dense, 0.0) if math.isfinite(dense) else 0.0
-        for passage in passages(cited.hit.text):
+        chunk_meaning = max(dense, 0.0) if math.isfinite(dense) else 0.0
+        split = passages(cited.hit.text)
+        similarity = cited.hit.passage_similarity
+        # Each passage's own cosine when its vectors are stored for this very text; else its chunk's.
+        meanings = similarity if similarity is not None and len(similarity) == len(split) else None
+        for passage in split:
+            meaning = max(meanings[passage.position], 0.0) if meanings is not None else chunk_meaning
             found.append(Quoted(rank, passage, _score(weights, passage, meaning)))
     return found
 

@@ -1,11 +1,11 @@
-"""Text helpers of answering: the word groups an answer streams in, and (re-exported from `retrieval.passages`,
+"""Text helpers of answering: the word groups an answer streams in, and (re-exported from `botyard.passages`,
 their one home) the words and key terms routing, tagging and the query rewriting share."""
 
 from __future__ import annotations
 
 import re
 
-from botyard.retrieval.passages import STOPWORDS, content_words, key_terms, stem, words
+from botyard.passages import STOPWORDS, content_words, key_terms, stem, words
 
 __all__ = ["STOPWORDS", "content_words", "key_terms", "stem", "word_groups", "words"]
 

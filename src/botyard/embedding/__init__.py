@@ -4,7 +4,7 @@
 (`minilm`, `openai_compat`) are imported lazily, so importing this package does not load onnxruntime.
 """
 
-from botyard.embedding.base import Embedder, Vectors, decode_vector, encode_vector
+from botyard.embedding.base import Embedder, Vectors, decode_matrix, decode_vector, encode_matrix, encode_vector
 from botyard.embedding.errors import EmbeddingError, ModelIntegrityError
 from botyard.embedding.factory import build_embedder, close_embedder
 
@@ -15,6 +15,8 @@ __all__ = [
     "Vectors",
     "build_embedder",
     "close_embedder",
+    "decode_matrix",
     "decode_vector",
+    "encode_matrix",
     "encode_vector",
 ]

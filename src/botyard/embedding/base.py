@@ -43,3 +43,15 @@ def encode_vector(vector: Vectors) -> bytes:
 
 def decode_vector(data: bytes) -> Vectors:
     return np.frombuffer(data, dtype="<f4")
+
+
+def encode_matrix(vectors: Vectors) -> bytes:
+    """Rows of vectors as stored in the database: little-endian float16, half the bytes of float32 and, for cosines
+    of unit vectors, the same ranking (they differ from float32 by about 1e-3)."""
+    return np.asarray(vectors, dtype="<f2").tobytes()
+
+
+def decode_matrix(data: bytes, dimension: int) -> Vectors:
+    """The rows `encode_matrix` stored, as float32; an empty matrix for empty data."""
+    flat = np.frombuffer(data, dtype="<f2").astype(np.float32)
+    return flat.reshape(-1, dimension) if dimension > 0 else flat.reshape(0, 0)

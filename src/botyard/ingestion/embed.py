@@ -18,13 +18,14 @@ from collections.abc import Sequence
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.session import Database
-from botyard.embedding import Embedder, EmbeddingError, Vectors, encode_vector
+from botyard.embedding import Embedder, EmbeddingError, Vectors, encode_matrix, encode_vector
 from botyard.ingestion.errors import SourceFailed, SourceRetry
 from botyard.ingestion.jobs import PROCESS_SOURCE, REEMBED_SOURCE
 from botyard.ingestion.repository import ChunkRepository, SourceRepository
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
 from botyard.models import Chunk, Job
+from botyard.passages import passages
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +51,27 @@ async def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Vectors:
         raise SourceRetry(REASON) from error
 
 
+async def embed_with_passages(embedder: Embedder, chunks: Sequence[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    """(vector, passage vectors) of each (heading, text) chunk, in one batch: the chunk's vector ranks it, its
+    passages' vectors let the offline answerer quote the passage that answers by meaning (`botyard.passages`)."""
+    texts = [embedding_text(heading, text) for heading, text in chunks]
+    split = [[embedding_text(heading, p.text) for p in passages(text)] for heading, text in chunks]
+    vectors = await embed_texts(embedder, texts + [text for texts_of_chunk in split for text in texts_of_chunk])
+    found: list[tuple[bytes, bytes]] = []
+    start = len(chunks)
+    for index, texts_of_chunk in enumerate(split):
+        found.append((encode_vector(vectors[index]), encode_matrix(vectors[start : start + len(texts_of_chunk)])))
+        start += len(texts_of_chunk)
+    return found
+
+
 async def embed_chunks(embedder: Embedder, chunks: Sequence[Chunk]) -> None:
     """Give new (not yet stored) chunks their vectors and the embedder's name."""
     if not chunks:
         return
-    vectors = await embed_texts(embedder, [embedding_text(chunk.heading, chunk.text) for chunk in chunks])
-    for chunk, vector in zip(chunks, vectors, strict=True):
-        chunk.embedding = encode_vector(vector)
+    embedded = await embed_with_passages(embedder, [(chunk.heading, chunk.text) for chunk in chunks])
+    for chunk, (vector, passage_vectors) in zip(chunks, embedded, strict=True):
+        chunk.embedding, chunk.passage_vectors = vector, passage_vectors
         chunk.embedder = embedder.name
 
 
@@ -65,12 +80,12 @@ async def stale_chunks(ctx: JobContext, source_uuid: str, embedder: Embedder) ->
     return await ctx.read(lambda db: ChunkRepository(db).stale(source_uuid, embedder.name))
 
 
-async def embed_stale(embedder: Embedder, stale: Sequence[tuple[str, str, str]]) -> list[tuple[str, bytes]]:
-    """(chunk uuid, stored vector) for the chunks `stale_chunks` found, to write with `ChunkRepository`."""
+async def embed_stale(embedder: Embedder, stale: Sequence[tuple[str, str, str]]) -> list[tuple[str, bytes, bytes]]:
+    """(chunk uuid, vector, passage vectors) for the chunks `stale_chunks` found, to write with `ChunkRepository`."""
     if not stale:
         return []
-    vectors = await embed_texts(embedder, [embedding_text(heading, text) for _, heading, text in stale])
-    return [(uuid, encode_vector(vector)) for (uuid, _, _), vector in zip(stale, vectors, strict=True)]
+    embedded = await embed_with_passages(embedder, [(heading, text) for _, heading, text in stale])
+    return [(uuid, *vectors) for (uuid, _, _), vectors in zip(stale, embedded, strict=True)]
 
 
 class SourceReembedder:

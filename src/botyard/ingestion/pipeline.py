@@ -103,7 +103,7 @@ class SourceProcessor:
     async def _keep(self, ctx: JobContext, source_uuid: str, extracted: Extracted, stages: StageReporter) -> None:
         """A page that did not change keeps its chunks, embedded again only if another embedder produced them."""
         embedder = self.embedder
-        fresh: list[tuple[str, bytes]] = []
+        fresh: list[tuple[str, bytes, bytes]] = []
         if embedder is not None and (stale := await stale_chunks(ctx, source_uuid, embedder)):
             await stages.enter("embedding")
             fresh = await embed_stale(embedder, stale)
@@ -126,7 +126,7 @@ class SourceProcessor:
         embedder = self.embedder
         content_hash = hashlib.sha256(extracted.markdown.encode()).hexdigest()
         chunks: list[Chunk] | None = None
-        vectors: list[tuple[str, bytes]] = []
+        vectors: list[tuple[str, bytes, bytes]] = []
         if content_hash != source.content_hash:
             await stages.enter("chunking")
             chunks = await asyncio.to_thread(self._chunks, source, extracted)

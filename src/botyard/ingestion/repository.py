@@ -15,8 +15,9 @@ from botyard.models import Chatbot, Chunk, DataSource, Job, SourceFile
 
 
 def _stale(embedder: str) -> ColumnElement[bool]:
-    """Chunks that `embedder` did not embed (embedded by another model, or not at all)."""
-    return or_(Chunk.embedder.is_(None), Chunk.embedder != embedder)
+    """Chunks that `embedder` did not embed (embedded by another model, or not at all, or before passages had
+    vectors)."""
+    return or_(Chunk.embedder.is_(None), Chunk.embedder != embedder, Chunk.passage_vectors.is_(None))
 
 
 class SourceRepository(Repository[DataSource]):
@@ -85,10 +86,12 @@ class ChunkRepository(Repository[Chunk]):
         )
         return [(row.uuid, row.heading, row.text) for row in await self.session.execute(statement)]
 
-    async def set_embeddings(self, chatbot_uuid: str, vectors: Sequence[tuple[str, bytes]], embedder: str) -> None:
-        """Store vectors by chunk uuid, skipping chunks replaced or embedded meanwhile, and bump the knowledge
-        version (the dense index caches are keyed by it; executemany row counts are not reliable on every driver,
-        so it is bumped even if every chunk was skipped, which only costs a cache rebuild)."""
+    async def set_embeddings(
+        self, chatbot_uuid: str, vectors: Sequence[tuple[str, bytes, bytes]], embedder: str
+    ) -> None:
+        """Store (chunk uuid, vector, passage vectors), skipping chunks replaced or embedded meanwhile, and bump the
+        knowledge version (the dense index caches are keyed by it; executemany row counts are not reliable on every
+        driver, so it is bumped even if every chunk was skipped, which only costs a cache rebuild)."""
         if not vectors:
             return
         # Core, not ORM: an executemany keyed by uuid that tolerates rows deleted meanwhile.
@@ -97,9 +100,9 @@ class ChunkRepository(Repository[Chunk]):
         statement = (
             update(table)
             .where(table.c.uuid == bindparam("chunk_uuid"), _stale(embedder))
-            .values(embedding=bindparam("vector"), embedder=embedder)
+            .values(embedding=bindparam("vector"), passage_vectors=bindparam("passages"), embedder=embedder)
         )
-        rows = [{"chunk_uuid": uuid, "vector": vector} for uuid, vector in vectors]
+        rows = [{"chunk_uuid": uuid, "vector": vector, "passages": passages} for uuid, vector, passages in vectors]
         connection = await self.session.connection()
         await connection.execute(statement, rows)
         await self.bump_version(chatbot_uuid)

@@ -22,6 +22,9 @@ class Chunk(UuidPk, Base):
     tokens: Mapped[int]
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
     """Little-endian float32 vector (`botyard.embedding.encode_vector`), None until embedded or without an embedder."""
+    passage_vectors: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
+    """The vectors of the chunk's passages (`botyard.passages.passages(text)`, in order), little-endian float16
+    rows (`encode_matrix`): the offline answerer ranks passages by meaning with them. None until embedded."""
     embedder: Mapped[str | None] = mapped_column(String(200), default=None)
     """The `Embedder.name` that produced `embedding`: a chunk embedded by another model is embedded again."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -27,6 +27,9 @@ class Hit:
     """The source's `meta_json` (a Q&A pair's question, answer and `reference_source_link`; a page's URL)."""
     tokens: int = 0
     """The o200k count of `text` stored at ingestion; 0 when unknown."""
+    passage_similarity: tuple[float, ...] | None = None
+    """The cosine of the question with each of the chunk's passages (`botyard.passages.passages(text)`, in order),
+    for the best few hits when the model reads the question and the passages have vectors; else None."""
     coverage: float = 0.0
     """The share of the question's weighted words the chunk (with its heading and title) contains (`relevance`)."""
 

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import tantivy
 
-from botyard.retrieval.passages import content_words
+from botyard.passages import content_words
 
 ANALYZER = "botyard_en"
 BODY = "body"

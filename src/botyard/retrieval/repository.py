@@ -1,7 +1,9 @@
-"""The SQL of retrieval: the knowledge version (read on every query) and the rows an index is built from."""
+"""The SQL of retrieval: the knowledge version (read on every query), the rows an index is built from, and the
+passage vectors of the few chunks an answer quotes from."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,3 +81,13 @@ class RetrievalRepository:
             )
             for row in rows
         ]
+
+    async def passage_vectors(self, chunk_uuids: Sequence[str], embedder: str) -> dict[str, bytes]:
+        """The stored passage vectors of these chunks that `embedder` produced (by chunk uuid): a few primary-key
+        reads per answer, rather than every passage's vector in every process's memory."""
+        if not chunk_uuids:
+            return {}
+        statement = select(Chunk.uuid, Chunk.passage_vectors).where(
+            Chunk.uuid.in_(chunk_uuids), Chunk.embedder == embedder, Chunk.passage_vectors.is_not(None)
+        )
+        return {row.uuid: row.passage_vectors for row in await self.session.execute(statement)}

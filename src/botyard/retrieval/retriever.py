@@ -18,15 +18,17 @@ import math
 import weakref
 from collections import OrderedDict
 from collections.abc import Collection
+from dataclasses import replace
 
+import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.config import Settings
-from botyard.embedding import Embedder, EmbeddingError, Vectors
+from botyard.embedding import Embedder, EmbeddingError, Vectors, decode_matrix
 from botyard.retrieval.base import Hit, Retrieval
 from botyard.retrieval.fusion import Method, Ranked
 from botyard.retrieval.index import ChatbotIndex, Search, lexical_text
-from botyard.retrieval.relevance import Evidence, Strictness, assess, coverage, similarity
+from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, coverage, similarity
 from botyard.retrieval.repository import RetrievalRepository
 
 log = logging.getLogger(__name__)
@@ -82,6 +84,8 @@ class Retriever:
             ranked = index.search(search)
         weights = index.lexical.weights(query)
         hits = _hits(index, ranked, weights)
+        if vector is not None and self.embedder is not None:
+            hits = await self._with_passages(RetrievalRepository(db), hits, vector)
         evidence = [Evidence(similarity(hit.scores.get("dense", math.nan)), hit.coverage) for hit in hits]
         assessment = assess(evidence, strictness)
         return Retrieval(
@@ -134,6 +138,19 @@ class Retriever:
     def cached_chunks(self) -> int:
         """Chunks held by the cache (for metrics and tests of the bound)."""
         return sum(index.size for index in self._cache.values())
+
+    async def _with_passages(self, repository: RetrievalRepository, hits: list[Hit], vector: Vectors) -> list[Hit]:
+        """The best hits with the cosine of each of their passages (the offline answerer quotes by meaning)."""
+        assert self.embedder is not None
+        best = hits[:JUDGED_HITS]
+        stored = await repository.passage_vectors([hit.chunk_uuid for hit in best], self.embedder.name)
+        dimension = self.embedder.dimension
+        for index, hit in enumerate(best):
+            data = stored.get(hit.chunk_uuid)
+            if data is not None:
+                cosines = decode_matrix(data, dimension) @ np.asarray(vector, dtype=np.float32)
+                hits[index] = replace(hit, passage_similarity=tuple(float(c) for c in cosines))
+        return hits
 
     def reads(self, query: str) -> bool:
         """Whether the model reads the query (`Embedder.reads`): if not, an English model and a Chinese question,
