@@ -12,23 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.context import search_query
-from botyard.answering.quote import Quoted, candidates, select
+from botyard.answering.quote import Quoted, candidates, ranked, select
 from botyard.answering.text import content_words, word_groups
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
 from botyard.passages import PassageKind
 from botyard.retrieval.lexical import index_terms
-from botyard.retrieval.relevance import coverage
 
 MAX_CHUNKS = 4
 """Only the best few chunks are read: lower-ranked ones are more often off the point."""
 MAX_WORDS = 90
-QA_MATCH = 0.5
-"""A Q&A pair answers when at least this share of its question's terms are in the query (or it ranks first)."""
 WORDS_PER_DELTA = 6
 """Words per streamed piece: still a progressive stream to read, and half the per-piece cost (an event, a socket
 write) of three-word pieces, which showed in the profile of the throughput benchmark."""
@@ -67,12 +64,12 @@ def compose(request: AnswerRequest) -> str:
     if not hits:
         return ""
     weights = request.term_weights or _plain_weights(search_query(request.query, request.history))
-    qa = _matching_qa(hits, weights)
-    if qa is not None:
-        return _with_marker(_qa_answer(qa), qa.marker, request.show_citations)
     found = candidates(hits, weights)
     if not found:
         return _with_marker(_trim(hits[0].hit.text), hits[0].marker, request.show_citations)
+    best = hits[ranked(found)[0].rank]
+    if best.hit.source_type == "qa":  # the passage that answers is a Q&A pair's question or answer: its answer
+        return _with_marker(_qa_answer(best), best.marker, request.show_citations)
     return _render(select(found), hits, request.show_citations)
 
 
@@ -87,22 +84,6 @@ def _qa_answer(cited: CitedHit) -> str:
         return answer.strip()
     _, _, rest = cited.hit.text.partition("\n\n")  # a Q&A chunk is "question\n\nanswer"
     return (rest or cited.hit.text).strip()
-
-
-def _matching_qa(hits: Sequence[CitedHit], weights: Mapping[str, float]) -> CitedHit | None:
-    """The Q&A pair that answers: the top hit if it is one, else the pair whose question best covers the query."""
-    if hits[0].hit.source_type == "qa":
-        return hits[0]
-    best: tuple[float, CitedHit] | None = None
-    for cited in hits:
-        if cited.hit.source_type != "qa":
-            continue
-        question = cited.hit.source_meta.get("question")
-        text = question if isinstance(question, str) else cited.hit.text.split("\n\n")[0]
-        share = coverage(weights, index_terms(text))
-        if share >= QA_MATCH and (best is None or share > best[0]):
-            best = (share, cited)
-    return best[1] if best else None
 
 
 def _render(chosen: list[Quoted], hits: Sequence[CitedHit], show_citations: bool) -> str:

@@ -69,32 +69,45 @@ def _similar(a: Passage, b: Passage) -> bool:
     return bool(first and second) and len(first & second) / len(first | second) > 0.6
 
 
+def _list_from(by_position: dict[int, Quoted], start: int, step: int) -> list[Quoted]:
+    """The consecutive list items from `start` on, going `step` (1: down, -1: up)."""
+    run: list[Quoted] = []
+    position = start
+    while position in by_position and by_position[position].passage.kind is PassageKind.ITEM:
+        run.append(by_position[position])
+        position += step
+    return run
+
+
 def _neighbours(found: list[Quoted], best: Quoted) -> list[Quoted]:
-    """What completes the best passage: the rest of its list (with the sentence introducing it), or the sentence
-    after it in the same chunk."""
-    same_chunk = [quoted for quoted in found if quoted.rank == best.rank]
-    by_position = {quoted.passage.position: quoted for quoted in same_chunk}
+    """What completes the best passage: the rest of its list (with the sentence introducing it), the list a sentence
+    introduces, or the sentence after it in the same chunk."""
+    by_position = {quoted.passage.position: quoted for quoted in found if quoted.rank == best.rank}
+    position = best.passage.position
     if best.passage.kind is PassageKind.ITEM:
-        run: list[Quoted] = []
-        for step in (-1, 1):
-            position = best.passage.position + step
-            while position in by_position and by_position[position].passage.kind is PassageKind.ITEM:
-                run.append(by_position[position])
-                position += step
-        before = by_position.get(min([best.passage.position] + [q.passage.position for q in run]) - 1)
-        if before is not None and before.passage.text.rstrip().endswith(":"):
-            run.append(before)
+        run = _list_from(by_position, position - 1, -1) + _list_from(by_position, position + 1, 1)
+        before = by_position.get(min([position] + [quoted.passage.position for quoted in run]) - 1)
+        if before is not None and before.passage.kind is PassageKind.SENTENCE:
+            run.append(before)  # the sentence right above a list introduces it
         return sorted(run, key=lambda quoted: quoted.passage.position)[: MAX_ITEMS - 1]
-    follower = by_position.get(best.passage.position + 1)
+    if best.passage.kind is PassageKind.SENTENCE and (items := _list_from(by_position, position + 1, 1)):
+        return items[:MAX_ITEMS]
+    follower = by_position.get(position + 1)
     if follower is not None and follower.passage.kind is best.passage.kind is PassageKind.SENTENCE:
         return [follower]
     return []
 
 
+def ranked(found: list[Quoted]) -> list[Quoted]:
+    """Best first; of equals, the better-ranked chunk, then the earlier passage."""
+    return sorted(found, key=lambda quoted: (-quoted.score, quoted.rank, quoted.passage.position))
+
+
 def select(found: list[Quoted]) -> list[Quoted]:
-    """The passages to quote, in the order of their hits and positions."""
-    ranked = sorted(found, key=lambda quoted: (-quoted.score, quoted.rank, quoted.passage.position))
-    best = ranked[0]
+    """The passages to quote, in the order of their hits and positions: the best with what completes it, then the
+    few others that score nearly as well, each with its list when it announces one (it ends with a colon)."""
+    ranking = ranked(found)
+    best = ranking[0]
     chosen = [best]
     total = len(words(best.passage.text))
     for neighbour in _neighbours(found, best):
@@ -103,7 +116,7 @@ def select(found: list[Quoted]) -> list[Quoted]:
             chosen.append(neighbour)
             total += length
     others = 0
-    for quoted in ranked[1:]:
+    for quoted in ranking[1:]:
         if others == MAX_PASSAGES - 1 or quoted.score < FOLLOWER_SHARE * best.score or quoted.score <= 0:
             break
         length = len(words(quoted.passage.text))
@@ -112,4 +125,6 @@ def select(found: list[Quoted]) -> list[Quoted]:
         chosen.append(quoted)
         others += 1
         total += length
+        if quoted.passage.text.rstrip().endswith(":"):
+            chosen.extend(item for item in _neighbours(found, quoted) if item not in chosen)
     return sorted(chosen, key=lambda quoted: (quoted.rank, quoted.passage.position))
