@@ -12,13 +12,17 @@ from collections.abc import Sequence
 
 from botyard.answering.base import Turn
 from botyard.answering.text import content_words, words
+from botyard.retrieval.lexical import content_text
 
 _POINTING_BACK_TEXT = "it its it's they them their theirs that this those these he she him her there then same"
 _POINTING_BACK = frozenset(_POINTING_BACK_TEXT.split())
 _FOLLOW_UP_OPENERS = ("what about", "how about", "and ", "also", "what else", "anything else")
-SELF_CONTAINED_WORDS = 2
+SELF_CONTAINED_WORDS = 3
 """A query with at least this many content words, no pronoun pointing back and no follow-up opener ("what about")
-is taken to name its own subject; "Saturdays?" alone does not."""
+is taken to name its own subject; "Saturdays?" or "which formats can I choose?" alone does not. Borrowing for a
+query that did name its subject costs little: the answerer weighs borrowed words at half its own."""
+SUBJECT_WORDS = 2
+"""An earlier turn with this many content words (and no pointing back) named its subject: older turns lend nothing."""
 BORROWED_TERMS = 6
 """At most this many terms are borrowed from earlier turns."""
 LOOK_BACK = 3
@@ -26,13 +30,28 @@ LOOK_BACK = 3
 ("How much is shipping?" then "And how long does it take?" must not borrow from the question before about returns)."""
 
 
-def is_follow_up(query: str) -> bool:
+def _leans_back(query: str) -> bool:
     lowered = query.strip().lower()
-    if any(lowered.startswith(opener) for opener in _FOLLOW_UP_OPENERS):
-        return True
-    if any(word in _POINTING_BACK for word in words(query)):
-        return True
-    return len(content_words(query)) < SELF_CONTAINED_WORDS
+    return any(lowered.startswith(opener) for opener in _FOLLOW_UP_OPENERS) or any(
+        word in _POINTING_BACK for word in words(query)
+    )
+
+
+def is_follow_up(query: str) -> bool:
+    """Whether the query may lean on the conversation: it opens like a follow-up, points back, or is short."""
+    return _leans_back(query) or len(_content(query)) < SELF_CONTAINED_WORDS
+
+
+def names_subject(query: str) -> bool:
+    """Whether an earlier turn named its own subject (older turns are then another topic): it does not lean back
+    and has at least `SUBJECT_WORDS` content words ("How much does shipping cost?")."""
+    return not _leans_back(query) and len(_content(query)) >= SUBJECT_WORDS
+
+
+def _content(query: str) -> list[str]:
+    """The query's content words, without the stop words of any language tantivy lists ("und die Komfort-Variante?"
+    names two things, not four)."""
+    return content_text(query).split()
 
 
 def search_query(query: str, history: Sequence[Turn]) -> str:
@@ -45,7 +64,7 @@ def search_query(query: str, history: Sequence[Turn]) -> str:
         for word in content_words(turn.query):
             if word not in own and word not in borrowed:
                 borrowed.append(word)
-        if not is_follow_up(turn.query):
+        if names_subject(turn.query):
             break  # that turn named its own subject: anything older is another topic
     borrowed = borrowed[:BORROWED_TERMS]
     return f"{query} {' '.join(borrowed)}" if borrowed else query

@@ -63,7 +63,9 @@ def compose(request: AnswerRequest) -> str:
     hits = request.hits[:MAX_CHUNKS]
     if not hits:
         return ""
-    weights = request.term_weights or _plain_weights(search_query(request.query, request.history))
+    weights = _own_words_first(
+        request.term_weights or _plain_weights(search_query(request.query, request.history)), request.query
+    )
     found = candidates(hits, weights)
     if not found:
         return _with_marker(_trim(hits[0].hit.text), hits[0].marker, request.show_citations)
@@ -71,6 +73,16 @@ def compose(request: AnswerRequest) -> str:
     if best.hit.source_type == "qa":  # the passage that answers is a Q&A pair's question or answer: its answer
         return _with_marker(_qa_answer(best), best.marker, request.show_citations)
     return _render(select(found), hits, request.show_citations)
+
+
+BORROWED_SHARE = 0.5
+"""What a term a follow-up borrowed from earlier turns weighs next to its own words ("and if we pay monthly?" after
+a question about annual billing: "monthly" says what is asked now, "annual" only what it is about)."""
+
+
+def _own_words_first(weights: dict[str, float], query: str) -> dict[str, float]:
+    own = index_terms(query)
+    return {term: weight if term in own else BORROWED_SHARE * weight for term, weight in weights.items()}
 
 
 def _plain_weights(query: str) -> dict[str, float]:

@@ -105,7 +105,7 @@ def ranked(found: list[Quoted]) -> list[Quoted]:
 
 def select(found: list[Quoted]) -> list[Quoted]:
     """The passages to quote, in the order of their hits and positions: the best with what completes it, then the
-    few others that score nearly as well, each with its list when it announces one (it ends with a colon)."""
+    few others that score nearly as well, and the list any of them announces (it ends with a colon)."""
     ranking = ranked(found)
     best = ranking[0]
     chosen = [best]
@@ -125,6 +125,7 @@ def select(found: list[Quoted]) -> list[Quoted]:
         chosen.append(quoted)
         others += 1
         total += length
+    for quoted in list(chosen):  # a sentence that announces what follows ("You can export to:") brings it
         if quoted.passage.text.rstrip().endswith(":"):
             chosen.extend(item for item in _neighbours(found, quoted) if item not in chosen)
     return sorted(chosen, key=lambda quoted: (quoted.rank, quoted.passage.position))
