@@ -8,16 +8,17 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
-from botyard.embedding import Embedder, Vectors, decode_vector
+from botyard.embedding import Embedder, Vectors, decode_matrix, decode_vector
 from botyard.embedding.openai_compat import OpenAIEmbedder
 from botyard.ingestion.embed import embedding_text, enqueue_reembedding
 from botyard.ingestion.jobs import REEMBED_SOURCE
 from botyard.ingestion.stages import SHOW_AFTER
-from botyard.models import DataSource, Job
+from botyard.models import Chunk, DataSource, Job
+from botyard.passages import passages
 from botyard.runtime import Runtime
 from tests.support.api import Api
 from tests.support.database import Db
@@ -101,6 +102,38 @@ def test_chunks_are_stored_with_the_bundled_models_vectors(alice: Api, bot: str,
     assert alice.client.portal is not None
     expected = alice.client.portal.call(embedder.embed_query, embedding_text(chunk.heading, chunk.text))
     assert np.allclose(vector, expected, atol=1e-5)
+
+
+def test_each_passage_of_a_chunk_gets_its_own_vector(alice: Api, bot: str, db: Db) -> None:
+    uuid = qa(alice, bot)
+    process(alice.client)
+    [chunk] = chunks(db, uuid)
+    embedder = runtime_of(alice.client).embedder
+    assert embedder is not None and chunk.passage_vectors is not None
+    found = passages(chunk.text)
+    matrix = decode_matrix(chunk.passage_vectors, embedder.dimension)
+    assert matrix.shape == (len(found), 384) and len(found) >= 2  # the question and the answer's sentences
+    assert alice.client.portal is not None
+    for passage, stored in zip(found, matrix, strict=True):
+        expected = alice.client.portal.call(embedder.embed_query, embedding_text(chunk.heading, passage.text))
+        assert np.allclose(stored, expected, atol=2e-3)  # float16 storage
+
+
+def test_chunks_stored_before_passage_vectors_get_them_in_place(alice: Api, bot: str, db: Db) -> None:
+    uuid = qa(alice, bot)
+    process(alice.client)
+    [before] = chunks(db, uuid)
+
+    async def forget(session: AsyncSession) -> None:  # as a chunk stored by an earlier version is
+        await session.execute(update(Chunk).where(Chunk.uuid == before.uuid).values(passage_vectors=None))
+
+    db.run(forget)
+    minilm = runtime_of(alice.client).embedder
+    assert reembed(alice.client, minilm) == 1
+    process(alice.client, minilm)
+    [after] = chunks(db, uuid)
+    assert after.uuid == before.uuid and after.passage_vectors == before.passage_vectors
+    assert reembed(alice.client, minilm) == 0
 
 
 def test_a_page_goes_through_the_embedding_stage(alice: Api, bot: str, db: Db, site: WebSite) -> None:

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 
 from botyard.db.base import Base, UTCDateTime, utcnow
 from botyard.db.migrate import alembic_config
-from botyard.models import Account, Chatbot
+from botyard.models import Account
 from tests.support.database import Db, backend_params, fresh_settings
 
 
@@ -39,6 +39,15 @@ _SESSIONS = sa.table(
     sa.column("uuid", sa.String),
     sa.column("chatbot_uuid", sa.String),
     sa.column("meta", sa.JSON),
+    sa.column("created_at", UTCDateTime),
+    sa.column("modified_at", UTCDateTime),
+)
+
+
+_CHATBOTS = sa.table(
+    "chatbot",
+    *(sa.column(name) for name in ("uuid", "account_uuid", "name", "rate_limit_messages", "rate_limit_seconds")),
+    *(sa.column(name) for name in ("rate_limit_message", "show_citations", "visibility", "knowledge_version")),
     sa.column("created_at", UTCDateTime),
     sa.column("modified_at", UTCDateTime),
 )
@@ -76,8 +85,12 @@ async def _add_sessions(url: str, metas: dict[str, dict[str, Any]]) -> None:
     try:
         async with AsyncSession(engine) as db, db.begin():
             db.add(Account(uuid="0" * 32, email="backfill@example.com"))
-            db.add(Chatbot(uuid="1" * 32, account_uuid="0" * 32, name="bot"))
             await db.flush()
+            # The chatbot table as it was at that revision: the ORM model has columns added since.
+            chatbot = {"uuid": "1" * 32, "account_uuid": "0" * 32, "name": "bot", "rate_limit_messages": 20}
+            chatbot |= {"rate_limit_seconds": 240, "rate_limit_message": "Too many messages", "show_citations": False}
+            chatbot |= {"visibility": "private", "knowledge_version": 0, "created_at": now, "modified_at": now}
+            await db.execute(sa.insert(_CHATBOTS), [chatbot])
             rows = [
                 {"uuid": uuid, "chatbot_uuid": "1" * 32, "meta": meta, "created_at": now, "modified_at": now}
                 for uuid, meta in metas.items()

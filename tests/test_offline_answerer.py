@@ -13,9 +13,9 @@ from botyard.answering.json_guard import NOT_JSON, json_guard
 from botyard.answering.offline import WORDS_PER_DELTA, OfflineAnswerer, compose
 from botyard.answering.text import word_groups
 from botyard.llm.provider import TextDelta
-from botyard.retrieval.base import Hit
 from botyard.passages import PassageKind
 from botyard.passages import passages as sentences
+from botyard.retrieval.base import Hit
 
 HOURS = """# Opening hours
 

@@ -1,0 +1,108 @@
+"""What the offline answerer says, through the API on both databases with the bundled MiniLM: a paraphrase answered
+from the passage that means it, a table row with its column names, a list as a list, one citation per source, a
+follow-up resolved against the conversation, small talk greeted back, and an uncovered question declined."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from tests.support.api import Api
+from tests.support.chat import ask, new_session
+from tests.support.jobs import process
+from tests.support.sources import qa, upload
+
+CLINIC = b"""# Sedation
+
+We offer intravenous sedation for nervous patients at our Harbour Street clinic.
+After sedation you must not drive, cycle or operate machinery for 24 hours, so please bring an adult to take you home.
+
+# Paying
+
+We accept the following cards:
+
+- Visa
+- Mastercard
+- American Express
+
+Cash is not accepted at either clinic. Invoices are sent by email within two working days.
+"""
+
+SHIPPING = b"""Country,Delivery time,Standard shipping
+Austria,3-4 business days,6.95 EUR
+Germany,2-3 business days,4.95 EUR
+Switzerland,5-7 business days,14.90 EUR
+"""
+
+
+@pytest.fixture
+def clinic(alice: Api) -> str:
+    bot: str = alice.chatbot("Clinic")["uuid"]
+    upload(alice, bot, "clinic.md", CLINIC)
+    upload(alice, bot, "shipping.csv", SHIPPING)
+    qa(alice, bot, "Do you sell gift vouchers?", "Yes, gift vouchers of 25, 50 or 100 EUR are sold at reception.")
+    process(alice.client)
+    return bot
+
+
+def answer(alice: Api, bot: str, *questions: str) -> str:
+    """The answer to the last of `questions`, asked in order in one new session."""
+    session = new_session(alice, bot)
+    text = ""
+    for question in questions:
+        response = ask(alice, session, question)
+        assert response.status_code == 200
+        text = response.text
+    return text
+
+
+def test_a_paraphrase_is_answered_from_the_passage_that_means_it(alice: Api, clinic: str) -> None:
+    text = answer(alice, clinic, "How long after being put to sleep for treatment before I can get behind the wheel?")
+    assert "24 hours" in text
+    assert "Visa" not in text and "EUR" not in text  # only the passage that answers, not the whole knowledge
+
+
+def test_a_table_row_is_answered_as_its_cells_with_their_column_names(alice: Api, clinic: str) -> None:
+    text = answer(alice, clinic, "How much is standard shipping to Switzerland?")
+    assert "Switzerland — Delivery time: 5-7 business days, Standard shipping: 14.90 EUR" in text
+    assert "Country" not in text  # never the header row on its own
+
+
+def test_a_list_is_kept_as_a_list_with_the_sentence_that_announces_it(alice: Api, clinic: str) -> None:
+    text = answer(alice, clinic, "Which credit cards can I pay with?")
+    assert "We accept the following cards:\n- Visa\n- Mastercard\n- American Express" in text
+
+
+def test_each_source_is_cited_once(alice: Api) -> None:
+    bot: str = alice.chatbot("Cited", show_citations=True)["uuid"]
+    upload(alice, bot, "clinic.md", CLINIC)
+    process(alice.client)
+    text = answer(alice, bot, "Which credit cards can I pay with?")
+    markers = re.findall(r"\[(\d+\.\d+)\]", text)
+    assert len(markers) == 1, text
+
+
+def test_a_follow_up_is_answered_against_the_conversation(alice: Api, clinic: str) -> None:
+    text = answer(alice, clinic, "How long does delivery to Austria take?", "and to Germany?")
+    assert "2-3 business days" in text
+
+
+def test_a_question_matching_a_q_and_a_pair_gets_its_answer_alone(alice: Api, clinic: str) -> None:
+    text = answer(alice, clinic, "Can I get a gift card for my sister?")
+    assert text == "Yes, gift vouchers of 25, 50 or 100 EUR are sold at reception."
+
+
+@pytest.mark.parametrize("greeting", ["Hello!", "Thanks a lot, bye"])
+def test_small_talk_is_greeted_back_not_declined(alice: Api, clinic: str, greeting: str) -> None:
+    text = answer(alice, clinic, greeting)
+    assert text and text != DEFAULT_NO_ANSWER_MESSAGE
+    assert "EUR" not in text and "sedation" not in text
+
+
+@pytest.mark.parametrize(
+    "question", ["Who won the football world cup in 1998?", "Write me a poem about the sea", "What is 17 times 23?"]
+)
+def test_an_uncovered_question_is_declined(alice: Api, clinic: str, question: str) -> None:
+    assert answer(alice, clinic, question) == DEFAULT_NO_ANSWER_MESSAGE
