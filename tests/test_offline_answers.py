@@ -4,13 +4,15 @@ follow-up resolved against the conversation, small talk greeted back, and an unc
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.retrieval.relevance import REQUIRED, Strictness
 from tests.support.api import Api
-from tests.support.chat import ask, new_session
+from tests.support.chat import ask, messages, new_session
 from tests.support.jobs import process
 from tests.support.sources import qa, upload
 
@@ -106,3 +108,14 @@ def test_small_talk_is_greeted_back_not_declined(alice: Api, clinic: str, greeti
 )
 def test_an_uncovered_question_is_declined(alice: Api, clinic: str, question: str) -> None:
     assert answer(alice, clinic, question) == DEFAULT_NO_ANSWER_MESSAGE
+
+
+def test_the_message_records_the_relevance_decision(alice: Api, clinic: str) -> None:
+    session = new_session(alice, clinic)
+    ask(alice, session, "How much is standard shipping to Switzerland?")
+    ask(alice, session, "Who won the football world cup in 1998?")
+    answered, declined = (json.loads(message["meta_json"])["relevance"] for message in messages(alice, session))
+    assert answered["relevant"] is True and answered["reason"] == "matched"
+    assert answered["score"] >= answered["required"] == REQUIRED[Strictness.BALANCED]
+    assert declined["relevant"] is False and declined["reason"] == "weak_match"
+    assert declined["score"] < declined["required"]

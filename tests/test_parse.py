@@ -83,11 +83,20 @@ FORMATS: list[tuple[str, Callable[[], bytes], str, str | None, str | None]] = [
         "| Basic | 10 |",
         "Guide",
     ),
-    ("notes.txt", _text("Opening hours\r\nMonday to Friday\x01.\n"), "Opening hours", None, None),
+    ("notes.txt", _text("OPENING HOURS\r\nMonday to Friday\x01.\n"), "## OPENING HOURS", None, None),
     ("faq.html", _text(HTML), "## Prices", "| Basic | 10 |", "Frequently asked questions"),
     ("settings.json", lambda: JSON, "# plans", "| Basic | 10 |", "Settings"),
     ("paper.tex", _text(TEX), "# Plans", "| Basic | 10 |", "Pricing notes"),
 ]
+
+
+def test_plain_text_keeps_its_paragraphs_and_its_lines_in_capitals_are_headings() -> None:
+    text = "SATURDAYS\nWe open from 9 to 1.\nCall first.\n\nNo car park.\n\n"
+    text += "CAUTION: SHOUTING IS NOT A HEADING IF IT IS LONG, REALLY LONG, FAR LONGER THAN A TITLE EVER IS.\n"
+    document = parse_bytes(text.encode(), "notes.txt")
+    blocks = document.markdown.split("\n\n")
+    assert blocks[:3] == ["## SATURDAYS", "We open from 9 to 1.\nCall first.", "No car park."]
+    assert blocks[3].startswith("CAUTION")
 
 
 @pytest.fixture(scope="module")

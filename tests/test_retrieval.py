@@ -222,7 +222,8 @@ def test_bad_requests_and_other_accounts(alice: Api, bob: Api) -> None:
     other_agent = alice.ok(alice.post(f"/chatbot/{other_bot}/agent/create", {"name": "A", "type": "user-facing"}))
     assert_not_found(alice.post(f"/chatbot/{bot}/retrieve", {"query": "x", "agent_uuid": other_agent["uuid"]}))
     empty = retrieve(alice, bot, "opening hours")
-    assert empty == {"relevant": False, "method": "hybrid", "chunks": []}
+    assert (empty["relevant"], empty["method"], empty["chunks"]) == (False, "hybrid", [])
+    assert empty["decision"]["reason"] == "nothing_found" and empty["decision"]["best_chunk"] is None
 
 
 # Identical results on SQLite and PostgreSQL: one app on each, the same sources, the same queries.
@@ -243,7 +244,10 @@ def _results_on(backend: str, data_dir: Path) -> list[dict[str, Any]]:
         for query in QUERIES:
             for method in ("hybrid", "bm25", "dense"):
                 result = retrieve(api, bot, query, method=method, top_k=10)
-                for chunk in result["chunks"]:  # uuids differ between the two databases; all the rest must not
+                best = result["decision"]["best_chunk"]  # uuids differ between the two databases: rank instead
+                uuids = [chunk["uuid"] for chunk in result["chunks"]]
+                result["decision"]["best_chunk"] = uuids.index(best) if best is not None else None
+                for chunk in result["chunks"]:  # all the rest must not differ
                     del chunk["uuid"], chunk["data_source_uuid"]
                 outcomes.append(result)
         return outcomes

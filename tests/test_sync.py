@@ -166,4 +166,6 @@ def test_a_resync_embeds_only_the_changed_page(alice: Api, client: TestClient, s
     site.changed["/docs/8"] = "Changed: support hours are now eight to eight."
     alice.ok(alice.post(f"/chatbot/{bot}/sync/run"))
     process(client, embedder=embedder)
-    assert embedder.texts and all("eight to eight" in text for text in embedder.texts)
+    # The changed page's chunk and its passages, nothing of the pages that did not change.
+    assert embedder.texts and any("eight to eight" in text for text in embedder.texts)
+    assert not any("This is the page at" in text for text in embedder.texts)

@@ -20,6 +20,7 @@ from botyard.ingestion.tokens import count_tokens
 from botyard.live import service as live
 from botyard.llm.provider import Usage
 from botyard.models import MessageState
+from botyard.retrieval.relevance import Assessment
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,8 @@ class Outcome:
     finished: Finished | None
     error: str | None
     interrupted: bool
+    assessment: Assessment | None = None
+    """The relevance decision on what was retrieved (none when nothing was searched: a canned reply, live chat)."""
 
     @property
     def finish_reason(self) -> str:
@@ -56,6 +59,14 @@ class Outcome:
             if agent.uuid:
                 meta |= {"agent_uuid": agent.uuid, "agent_name": agent.name, "agent_type": agent.type}
             meta["routing"] = {"forced": agent.forced, "reason": agent.reason}
+        if self.assessment is not None:
+            decision = self.assessment
+            meta["relevance"] = {
+                "relevant": decision.relevant,
+                "reason": decision.reason.value,
+                "score": decision.score,
+                "required": decision.required,
+            }
         if self.finished is not None:
             meta.update({key: value for key, value in self.finished.meta.items() if key not in meta})
         if self.interrupted:

@@ -27,6 +27,7 @@ from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
 from botyard.models import MessageKind
 from botyard.retrieval.base import Retrieval
+from botyard.retrieval.relevance import Assessment
 from botyard.retrieval.retriever import Retriever
 from botyard.sources import service as sources
 
@@ -48,12 +49,11 @@ class AnswerParts:
     call_tool: Callable[[Tool, dict[str, Any]], Awaitable[str]] | None = None
 
 
-async def _canned(text: str, query: str, relevant: bool | None = False) -> AsyncIterator[AnswerEvent]:
-    """A fixed text streamed as an answer; `relevant` (what the gate said, if it was asked) goes in its meta."""
+async def _canned(text: str, query: str) -> AsyncIterator[AnswerEvent]:
+    """A fixed text streamed as an answer (the relevance decision, when one was made, goes in the message's meta)."""
     for group in word_groups(text):
         yield TextDelta(group)
-    meta = {} if relevant is None else {"relevant": relevant}
-    yield Finished("stop", Usage(max(1, count_tokens(query)), max(1, count_tokens(text))), meta=meta)
+    yield Finished("stop", Usage(max(1, count_tokens(query)), max(1, count_tokens(text))))
 
 
 class AnswerRun:
@@ -67,6 +67,7 @@ class AnswerRun:
         self.cited: list[CitedHit] = []
         self.sources: dict[str, CitedSource] = {}
         self.finished: Finished | None = None
+        self.assessment: Assessment | None = None
         self.error: str | None = None
         self.finalised = False
         self.stream = self.events()
@@ -105,11 +106,12 @@ class AnswerRun:
             yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
             return
         if agent is not None and agent.reply is not None:  # pre-canned, spam defense, human hand-off: no search
-            async for event in _canned(agent.reply, query, relevant=None):
+            async for event in _canned(agent.reply, query):
                 yield event
             return
         async with self.parts.admission:
             retrieval = await self._retrieve(agent) if agent is not None else Retrieval(hits=[], relevant=False)
+        self.assessment = retrieval.assessment
         with_tools = agent is not None and bool(agent.tools) and self.parts.answerer.uses_tools
         decides = self.parts.answerer.model_decides
         if agent is None or (not decides and not with_tools and (not retrieval.relevant or not retrieval.hits)):
@@ -205,6 +207,7 @@ class AnswerRun:
             finished=self.finished,
             error=self.error,
             interrupted=interrupted,
+            assessment=self.assessment,
         )
 
     async def _finalise(self, *, interrupted: bool) -> dict[str, dict[str, Any]]:

@@ -162,10 +162,10 @@ class MessageMeta:
         return as_str(self.raw.get("error"))
 
     @property
-    def relevant(self) -> bool | None:
-        """What the relevance gate said, when it was asked."""
-        value = self.raw.get("relevant")
-        return value if isinstance(value, bool) else None
+    def relevance(self) -> dict[str, Any]:
+        """The relevance decision on what was retrieved (`relevant`, `reason`, `score`, `required`), when a search
+        was made; empty otherwise."""
+        return as_dict(self.raw.get("relevance"))
 
     @property
     def counted(self) -> bool:

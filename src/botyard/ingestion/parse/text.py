@@ -13,6 +13,8 @@ from botyard.ingestion.parse.writer import MarkdownWriter, cell_text, one_line
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _ATX_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _SETEXT_H1 = re.compile(r"^(\S.*)\n=+\s*$", re.MULTILINE)
+MAX_HEADING_CHARS = 80
+"""A longer line in capitals is shouting, not a heading."""
 # Nested objects deeper than this are shown as JSON rather than as headings.
 MAX_HEADING_DEPTH = 4
 
@@ -23,7 +25,21 @@ def clean_text(text: str) -> str:
 
 
 def parse_txt(text: str, out: MarkdownWriter) -> None:
-    out.block(clean_text(text))
+    """Plain text as Markdown paragraphs; a line in capitals that opens a paragraph ("OPENING HOURS") is a heading,
+    as plain-text documents write them: joined to its paragraph, it would read as the paragraph's first words."""
+    for paragraph in re.split(r"\n[ \t]*\n", clean_text(text)):
+        first, _, rest = paragraph.strip("\n").partition("\n")
+        if _is_caps_heading(first):
+            out.heading(2, first.strip())
+            if rest.strip():
+                out.block(rest)
+        elif paragraph.strip():
+            out.block(paragraph)
+
+
+def _is_caps_heading(line: str) -> bool:
+    letters = [character for character in line if character.isalpha()]
+    return len(letters) >= 3 and len(line.strip()) <= MAX_HEADING_CHARS and all(c.isupper() for c in letters)
 
 
 def parse_md(text: str, out: MarkdownWriter) -> str | None:

@@ -47,7 +47,13 @@ export function agentLine(meta) {
   if (!meta?.agent_name) return null;
   const type = meta.agent_type ? ` (${meta.agent_type})` : "";
   const why = meta.routing?.reason ? ` · ${meta.routing.reason}` : "";
-  return h("p", { class: "agent-line" }, `Answered by ${meta.agent_name}${type}${why}`);
+  // The relevance decision on the knowledge found, as hit testing shows it (score against what was required).
+  const found = meta.relevance;
+  const relevance = found
+    ? ` · knowledge ${found.relevant ? "matched" : "not matched"} (${Number(found.score).toFixed(2)} of ` +
+      `${Number(found.required).toFixed(2)} required)`
+    : "";
+  return h("p", { class: "agent-line" }, `Answered by ${meta.agent_name}${type}${why}${relevance}`);
 }
 
 const parse = (text) => {
