@@ -107,14 +107,17 @@ def latin_stopwords() -> dict[str, frozenset[str]]:
 
 
 @functools.cache
-def _wide_stopwords() -> frozenset[str]:
+def wide_stopwords() -> frozenset[str]:
+    """The stop words of Chinese, Japanese, Arabic and Thai (stopwords-iso), which tantivy has no list for."""
     return frozenset().union(*(stopwordsiso.stopwords(code) for code in WIDE_STOPWORD_LANGUAGES))
 
 
 def is_stopword(word: str) -> bool:
     """Whether a lowercased word (or a CJK character pair) is a stop word of any language with a list."""
-    if word in ENGLISH_STOPWORDS or word in _wide_stopwords():
+    if word in ENGLISH_STOPWORDS or word in wide_stopwords():
         return True
+    if UNSPACED.fullmatch(word):  # a character pair with a function character in it ("井的", "有多") joins words
+        return any(character in wide_stopwords() for character in word)
     return not _all_stop_filter().analyze(word)
 
 

@@ -27,7 +27,16 @@ import numpy as np
 import numpy.typing as npt
 import tantivy
 
-from botyard.retrieval.language import ENGLISH, LATIN_STEMMED, UNSPACED, analyzer, detect, is_stopword, segment
+from botyard.retrieval.language import (
+    ENGLISH,
+    LATIN_STEMMED,
+    UNSPACED,
+    analyzer,
+    detect,
+    is_stopword,
+    segment,
+    wide_stopwords,
+)
 from botyard.retrieval.passages import words
 from botyard.retrieval.spelling import Speller
 
@@ -166,7 +175,9 @@ class LexicalIndex:
         terms, stops = self._query_words(query)
         total = max(self.size, 1)
         frequencies = [self._frequency(term) for term in terms]
-        known = [stop or frequency > 0 for stop, frequency in zip(stops, frequencies, strict=True)]
+        # A stop word of the list ("多少") is a known word for `_boundary`; a pair merely holding a function
+        # character ("城有") is not, or "长城有多长" would lose 长城, the word it is about.
+        known = [frequency > 0 or term in wide_stopwords() for term, frequency in zip(terms, frequencies, strict=True)]
         found: dict[str, float] = {}
         for index, (term, frequency) in enumerate(zip(terms, frequencies, strict=True)):
             if stops[index] or (frequency == 0 and _boundary(terms, known, index)):
