@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from botyard.answering.base import Turn
 from botyard.answering.text import content_words, words
-from botyard.retrieval.lexical import content_text
+from botyard.retrieval.language import is_stopword
 
 _POINTING_BACK_TEXT = "it its it's they them their theirs that this those these he she him her there then same"
 _POINTING_BACK = frozenset(_POINTING_BACK_TEXT.split())
@@ -49,9 +49,9 @@ def names_subject(query: str) -> bool:
 
 
 def _content(query: str) -> list[str]:
-    """The query's content words, without the stop words of any language tantivy lists ("und die Komfort-Variante?"
+    """The query's content words, without the stop words of any language with a list ("und die Komfort-Variante?"
     names two things, not four)."""
-    return content_text(query).split()
+    return [word for word in words(query) if len(word) > 1 and not is_stopword(word)]
 
 
 def search_query(query: str, history: Sequence[Turn]) -> str:

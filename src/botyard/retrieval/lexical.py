@@ -4,17 +4,22 @@ tantivy (Rust) answers a top-k BM25 query in about half a millisecond at 100k ch
 and it behaves the same whatever database holds the truth, which a database's own full-text search would not.
 
 The query is built here rather than by tantivy's query parser: an end user's text (`C++?`, `"AND"`, `title:x`)
-must never be query syntax. The query and the documents go through one analyzer that we own (tokens, lowercase,
-ASCII folding, English stemming), so the terms we look up are exactly the indexed ones, and we can compute each
-query's largest possible BM25 score from the document frequencies: the raw score divided by it is a number in
-[0, 1] that means the same in every chatbot, which the fusion and the relevance gate need.
+must never be query syntax. Texts are analysed here, in the language of each (`language`: German words get German
+stems, Chinese is read as character pairs), and indexed as the terms this gives, so the terms we look up are exactly
+the indexed ones, and we can compute each query's largest possible BM25 score from the document frequencies: the
+raw score divided by it is a number in [0, 1] that means the same in every chatbot, which the fusion and the
+relevance gate need.
+
+Which language a text is read in: its own when it is one of the chatbot's languages (`LANGUAGE_SHARE`), else the
+chatbot's main one, so that a question too short to show its language ("Preis Kette?"), or one that reads as Dutch
+to a stop-word count, is still read in the German of a German chatbot's knowledge, and meets the same stems.
+A question's unseen word within a typo of a known one counts as that word (`spelling`), for BM25 and for `weights`.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import re
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -22,92 +27,63 @@ import numpy as np
 import numpy.typing as npt
 import tantivy
 
-from botyard.passages import content_words
+from botyard.passages import words
+from botyard.retrieval.language import (
+    ENGLISH,
+    LATIN_STEMMED,
+    UNSPACED,
+    analyzer,
+    detect,
+    is_stopword,
+    segment,
+    wide_stopwords,
+)
+from botyard.retrieval.spelling import Speller
 
-ANALYZER = "botyard_en"
+TERMS = "botyard_terms"
 BODY = "body"
 ROW = "row"
 SOURCE = "source"
 K1 = 1.2
 """tantivy's BM25 term-frequency saturation: a term's contribution is at most idf * (K1 + 1)."""
+LANGUAGE_SHARE = 0.1
+"""A language is one of a chatbot's when at least this share of its chunks are in it: a few chunks that read as
+another language (a list of Spanish team names in English prose) make none."""
+
+__all__ = ["Document", "LexicalIndex", "analyzer", "index_terms", "segment"]
 
 
-def analyzer(stem: bool = True) -> tantivy.TextAnalyzer:
-    """Words split on non-alphanumerics, long tokens dropped, lowercased, accents folded, English stems.
+def index_terms(text: str, language: str | None = None) -> set[str]:
+    """The terms of `text` as an index reads it in `language`: what the answerer compares with the question's.
 
-    Stemming was measured on msmarco-5k (bench/retrieval.py): nDCG@10 0.731 with it, 0.718 without.
+    Without a language, the text's own; a sentence is too short to tell German from Dutch reliably (8% of
+    xquad-de's questions count as many Dutch or Danish stop words as German ones), so a text that is not plainly
+    English (or of a script of its own) gets the terms of every Latin-script stemmer: a superset that holds the
+    terms its chatbot's index gave it.
     """
-    builder = (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
-        .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.ascii_fold())
-    )
-    if stem:
-        builder = builder.filter(tantivy.Filter.stemmer("english"))
-    return builder.build()
-
-
-STOPWORD_LANGUAGES = (
-    "danish", "dutch", "english", "finnish", "french", "german", "hungarian",
-    "italian", "norwegian", "portuguese", "russian", "spanish", "swedish",
-)  # fmt: skip
-"""tantivy's built-in stop word lists: a question's words that say nothing of its subject, in any of them."""
-# Han, Hiragana, Katakana: scripts written without spaces between words.
-_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-
-
-def segment(text: str) -> str:
-    """`text` with each run of Chinese or Japanese characters written as its overlapping character pairs
-    ("明前龙井" -> "明前 前龙 龙井"), the classic CJK indexing unit: without it, a whole sentence is one token and
-    matches nothing. A lone character stays itself."""
-
-    def pairs(match: re.Match[str]) -> str:
-        run = match[0]
-        return " " + (run if len(run) == 1 else " ".join(run[i : i + 2] for i in range(len(run) - 1))) + " "
-
-    return _UNSPACED.sub(pairs, text)
-
-
-@functools.cache
-def _shared_analyzer() -> tantivy.TextAnalyzer:
-    return analyzer()
-
-
-@functools.cache
-def _stopwords() -> tantivy.TextAnalyzer:
-    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.lowercase())
-    for language in STOPWORD_LANGUAGES:
-        builder = builder.filter(tantivy.Filter.stopword(language))
-    return builder.build()
-
-
-def content_text(query: str) -> str:
-    """The words of `query` that say what it is about: stop words of every language with a list left out."""
-    return " ".join(_stopwords().analyze(" ".join(content_words(query)) or query))
-
-
-def index_terms(text: str) -> set[str]:
-    """The terms of `text` as a (stemmed) index sees them: what the answerer compares with the question's."""
-    return set(_shared_analyzer().analyze(segment(text)))
+    segmented = segment(text)
+    if language is None:
+        language = detect(text)
+        if language is None or (language in LATIN_STEMMED and language != ENGLISH):
+            return set().union(*(analyzer(each).analyze(segmented) for each in LATIN_STEMMED))
+    return set(analyzer(language).analyze(segmented))
 
 
 def _unspaced_pair(term: str) -> bool:
-    return len(term) == 2 and bool(_UNSPACED.fullmatch(term))
+    return len(term) == 2 and bool(UNSPACED.fullmatch(term))
 
 
-def _boundary(terms: Sequence[str], frequencies: Sequence[int], index: int) -> bool:
+def _boundary(terms: Sequence[str], known: Sequence[bool], index: int) -> bool:
     """Whether an unknown character pair lies between known ones (or a run's end): "满多少包邮" gives 满多 多少 少包
-    包邮, and 满多 and 少包 only join the ends of known words; two unknown pairs in a row ("紫砂 砂壶") are an
-    unknown word."""
+    包邮, and 满多 and 少包 only join the ends of known words (多少 is a stop word); two unknown pairs in a row
+    ("紫砂 砂壶") are an unknown word."""
     if not _unspaced_pair(terms[index]):
         return False
 
-    def known(other: int) -> bool:
-        outside = other < 0 or other >= len(terms) or not _unspaced_pair(terms[other])
-        return outside or frequencies[other] > 0
+    def around(other: int) -> bool:
+        return other < 0 or other >= len(terms) or not _unspaced_pair(terms[other]) or known[other]
 
-    return known(index - 1) and known(index + 1)
+    return around(index - 1) and around(index + 1)
 
 
 @dataclass(frozen=True)
@@ -125,18 +101,24 @@ class LexicalIndex:
     def __init__(self, documents: Sequence[Document], *, stem: bool = True) -> None:
         builder = tantivy.SchemaBuilder()
         # Frequencies without positions: BM25 needs no phrase positions, and the index stays about a third smaller.
-        builder.add_text_field(BODY, tokenizer_name=ANALYZER, index_option="freq")
+        builder.add_text_field(BODY, tokenizer_name=TERMS, index_option="freq")
         builder.add_text_field(SOURCE, tokenizer_name="raw", index_option="basic")
         builder.add_unsigned_field(ROW, fast=True)
         self._schema = builder.build()
-        self._analyzer = analyzer(stem)
+        self._stem = stem
+        detected = [detect(document.text) for document in documents]
+        self.languages, self.language = _languages(detected)
         self._index = tantivy.Index(self._schema)  # no path: in RAM
-        self._index.register_tokenizer(ANALYZER, self._analyzer)
+        # The documents arrive analysed (`_analyse`): the index only splits their terms apart again.
+        self._index.register_tokenizer(TERMS, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
         # One indexing thread: documents land in one segment in row order, the same on every run and backend.
         writer = self._index.writer(heap_size=64_000_000, num_threads=1)
-        for document in documents:
+        frequencies: Counter[str] = Counter()
+        for document, language in zip(documents, detected, strict=True):
+            terms = self._analyse(document.text, language)
+            frequencies.update(set(terms))
             entry = tantivy.Document()
-            entry.add_text(BODY, segment(document.text))
+            entry.add_text(BODY, " ".join(terms))
             entry.add_text(SOURCE, document.source_uuid)
             entry.add_unsigned(ROW, document.row)  # keyword arguments would make it a signed integer
             writer.add_document(entry)
@@ -144,26 +126,61 @@ class LexicalIndex:
         writer.wait_merging_threads()
         self._index.reload()
         self._searcher = self._index.searcher()
+        self._speller = Speller(frequencies)
         self.size = len(documents)
 
+    def _reading(self, detected: str | None) -> str:
+        """The language a text detected as `detected` is read in: its own if the chatbot's, else the main one."""
+        return detected if detected in self.languages else self.language
+
+    def _analyse(self, text: str, detected: str | None) -> list[str]:
+        return analyzer(self._reading(detected), self._stem).analyze(segment(text))
+
+    def _frequency(self, term: str) -> int:
+        return self._searcher.doc_freq(BODY, term) if self.size else 0
+
+    def _resolve(self, term: str) -> str:
+        """`term`, or the chatbot's term it is a typo of when it is unseen (`spelling`)."""
+        if not self.size or self._frequency(term):
+            return term
+        return self._speller.correct(term) or term
+
     def terms(self, query: str) -> list[str]:
-        """The query's distinct index terms, in order of first appearance."""
-        return list(dict.fromkeys(self._analyzer.analyze(segment(query))))
+        """The query's distinct index terms, in order of first appearance, typos read as what they stand for."""
+        return list(dict.fromkeys(self._resolve(term) for term in self._analyse(query, detect(query))))
 
     def analyze(self, text: str) -> set[str]:
         """The index terms of `text` (a passage's words, as the index sees them)."""
-        return set(self._analyzer.analyze(segment(text)))
+        return set(self._analyse(text, detect(text)))
+
+    def _query_words(self, query: str) -> tuple[list[str], list[bool]]:
+        """The query's terms in order (typos resolved), and whether each comes from a stop word."""
+        reader = analyzer(self._reading(detect(query)), self._stem)
+        terms: list[str] = []
+        stops: list[bool] = []
+        for word in words(segment(query)):
+            stop = len(word) <= 1 or is_stopword(word)
+            for term in reader.analyze(word):
+                terms.append(self._resolve(term))
+                stops.append(stop)
+        if all(stops):  # nothing but stop words ("what is this?"): they are all the question says
+            stops = [False] * len(stops)
+        return terms, stops
 
     def weights(self, query: str) -> dict[str, float]:
-        """The query's content terms (stopwords left out) with their BM25 idf in this chatbot: what each word says
-        about the question's subject here. A term the chatbot has never seen weighs the most, except a character
-        pair that only straddles two known words (`_boundary`)."""
-        terms = self._analyzer.analyze(content_text(segment(query)) or segment(query))
+        """The query's content terms (stop words of every language with a list left out, Chinese and Japanese
+        question words included) with their BM25 idf in this chatbot: what each word says about the question's
+        subject here. A term the chatbot has never seen weighs the most, except a character pair that only
+        straddles two known words or stop words (`_boundary`)."""
+        terms, stops = self._query_words(query)
         total = max(self.size, 1)
-        frequencies = [self._searcher.doc_freq(BODY, term) if self.size else 0 for term in terms]
+        frequencies = [self._frequency(term) for term in terms]
+        # A stop word of the list ("多少") is a known word for `_boundary`; a pair merely holding a function
+        # character ("城有") is not, or "长城有多长" would lose 长城, the word it is about.
+        known = [frequency > 0 or term in wide_stopwords() for term, frequency in zip(terms, frequencies, strict=True)]
         found: dict[str, float] = {}
         for index, (term, frequency) in enumerate(zip(terms, frequencies, strict=True)):
-            if frequency == 0 and _boundary(terms, frequencies, index):
+            if stops[index] or (frequency == 0 and _boundary(terms, known, index)):
                 continue
             found[term] = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
         return found
@@ -175,7 +192,7 @@ class LexicalIndex:
         total = max(self.size, 1)
         bound = 0.0
         for term in terms:
-            frequency = self._searcher.doc_freq(BODY, term) if self.size else 0
+            frequency = self._frequency(term)
             bound += math.log(1 + (total - frequency + 0.5) / (frequency + 0.5)) * (K1 + 1)
         return bound
 
@@ -205,3 +222,11 @@ class LexicalIndex:
         rows = np.array(self._searcher.fast_field_values(ROW, addresses), dtype=np.int64)
         scores = np.array([score for score, _ in hits], dtype=np.float32)
         return rows, scores, self.max_score(terms)
+
+
+def _languages(detected: Sequence[str | None]) -> tuple[frozenset[str], str]:
+    """The chatbot's languages (`LANGUAGE_SHARE`) and its main one (English when none shows)."""
+    counts = Counter(language for language in detected if language is not None)
+    languages = frozenset(language for language, count in counts.items() if count >= LANGUAGE_SHARE * len(detected))
+    main = min(counts.items(), key=lambda item: (-item[1], item[0] != ENGLISH, item[0]))[0] if counts else ENGLISH
+    return languages | {main}, main

@@ -1,0 +1,62 @@
+"""Typos: a question's word the knowledge never uses, read as the knowledge's word it is one slip away from.
+
+"root canel", "free triel", "ClearStep alingers" match nothing as typed, and a word the knowledge never uses weighs
+the most in the relevance decision, so one typo would sink an answerable question. An unseen term (as analysed:
+"alingers" is the stem "aling") counts as the chatbot's term at the smallest edit distance (a swap of two neighbouring
+letters counts as one edit) when that distance is at most 1 for terms of 5 to 7 letters and 2 for terms of 8 or more;
+shorter terms are never corrected (at 4 letters one edit turns most words into another word). Among equally close
+terms the most frequent in the knowledge wins, then the first in alphabetical order. Only terms of letters are
+corrected: numbers, codes and Chinese or Japanese character pairs are exact.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from botyard.retrieval.language import UNSPACED
+
+ONE_EDIT = 5
+"""Terms of at least this many letters can be one edit away from the term meant."""
+TWO_EDITS = 8
+"""Terms of at least this many letters can be two edits away."""
+
+
+def allowed_edits(term: str) -> int:
+    """How many edits `term` may be from the term meant (0: it is taken as typed)."""
+    if not term.isalpha() or UNSPACED.search(term):
+        return 0
+    return 2 if len(term) >= TWO_EDITS else 1 if len(term) >= ONE_EDIT else 0
+
+
+class Speller:
+    """The chatbot's terms by length, and how often each is used (its document frequency)."""
+
+    def __init__(self, frequencies: Mapping[str, int]) -> None:
+        self._frequencies = frequencies
+        self._by_length: dict[int, list[str]] = defaultdict(list)
+        for term in sorted(frequencies):
+            if len(term) >= ONE_EDIT - 1 and term.isalpha() and not UNSPACED.search(term):
+                self._by_length[len(term)].append(term)
+
+    def correct(self, term: str) -> str | None:
+        """The chatbot's term that unseen `term` stands for, or None (see the module)."""
+        edits = allowed_edits(term)
+        if not edits:
+            return None
+        best: tuple[int, int, str] | None = None
+        for candidate, distance in self._near(term, edits):
+            key = (distance, -self._frequencies[candidate], candidate)
+            if best is None or key < best:
+                best = key
+        return best[2] if best else None
+
+    def _near(self, term: str, edits: int) -> Iterable[tuple[str, int]]:
+        for length in range(len(term) - edits, len(term) + edits + 1):
+            choices = self._by_length.get(length)
+            if choices:
+                found = process.extract(term, choices, scorer=OSA.distance, score_cutoff=edits, limit=None)
+                yield from ((candidate, int(distance)) for candidate, distance, _ in found)

@@ -1,0 +1,104 @@
+# ruff: noqa: RUF001  (Chinese punctuation is what Chinese questions are written with)
+"""Lexical analysis in every language: stems of the text's language, CJK question words, typos, mixed languages."""
+
+from __future__ import annotations
+
+from botyard.retrieval.language import detect
+from botyard.retrieval.lexical import Document, LexicalIndex, index_terms
+from botyard.retrieval.relevance import coverage
+
+GERMAN = [
+    "Versand: Ab 49 € Bestellwert liefern wir die Fahrräder montiert und versandkostenfrei.",
+    "Der Reifenwechsel kostet 15 €. Wir wechseln Reifen aller Größen, auch an E-Scootern.",
+    "Öffnungszeiten: Montag bis Freitag von 9 bis 18 Uhr, am Samstag von 10 bis 14 Uhr.",
+]
+CHINESE = [
+    "大陆地区订单满299元包邮，不满299元收取运费12元。",
+    "明前龙井每罐售价368元，每罐125克。",
+    "在线客服每天9:00至21:00在线。",
+]
+ENGLISH = [
+    "A root canal treatment takes about 90 minutes and costs $950.",
+    "ClearStep aligners are worn 22 hours a day and changed every two weeks.",
+    "Our free trial lasts 14 days; no card is needed to start it.",
+]
+
+
+def index_of(texts: list[str]) -> LexicalIndex:
+    return LexicalIndex([Document(row, "source", text) for row, text in enumerate(texts)])
+
+
+def best_row(index: LexicalIndex, query: str) -> int:
+    rows, _, _ = index.search(query, 3)
+    return int(rows[0])
+
+
+def test_languages_are_told_by_script_then_by_stop_words() -> None:
+    assert detect("Wie lange dauert eine Reparatur?") == "german"
+    assert detect("How long does a repair take?") == "english"
+    assert detect("¿Cuánto cuesta el envío de los pedidos a Madrid?") == "spanish"
+    assert detect("满多少包邮？") == "cjk"
+    assert detect("Сколько стоит доставка?") == "russian"
+    assert detect("كم سعر الشحن؟") == "arabic"
+    assert detect("Preis Kette?") is None  # no stop word: read in the chatbot's language
+
+
+def test_a_german_inflected_form_matches_its_stem() -> None:
+    index = index_of(GERMAN)
+    assert index.language == "german"
+    assert best_row(index, "Versand für ein Fahrrad?") == 0
+    weights = index.weights("Versand für ein Fahrrad?")
+    assert coverage(weights, index.analyze(GERMAN[0])) == 1.0
+    # A question without a stop word is read in the chatbot's German too.
+    assert "fahrrad" in index.terms("Fahrräder Preis")
+    # The answerer's terms of a German sentence, without the index, hold the index's own terms of it.
+    assert index.analyze(GERMAN[0]) <= index_terms(GERMAN[0])
+
+
+def test_a_chinese_questions_function_words_do_not_sink_its_coverage() -> None:
+    index = index_of(CHINESE)
+    weights = index.weights("满多少包邮？")
+    assert "多少" not in weights
+    assert coverage(weights, index.analyze(CHINESE[0])) == 1.0
+    assert best_row(index, "满多少包邮？") == 0
+    assert coverage(index.weights("客服什么时候在线？"), index.analyze(CHINESE[2])) == 1.0
+
+
+def test_a_typo_counts_as_the_word_it_misspells() -> None:
+    index = index_of(ENGLISH)
+    for query, row, term in (
+        ("root canel", 0, "canal"),
+        ("ClearStep alingers", 1, "align"),
+        ("free triel", 2, "trial"),
+    ):
+        assert best_row(index, query) == row
+        assert term in index.weights(query)
+        assert coverage(index.weights(query), index.analyze(ENGLISH[row])) == 1.0
+    # Short words are taken as typed: at four letters one edit makes another word.
+    assert "cart" in index.weights("cart")
+    # A word one edit from nothing the chatbot has stays unknown, and weighs the most.
+    weights = index.weights("botox treatment")
+    assert weights["botox"] == max(weights.values())
+
+
+def test_a_question_in_another_language_than_the_knowledge_is_answered_without_error() -> None:
+    for texts, query in (
+        (GERMAN, "How much is a tyre change?"),
+        (ENGLISH, "满多少包邮？"),
+        (CHINESE, "Was kostet das?"),
+    ):
+        index = index_of(texts)
+        index.search(query, 3)
+        weights = index.weights(query)
+        for text in texts:
+            coverage(weights, index.analyze(text))
+    empty = index_of([])
+    assert empty.search("Fahrrad", 3)[0].size == 0
+    assert empty.weights("满多少包邮？")
+
+
+def test_a_mixed_chatbot_reads_each_chunk_in_its_own_language() -> None:
+    index = index_of(GERMAN + ENGLISH)
+    assert {"german", "english"} <= index.languages
+    assert best_row(index, "Liefert ihr Fahrräder?") == 0
+    assert best_row(index, "how long is the trial?") == len(GERMAN) + 2
