@@ -39,7 +39,8 @@ chatbot's knowledge version is bumped (`ChunkRepository.bump_version`, as ingest
 - Vectors: MiniLM (the service's own model) embeds one short text of each theme's 8 words, once. A document's
   vector is its theme's plus Gaussian noise, a chunk's is its document's plus noise, renormalised (a cosine of
   about 0.94 to the theme); `chunk.embedder` is MiniLM's name, so the service's dense index uses them, and they
-  lie where MiniLM puts questions made of those words.
+  lie where MiniLM puts questions made of those words. Each passage of a chunk gets the chunk's vector plus noise,
+  stored as ingestion stores passage vectors (the offline answerer reads them for the chunks it quotes).
 - Questions: 80% (`--off-topic`) are made of 3-4 theme words of a random chunk in templates such as "Is there
   anything about A, B or C?"; the rest are the chit-chat and off-domain questions of bench/retrieval.py. The
   report shows how many on-topic questions were answered (the rest got the no-knowledge reply: the relevance gate
@@ -99,11 +100,12 @@ from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.config import Settings
 from botyard.db.base import new_uuid
 from botyard.db.session import Database as ServiceDatabase
-from botyard.embedding import encode_vector
+from botyard.embedding import encode_matrix, encode_vector
 from botyard.embedding.minilm import NAME as MINILM_NAME
 from botyard.embedding.minilm import MiniLMEmbedder, default_tokenizer_path
 from botyard.ingestion.repository import ChunkRepository
 from botyard.models import Chunk, DataSource
+from botyard.passages import passages
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL_TTFB_P95_MS = {10_000: 50.0, 100_000: 100.0}
@@ -216,6 +218,7 @@ class Knowledge:
     def __init__(self, vocabulary: Vocabulary, themes: Themes, chatbot: str, seed: int) -> None:
         self.vocabulary, self.themes, self.chatbot = vocabulary, themes, chatbot
         self.rng = np.random.default_rng(seed)
+        self.passage_rng = np.random.default_rng(seed + 1)  # its own stream: the texts and questions stay the same
         self.asked: list[list[str]] = []
         self.documents = 0
 
@@ -225,6 +228,12 @@ class Knowledge:
         while len(batch.chunks) < chunks:
             self._document(batch, min(int(self.rng.integers(4, 17)), chunks - len(batch.chunks)))
         return batch
+
+    def _passage_vectors(self, text: str, chunk_vector: npt.NDArray[np.float32]) -> bytes:
+        """One vector per passage of the chunk, as ingestion stores them: the chunk's plus noise, renormalised."""
+        count = len(passages(text))
+        noise = self.passage_rng.normal(0, CHUNK_NOISE, (count, chunk_vector.shape[0]))
+        return encode_matrix(_normalised(np.asarray(chunk_vector + noise, dtype=np.float32)))
 
     def _document(self, batch: Batch, chunks: int) -> None:
         rng, vocabulary = self.rng, self.vocabulary
@@ -252,6 +261,7 @@ class Knowledge:
                     "text": text,
                     "tokens": estimate,
                     "embedding": encode_vector(vectors[position]),
+                    "passage_vectors": self._passage_vectors(text, vectors[position]),
                     "embedder": MINILM_NAME,
                 }
             )

@@ -7,12 +7,12 @@ A BEIR-layout dataset (`corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`) is loa
 `POST /api/v1/chatbot/{uuid}/retrieve` once per method. A passage that is split into several chunks counts once,
 at its best rank. Graded relevance counts as gain (BEIR's nDCG). The endpoint's p50 latency is printed too.
 
-`--calibrate` also measures the relevance gate: for each query, the best score with its judged passages present
-("the chatbot knows") and with them hidden ("it does not": an agent whose sources are all the others), plus a set
-of chit-chat and off-domain questions; it prints, per method, the threshold with the best balanced accuracy.
+`--relevance` also measures the relevance decision at each strictness: the share of queries found answerable with
+their judged passages present ("the chatbot knows"), and declined with them hidden (an agent whose sources are all
+the others: what is left is on neighbouring topics) and for a set of chit-chat and off-domain questions.
 
     python bench/retrieval.py /work/shared/data/retrieval/msmarco-5k
-    python bench/retrieval.py DATASET --calibrate --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
+    python bench/retrieval.py DATASET --relevance --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
 """
 
 from __future__ import annotations
@@ -151,50 +151,48 @@ def evaluate(loaded: Loaded, queries: dict[str, str], qrels: dict[str, dict[str,
         )
 
 
-def best_score(result: dict[str, Any]) -> float:
-    return float(result["chunks"][0]["score"]) if result["chunks"] else -1.0
+def decided(loaded: Loaded, query: str, strictness: str, agent: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"query": query, "top_k": 8, "strictness": strictness}
+    if agent:
+        body["agent_uuid"] = agent
+    response = loaded.client.post(f"/api/v1/chatbot/{loaded.bot}/retrieve", json=body)
+    response.raise_for_status()
+    decision: dict[str, Any] = response.json()["decision"]
+    return decision
 
 
-def calibrate(loaded: Loaded, queries: dict[str, str], qrels: dict[str, dict[str, int]]) -> None:
-    """Positives: queries on the full corpus. Negatives: the same queries without their judged passages, and
-    off-domain questions. Prints the threshold with the best balanced accuracy (lowest among equals)."""
+def relevance(
+    loaded: Loaded, queries: dict[str, str], qrels: dict[str, dict[str, int]], dump: Path | None = None
+) -> None:
+    """The relevance decision as answering makes it, at each strictness: the share of queries it finds answerable
+    on the full corpus ("knows"), and the share it declines without their judged passages (an agent whose sources
+    are all the others: "hidden", the hard case of neighbouring topics) and for off-domain questions."""
     source_of = {doc: source for source, docs in loaded.docs_of_source.items() for doc in docs}
     every_source = list(loaded.docs_of_source)
-    scores: dict[str, tuple[list[float], list[float]]] = {method: ([], []) for method in METHODS}
-    for query_id, query in queries.items():
+    agents: dict[str, str] = {}
+    for query_id in queries:
         hidden = {source_of[doc] for doc in qrels[query_id] if doc in source_of}
-        agent = (
-            loaded.client.post(
-                f"/api/v1/chatbot/{loaded.bot}/agent/create",
-                json={"name": f"without {query_id}", "type": "user-facing"},
-            )
-            .raise_for_status()
-            .json()["uuid"]
+        created = loaded.client.post(
+            f"/api/v1/chatbot/{loaded.bot}/agent/create", json={"name": f"without {query_id}", "type": "user-facing"}
         )
-        others = [source for source in every_source if source not in hidden]
-        update = {"data_source_uuids": others, "use_all_sources": False}
-        loaded.client.post(f"/api/v1/agent/{agent}/update", json=update).raise_for_status()
-        for method in METHODS:
-            scores[method][0].append(best_score(loaded.retrieve(query, method, 1)))
-            scores[method][1].append(best_score(loaded.retrieve(query, method, 1, agent)))
-    for query in OFF_DOMAIN:
-        for method in METHODS:
-            scores[method][1].append(best_score(loaded.retrieve(query, method, 1)))
-    print(f"\n{'method':<8} {'threshold':>9} {'knows':>6} {'declines':>8}   (best score: positives / negatives)")
-    for method, (positives, negatives) in scores.items():
-        candidates = sorted(set(positives + negatives))
-
-        def balanced(threshold: float, positives: list[float] = positives, negatives: list[float] = negatives) -> float:
-            hit = sum(score >= threshold for score in positives) / len(positives)
-            reject = sum(score < threshold for score in negatives) / len(negatives)
-            return (hit + reject) / 2
-
-        best = max(candidates, key=lambda threshold: (balanced(threshold), -threshold))
-        hit = sum(score >= best for score in positives) / len(positives)
-        reject = sum(score < best for score in negatives) / len(negatives)
+        agents[query_id] = created.raise_for_status().json()["uuid"]
+        update = {"data_source_uuids": [s for s in every_source if s not in hidden], "use_all_sources": False}
+        loaded.client.post(f"/api/v1/agent/{agents[query_id]}/update", json=update).raise_for_status()
+    if dump:
+        rows = []
+        for query_id, query in queries.items():
+            rows.append({"kind": "knows", "query": query, **decided(loaded, query, "balanced")})
+            rows.append({"kind": "hidden", "query": query, **decided(loaded, query, "balanced", agents[query_id])})
+        rows += [{"kind": "off", "query": query, **decided(loaded, query, "balanced")} for query in OFF_DOMAIN]
+        dump.write_text(json.dumps(rows, indent=1))
+    print(f"\n{'strictness':<10} {'knows':>6} {'declines hidden':>16} {'declines off-domain':>20}")
+    for strictness in ("loose", "balanced", "strict"):
+        knows = [decided(loaded, query, strictness)["relevant"] for query in queries.values()]
+        without = [not decided(loaded, q, strictness, agents[qid])["relevant"] for qid, q in queries.items()]
+        off = [not decided(loaded, query, strictness)["relevant"] for query in OFF_DOMAIN]
         print(
-            f"{method:<8} {best:>9.3f} {hit:>6.0%} {reject:>8.0%}   "
-            f"median {statistics.median(positives):.3f} / {statistics.median(negatives):.3f}"
+            f"{strictness:<10} {sum(knows) / len(knows):>6.0%} {sum(without) / len(without):>16.0%} "
+            f"{sum(off) / len(off):>20.0%}"
         )
 
 
@@ -211,7 +209,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path, help="a BEIR-layout directory (corpus.jsonl, queries.jsonl, qrels/)")
     parser.add_argument("--postgres-url", help="run on a new database of this PostgreSQL server (default: SQLite)")
-    parser.add_argument("--calibrate", action="store_true", help="also measure the relevance gate's threshold")
+    parser.add_argument("--relevance", action="store_true", help="also measure the relevance decision")
+    parser.add_argument("--dump", type=Path, help="with --relevance: write every decision (balanced) to this file")
     parser.add_argument("--limit", type=int, default=0, help="load only the first N passages (a quick look)")
     args = parser.parse_args()
     corpus, queries, qrels = read_dataset(args.dataset)
@@ -226,8 +225,8 @@ def main() -> None:
         ):
             loaded = load(client, corpus)
             evaluate(loaded, queries, qrels)
-            if args.calibrate:
-                calibrate(loaded, queries, qrels)
+            if args.relevance:
+                relevance(loaded, queries, qrels, args.dump)
 
 
 if __name__ == "__main__":

@@ -40,10 +40,11 @@ class Quoted:
     score: float
 
 
-def _score(weights: Mapping[str, float], passage: Passage, meaning: float) -> float:
-    own = index_terms(passage.text)
-    heading = index_terms(passage.heading) - own if passage.heading else set()
-    matched = coverage(weights, own) + HEADING_SHARE * coverage(weights, heading)
+def _score(
+    weights: Mapping[str, float], passage: Passage, meaning: float, heading_terms: set[str], language: str | None
+) -> float:
+    own = index_terms(passage.text, language)
+    matched = coverage(weights, own) + HEADING_SHARE * coverage(weights, heading_terms - own)
     # Very short fragments ("Day — Hours") rarely answer anything on their own.
     brevity = 0.5 if len(words(passage.text)) < 3 else 1.0
     return matched * brevity + MEANING_SHARE * meaning
@@ -58,9 +59,14 @@ def candidates(hits: Sequence[CitedHit], weights: Mapping[str, float]) -> list[Q
         similarity = cited.hit.passage_similarity
         # Each passage's own cosine when its vectors are stored for this very text; else its chunk's.
         meanings = similarity if similarity is not None and len(similarity) == len(split) else None
+        language = cited.hit.language
+        headings: dict[str, set[str]] = {}  # the passages of a chunk share a few headings: each analysed once
         for passage in split:
             meaning = max(meanings[passage.position], 0.0) if meanings is not None else chunk_meaning
-            found.append(Quoted(rank, passage, _score(weights, passage, meaning)))
+            if passage.heading not in headings:
+                headings[passage.heading] = index_terms(passage.heading, language) if passage.heading else set()
+            score = _score(weights, passage, meaning, headings[passage.heading], language)
+            found.append(Quoted(rank, passage, score))
     return found
 
 

@@ -30,6 +30,8 @@ class Hit:
     passage_similarity: tuple[float, ...] | None = None
     """The cosine of the question with each of the chunk's passages (`botyard.passages.passages(text)`, in order),
     for the best few hits when the model reads the question and the passages have vectors; else None."""
+    language: str | None = None
+    """The language the index reads the chunk in (`retrieval.language`): the answerer reads its passages so."""
     coverage: float = 0.0
     """The share of the question's weighted words the chunk (with its heading and title) contains (`relevance`)."""
 

@@ -114,6 +114,8 @@ class LexicalIndex:
         # One indexing thread: documents land in one segment in row order, the same on every run and backend.
         writer = self._index.writer(heap_size=64_000_000, num_threads=1)
         frequencies: Counter[str] = Counter()
+        self.readings = [self._reading(language) for language in detected]
+        """The language each row is read in (by row), so a hit's text is analysed again without detecting it."""
         for document, language in zip(documents, detected, strict=True):
             terms = self._analyse(document.text, language)
             frequencies.update(set(terms))
@@ -149,8 +151,11 @@ class LexicalIndex:
         """The query's distinct index terms, in order of first appearance, typos read as what they stand for."""
         return list(dict.fromkeys(self._resolve(term) for term in self._analyse(query, detect(query))))
 
-    def analyze(self, text: str) -> set[str]:
-        """The index terms of `text` (a passage's words, as the index sees them)."""
+    def analyze(self, text: str, row: int | None = None) -> set[str]:
+        """The index terms of `text` (a passage's words, as the index sees them); read in the language of `row`
+        when the text is that row's (no detection)."""
+        if row is not None:
+            return set(analyzer(self.readings[row], self._stem).analyze(segment(text)))
         return set(self._analyse(text, detect(text)))
 
     def _query_words(self, query: str) -> tuple[list[str], list[bool]]:

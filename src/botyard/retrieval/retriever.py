@@ -86,7 +86,14 @@ class Retriever:
         hits = _hits(index, ranked, weights)
         if vector is not None and self.embedder is not None:
             hits = await self._with_passages(RetrievalRepository(db), hits, vector)
-        evidence = [Evidence(similarity(hit.scores.get("dense", math.nan)), hit.coverage) for hit in hits]
+        evidence = [
+            Evidence(
+                similarity(hit.scores.get("dense", math.nan)),
+                hit.coverage,
+                max(hit.passage_similarity) if hit.passage_similarity else None,
+            )
+            for hit in hits
+        ]
         assessment = assess(evidence, strictness)
         return Retrieval(
             hits=hits, relevant=assessment.relevant, method=used.value, assessment=assessment, term_weights=weights
@@ -199,7 +206,8 @@ def _hits(index: ChatbotIndex, ranked: Ranked, weights: dict[str, float]) -> lis
                 scores=scores,
                 source_meta=row.source_meta,
                 tokens=row.tokens,
-                coverage=coverage(weights, index.lexical.analyze(lexical_text(row))),
+                coverage=coverage(weights, index.lexical.analyze(lexical_text(row), row_id)),
+                language=index.lexical.readings[row_id],
             )
         )
     return hits
