@@ -27,6 +27,17 @@ def test_similarity_and_coverage_add_up_and_the_best_of_the_judged_hits_decides(
     assert "similarity 0.30 + coverage of the question's words 0.15 = 0.45, at least the 0.40" in decision.explanation
 
 
+def test_the_bar_rises_with_what_unrelated_questions_find_in_the_knowledge() -> None:
+    evidence = [Evidence(0.5, 0.5)]  # 1.0
+    small = [0.05, 0.1, 0.1, 0.2, 0.25]  # a few pages: unrelated questions find nothing
+    large = [0.6, 0.7, 0.8, 0.9, 1.1, 1.2]  # thousands of web passages: their words are always somewhere
+    assert assess(evidence, Strictness.BALANCED, small).required == REQUIRED[Strictness.BALANCED]
+    crowded = assess(evidence, Strictness.BALANCED, large)
+    assert crowded.required == pytest.approx(1.05) and not crowded.relevant
+    assert assess(evidence, Strictness.LOOSE, large).required == pytest.approx(0.85)
+    assert assess(evidence, Strictness.STRICT, large).required == pytest.approx(1.2)
+
+
 def test_each_strictness_asks_for_more_evidence() -> None:
     evidence = [Evidence(0.35, 0.1)]  # 0.45
     verdicts = {strictness: assess(evidence, strictness).relevant for strictness in Strictness}

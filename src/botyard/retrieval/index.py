@@ -69,6 +69,8 @@ class ChatbotIndex:
             [source_ids.setdefault(row.data_source_uuid, len(source_ids)) for row in self.rows], dtype=np.int64
         )
         self._source_ids = source_ids
+        self.unrelated: tuple[float, ...] = ()
+        """The evidence unrelated questions find here (`baseline`), set once by whoever built the index."""
 
     @property
     def size(self) -> int:

@@ -24,7 +24,8 @@ yet, or a question the model cannot read) the evidence is the coverage alone.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Set
+import statistics
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -43,6 +44,10 @@ UNRELATED = 0.25
 """With passage vectors, some passage must be closer to the question than this: the bundled MiniLM puts unrelated
 sentences at a cosine of about 0 to 0.2. Words alone can match (a chit-chat question's common words are in any large
 knowledge base); this asks that something be said about the question too."""
+
+QUANTILE = {Strictness.LOOSE: 0.5, Strictness.BALANCED: 0.75, Strictness.STRICT: 1.0}
+"""Which of the unrelated questions' evidence in this knowledge (`baseline`) a question must beat: the median one
+(loose), all but the most successful quarter (balanced), every one (strict)."""
 
 JUDGED_HITS = 4
 """Only the best few chunks are judged: the offline answerer quotes from no others."""
@@ -78,6 +83,7 @@ class Assessment:
     score: float
     """The best chunk's evidence (similarity + coverage)."""
     required: float
+    """The evidence asked for: the strictness's level, or what unrelated questions reach here if that is more."""
     best: int | None = None
     """Index of the best-evidenced hit."""
     evidence: Evidence | None = None
@@ -99,7 +105,8 @@ class Assessment:
         return (
             f"Best passage: similarity {self.evidence.similarity:.2f} + coverage of the question's words "
             f"{self.evidence.coverage:.2f} = {self.score:.2f}, {'at least' if self.relevant else 'below'} the "
-            f"{self.required:.2f} this strictness requires: {verdict}."
+            f"{self.required:.2f} required here (the strictness, or what unrelated questions reach in this "
+            f"knowledge if more): {verdict}."
         )
 
 
@@ -111,9 +118,22 @@ def coverage(weights: Mapping[str, float], terms: Set[str]) -> float:
     return sum(weight for term, weight in weights.items() if term in terms) / total
 
 
-def assess(evidence: list[Evidence], strictness: Strictness = Strictness.BALANCED) -> Assessment:
-    """The decision from the evidence of the hits, best-ranked first (only the first `JUDGED_HITS` count)."""
-    required = REQUIRED[strictness]
+def unrelated_bar(unrelated: Sequence[float], strictness: Strictness) -> float:
+    """The evidence the `QUANTILE` share of the unrelated questions reaches in this knowledge; 0 without any."""
+    if not unrelated:
+        return 0.0
+    ordered = sorted(unrelated)
+    if QUANTILE[strictness] >= 1.0:
+        return ordered[-1]
+    return float(statistics.quantiles(ordered, n=100, method="inclusive")[round(QUANTILE[strictness] * 100) - 1])
+
+
+def assess(
+    evidence: list[Evidence], strictness: Strictness = Strictness.BALANCED, unrelated: Sequence[float] = ()
+) -> Assessment:
+    """The decision from the evidence of the hits, best-ranked first (only the first `JUDGED_HITS` count), against
+    the strictness's own level or, where it is higher, what unrelated questions reach in this knowledge."""
+    required = round(max(REQUIRED[strictness], unrelated_bar(unrelated, strictness)), 4)
     judged = evidence[:JUDGED_HITS]
     if not judged:
         return Assessment(False, Reason.NOTHING_FOUND, 0.0, required)

@@ -26,10 +26,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.config import Settings
 from botyard.embedding import Embedder, EmbeddingError, Vectors, decode_matrix
 from botyard.retrieval.base import Hit, Retrieval
+from botyard.retrieval.baseline import UNRELATED_QUESTIONS, unrelated_evidence
 from botyard.retrieval.fusion import Method, Ranked
 from botyard.retrieval.index import ChatbotIndex, Search, lexical_text
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, coverage, similarity
-from botyard.retrieval.repository import RetrievalRepository
+from botyard.retrieval.repository import ChunkRow, RetrievalRepository
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,7 @@ class Retriever:
         self._cache: OrderedDict[str, ChatbotIndex] = OrderedDict()
         self._query_vectors: OrderedDict[str, Vectors] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._unrelated: list[Vectors | None] | None = None
 
     async def retrieve(
         self,
@@ -94,7 +96,7 @@ class Retriever:
             )
             for hit in hits
         ]
-        assessment = assess(evidence, strictness)
+        assessment = assess(evidence, strictness, index.unrelated)
         return Retrieval(
             hits=hits, relevant=assessment.relevant, method=used.value, assessment=assessment, term_weights=weights
         )
@@ -116,10 +118,11 @@ class Retriever:
                 return cached
             rows = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
             dimension = self.embedder.dimension if self.embedder else None
+            vectors = await self._unrelated_vectors()
             if len(rows) >= OFF_LOOP_ROWS:
-                index = await asyncio.to_thread(ChatbotIndex, version, rows, dimension)
+                index = await asyncio.to_thread(_build, version, rows, dimension, vectors)
             else:
-                index = ChatbotIndex(version, rows, dimension)
+                index = _build(version, rows, dimension, vectors)
             self._store(chatbot_uuid, index)
             log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
             return index
@@ -159,6 +162,12 @@ class Retriever:
                 hits[index] = replace(hit, passage_similarity=tuple(float(c) for c in cosines))
         return hits
 
+    async def _unrelated_vectors(self) -> list[Vectors | None]:
+        """The unrelated questions' vectors (`baseline`), embedded once per process."""
+        if self._unrelated is None:
+            self._unrelated = [await self.embed_query(question) for question in UNRELATED_QUESTIONS]
+        return self._unrelated
+
     def reads(self, query: str) -> bool:
         """Whether the model reads the query (`Embedder.reads`): if not, an English model and a Chinese question,
         its cosines are noise, and BM25 alone ranks and the relevance decision reads no similarity."""
@@ -185,6 +194,14 @@ class Retriever:
         if len(self._query_vectors) > QUERY_VECTORS:
             self._query_vectors.popitem(last=False)
         return vector
+
+
+def _build(version: int, rows: list[ChunkRow], dimension: int | None, unrelated: list[Vectors | None]) -> ChatbotIndex:
+    """A chatbot's index with what unrelated questions find in it (the relevance decision's bar)."""
+    index = ChatbotIndex(version, rows, dimension)
+    if index.size:
+        index.unrelated = unrelated_evidence(index, unrelated)
+    return index
 
 
 def _hits(index: ChatbotIndex, ranked: Ranked, weights: dict[str, float]) -> list[Hit]:
