@@ -27,6 +27,7 @@ async def retrieve(
         top_k=body.top_k,
         method=body.method,
         strictness=strictness,
+        explain=True,
     )
     return to_wire(retrieval, body, strictness)
 

@@ -129,6 +129,7 @@ def _all_stop_filter() -> tantivy.TextAnalyzer:
     return builder.build()
 
 
+@functools.lru_cache(maxsize=4096)
 def detect(text: str) -> str | None:
     """The language of `text` (see the module), or None when it shows none."""
     sample = text[:SAMPLE]

@@ -63,11 +63,14 @@ class Retriever:
         method: Method = Method.HYBRID,
         vector: Vectors | None = None,
         strictness: Strictness = Strictness.BALANCED,
+        explain: bool = False,
     ) -> Retrieval:
         """The `top_k` best chunks of the chatbot for `query`, best first, among `source_uuids` when given (None:
         all the chatbot's sources; the caller resolves an agent's `use_all_sources` / `data_source_uuids`), and
         the relevance decision on them (`relevance`, at the chatbot's `strictness`). `method` exists for
         measurements and hit testing.
+
+        `explain`: every hit's coverage, not only the judged ones' (hit testing shows them).
 
         `vector`: the query's vector from `embed_query`, computed before the caller opened `db`, so that no
         database connection is held while the model runs; computed here when not given."""
@@ -85,7 +88,7 @@ class Retriever:
         else:
             ranked = index.search(search)
         weights = index.lexical.weights(query)
-        hits = _hits(index, ranked, weights)
+        hits = _hits(index, ranked, weights, max(JUDGED_HITS, top_k if explain else 0))
         if vector is not None and self.embedder is not None:
             hits = await self._with_passages(RetrievalRepository(db), hits, vector)
         evidence = [
@@ -204,10 +207,12 @@ def _build(version: int, rows: list[ChunkRow], dimension: int | None, unrelated:
     return index
 
 
-def _hits(index: ChatbotIndex, ranked: Ranked, weights: dict[str, float]) -> list[Hit]:
+def _hits(index: ChatbotIndex, ranked: Ranked, weights: dict[str, float], covered: int) -> list[Hit]:
+    """The ranked rows as hits; the first `covered` with their coverage of the question (the decision reads the
+    best `JUDGED_HITS`; hit testing shows it for all)."""
     hits = []
-    for row_id, score, bm25, dense in zip(
-        ranked.rows.tolist(), ranked.score.tolist(), ranked.bm25.tolist(), ranked.dense.tolist(), strict=True
+    for rank, (row_id, score, bm25, dense) in enumerate(
+        zip(ranked.rows.tolist(), ranked.score.tolist(), ranked.bm25.tolist(), ranked.dense.tolist(), strict=True)
     ):
         row = index.rows[row_id]
         scores = {"bm25": bm25} | ({"dense": dense} if math.isfinite(dense) else {})
@@ -223,7 +228,7 @@ def _hits(index: ChatbotIndex, ranked: Ranked, weights: dict[str, float]) -> lis
                 scores=scores,
                 source_meta=row.source_meta,
                 tokens=row.tokens,
-                coverage=coverage(weights, index.lexical.analyze(lexical_text(row), row_id)),
+                coverage=coverage(weights, index.lexical.analyze(lexical_text(row), row_id)) if rank < covered else 0.0,
                 language=index.lexical.readings[row_id],
             )
         )

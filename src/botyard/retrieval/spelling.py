@@ -25,6 +25,10 @@ TWO_EDITS = 8
 """Terms of at least this many letters can be two edits away."""
 
 
+MEMO = 4096
+"""Corrections kept per index (an index is immutable, so they stay right)."""
+
+
 def allowed_edits(term: str) -> int:
     """How many edits `term` may be from the term meant (0: it is taken as typed)."""
     if not term.isalpha() or UNSPACED.search(term):
@@ -37,6 +41,8 @@ class Speller:
 
     def __init__(self, frequencies: Mapping[str, int]) -> None:
         self._frequencies = frequencies
+        self._corrected: dict[str, str | None] = {}
+        """Corrections made so far (a question's words are looked up for the search and again for the weights)."""
         self._by_length: dict[int, list[str]] = defaultdict(list)
         for term in sorted(frequencies):
             if len(term) >= ONE_EDIT - 1 and term.isalpha() and not UNSPACED.search(term):
@@ -44,6 +50,13 @@ class Speller:
 
     def correct(self, term: str) -> str | None:
         """The chatbot's term that unseen `term` stands for, or None (see the module)."""
+        if term not in self._corrected:
+            if len(self._corrected) >= MEMO:
+                self._corrected.clear()
+            self._corrected[term] = self._correct(term)
+        return self._corrected[term]
+
+    def _correct(self, term: str) -> str | None:
         edits = allowed_edits(term)
         if not edits:
             return None
