@@ -91,6 +91,7 @@ class AnswerRun:
                 top_k=TOP_K,
                 vector=vector,
                 strictness=self.prepared.strictness,
+                passages=not self.parts.answerer.model_decides,
             )
             if retrieval.hits and (retrieval.relevant or self.parts.answerer.model_decides):
                 source_uuids = list(dict.fromkeys(hit.data_source_uuid for hit in retrieval.hits))

@@ -46,17 +46,12 @@ class Decision(BaseModel):
     """The relevance decision exactly as answering makes it (offline, it decides whether the bot answers)."""
 
     relevant: bool
-    reason: Reason = Field(
-        description="`matched`; `weak_match` (too little evidence); `off_subject` (the words match, but no passage "
-        "is about the question); `nothing_found`."
-    )
+    reason: Reason = Field(description="`matched`; `weak_match` (less evidence than required); `nothing_found`.")
     score: float = Field(description="The best chunk's evidence: its similarity (cosine) plus its coverage.")
     required: float = Field(description="What the strictness asks the score to reach.")
     similarity: float | None = Field(description="The best chunk's cosine with the question (0: not read).")
     coverage: float | None = Field(description="The share of the question's weighted words the best chunk has.")
-    closest_passage: float | None = Field(
-        description="The highest cosine of a passage of the judged chunks with the question (None: no vectors)."
-    )
+
     best_chunk: str | None = Field(description="The uuid of the chunk the decision rests on.")
     explanation: str
 

@@ -54,7 +54,6 @@ def to_wire(retrieval: Retrieval, body: RetrieveRequest, strictness: Strictness)
         required=assessment.required,
         similarity=round(assessment.evidence.similarity, 4) if assessment.evidence else None,
         coverage=round(assessment.evidence.coverage, 4) if assessment.evidence else None,
-        closest_passage=round(assessment.closest_passage, 4) if assessment.closest_passage is not None else None,
         best_chunk=retrieval.hits[assessment.best].chunk_uuid if assessment.best is not None else None,
         explanation=assessment.explanation,
     )

@@ -14,11 +14,11 @@ A passage (a retrieved chunk) is judged on two things it says about the question
   documents) is poorly covered even where its other words match.
 
 The evidence of a chunk is the sum of both; the question is answerable when the best chunk's evidence reaches what
-the chatbot's strictness requires and, where the chunks' passages have vectors the model can compare with the
-question, one of them is closer to it than unrelated text is (`UNRELATED`). The default (balanced) asks for 0.4: a
-chunk with none of the question's words must be clearly on its subject, a chunk that names everything the question
-asks about passes at any similarity if a passage is about it. Without vectors (no embedder, chunks not embedded
-yet, or a question the model cannot read) the evidence is the coverage alone.
+the chatbot's strictness requires, and more than most unrelated questions find in this knowledge (`baseline`: in
+thousands of web passages, any question's words and a loosely related passage are somewhere). The default
+(balanced) asks for at least 0.4: a chunk with none of the question's words must be clearly on its subject, a chunk
+that names everything the question asks about passes at any similarity in a small knowledge base. Without vectors
+(no embedder, chunks not embedded yet, or a question the model cannot read) the evidence is the coverage alone.
 """
 
 from __future__ import annotations
@@ -40,11 +40,6 @@ REQUIRED = {Strictness.LOOSE: 0.3, Strictness.BALANCED: 0.4, Strictness.STRICT: 
 """The evidence each strictness asks of the best chunk (see the module). Balanced: similarity 0.4 alone (clearly
 on the subject), or coverage 0.4 alone (the question's most specific words are there)."""
 
-UNRELATED = 0.25
-"""With passage vectors, some passage must be closer to the question than this: the bundled MiniLM puts unrelated
-sentences at a cosine of about 0 to 0.2. Words alone can match (a chit-chat question's common words are in any large
-knowledge base); this asks that something be said about the question too."""
-
 QUANTILE = {Strictness.LOOSE: 0.5, Strictness.BALANCED: 0.75, Strictness.STRICT: 1.0}
 """Which of the unrelated questions' evidence in this knowledge (`baseline`) a question must beat: the median one
 (loose), all but the most successful quarter (balanced), every one (strict)."""
@@ -58,8 +53,6 @@ class Reason(StrEnum):
     """No chunk was retrieved (no knowledge, or none in the agent's sources)."""
     MATCHED = "matched"
     WEAK_MATCH = "weak_match"
-    OFF_SUBJECT = "off_subject"
-    """The words are there, but no passage is about the question (a chit-chat question's common words)."""
 
 
 @dataclass(frozen=True)
@@ -67,9 +60,6 @@ class Evidence:
     similarity: float
     """Cosine of the question and the chunk; 0 without vectors."""
     coverage: float
-    passage: float | None = None
-    """The cosine of the question and the chunk's closest passage; None without passage vectors (or when the
-    model cannot read the question)."""
 
     @property
     def score(self) -> float:
@@ -87,20 +77,12 @@ class Assessment:
     best: int | None = None
     """Index of the best-evidenced hit."""
     evidence: Evidence | None = None
-    closest_passage: float | None = None
-    """The highest passage cosine among the judged hits (None without passage vectors)."""
 
     @property
     def explanation(self) -> str:
         """The decision in one sentence, for hit testing and the playground."""
         if self.evidence is None:
             return "Nothing in the knowledge matched the question."
-        if self.reason is Reason.OFF_SUBJECT:
-            return (
-                f"The question's words are in the knowledge (evidence {self.score:.2f}), but no passage is about it: "
-                f"the closest is at similarity {self.closest_passage or 0:.2f}, under the {UNRELATED:.2f} of "
-                "unrelated text: not answerable."
-            )
         verdict = "answerable" if self.relevant else "not answerable"
         return (
             f"Best passage: similarity {self.evidence.similarity:.2f} + coverage of the question's words "
@@ -139,16 +121,9 @@ def assess(
         return Assessment(False, Reason.NOTHING_FOUND, 0.0, required)
     best = max(range(len(judged)), key=lambda index: (judged[index].score, -index))
     score = judged[best].score
-    passages = [item.passage for item in judged if item.passage is not None]
-    closest = max(passages) if passages else None
-    if score < required:
-        reason = Reason.WEAK_MATCH
-    elif closest is not None and closest < UNRELATED:
-        reason = Reason.OFF_SUBJECT
-    else:
-        reason = Reason.MATCHED
-    relevant = reason is Reason.MATCHED
-    return Assessment(relevant, reason, round(score, 4), required, best, judged[best], closest)
+    relevant = score >= required
+    reason = Reason.MATCHED if relevant else Reason.WEAK_MATCH
+    return Assessment(relevant, reason, round(score, 4), required, best, judged[best])
 
 
 def similarity(dense: float) -> float:

@@ -64,13 +64,16 @@ class Retriever:
         vector: Vectors | None = None,
         strictness: Strictness = Strictness.BALANCED,
         explain: bool = False,
+        passages: bool = False,
     ) -> Retrieval:
         """The `top_k` best chunks of the chatbot for `query`, best first, among `source_uuids` when given (None:
         all the chatbot's sources; the caller resolves an agent's `use_all_sources` / `data_source_uuids`), and
         the relevance decision on them (`relevance`, at the chatbot's `strictness`). `method` exists for
         measurements and hit testing.
 
-        `explain`: every hit's coverage, not only the judged ones' (hit testing shows them).
+        `explain`: every hit's coverage, not only the judged ones' (hit testing shows them). `passages`: when the
+        question is answerable, the cosine of each passage of the best hits (the offline answerer quotes by them;
+        one more read, so only for it).
 
         `vector`: the query's vector from `embed_query`, computed before the caller opened `db`, so that no
         database connection is held while the model runs; computed here when not given."""
@@ -89,17 +92,10 @@ class Retriever:
             ranked = index.search(search)
         weights = index.lexical.weights(query)
         hits = _hits(index, ranked, weights, max(JUDGED_HITS, top_k if explain else 0))
-        if vector is not None and self.embedder is not None:
-            hits = await self._with_passages(RetrievalRepository(db), hits, vector)
-        evidence = [
-            Evidence(
-                similarity(hit.scores.get("dense", math.nan)),
-                hit.coverage,
-                max(hit.passage_similarity) if hit.passage_similarity else None,
-            )
-            for hit in hits
-        ]
+        evidence = [Evidence(similarity(hit.scores.get("dense", math.nan)), hit.coverage) for hit in hits]
         assessment = assess(evidence, strictness, index.unrelated)
+        if passages and assessment.relevant and vector is not None and self.embedder is not None:
+            hits = await self._with_passages(RetrievalRepository(db), hits, vector)
         return Retrieval(
             hits=hits, relevant=assessment.relevant, method=used.value, assessment=assessment, term_weights=weights
         )
