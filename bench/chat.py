@@ -43,7 +43,7 @@ chatbot's knowledge version is bumped (`ChunkRepository.bump_version`, as ingest
   stored as ingestion stores passage vectors (the offline answerer reads them for the chunks it quotes).
 - Questions: 80% (`--off-topic`) are made of 3-4 theme words of a random chunk in templates such as "Is there
   anything about A, B or C?"; the rest are the chit-chat and off-domain questions of bench/retrieval.py. The
-  report shows how many on-topic questions were answered (the rest got the no-knowledge reply: the relevance gate
+  report shows how many on-topic questions were answered (the rest got the no-knowledge reply: the relevance decision
   turned them down) and how many off-topic ones were declined. The LLM phase asks only four-word questions; with a
   model every question reaches it, whatever the gate says.
 
@@ -152,7 +152,7 @@ TEMPLATES = (
     "Why is {a} {b} needed with {c} {d}?",
 )
 FOCUSED = TEMPLATES[-2:]
-"""Questions with four topic words: nearly all clear the relevance gate (the LLM phase asks these)."""
+"""Questions with four topic words: nearly all clear the relevance decision (the LLM phase asks these)."""
 
 
 class Vocabulary:

@@ -1,6 +1,6 @@
 """The answerer interface: what an answerer is given, and the events it streams back.
 
-Retrieval happens before the answerer runs. Without a model, the relevance gate decides first whether there is
+Retrieval happens before the answerer runs. Without a model, the relevance decision decides first whether there is
 anything to answer from; with one (`model_decides`), the model is always asked and judges the passages itself.
 Citations are numbered before it runs too, so every answerer marks them the same way (`[X.Y]`).
 """
@@ -73,7 +73,7 @@ class Answerer(Protocol):
     """Whether `answer` offers the agent's tool functions to a model (the offline answerer cannot)."""
     model_decides: bool
     """Whether a language model judges if the passages answer the question: then it is always asked, with the best
-    passages found whatever the relevance gate said, and the agent's prompt says what to do without an answer. Offline,
+    passages found whatever the relevance decision said, and the agent's prompt says what to do without an answer. Offline,
     the gate decides and nothing answers what it turns down."""
 
     async def search_query(self, query: str, history: Sequence[Turn], model: str) -> str:

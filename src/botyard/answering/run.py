@@ -1,4 +1,4 @@
-"""The streaming part of one answer: retrieve, pass the relevance gate (offline; a model judges for itself), run the
+"""The streaming part of one answer: retrieve, pass the relevance decision (offline; a model judges for itself), run the
 answerer, and turn its deltas into chat events (text, citations as their markers appear, pings while nothing comes);
 then finish (`finish.py`)."""
 
@@ -100,7 +100,7 @@ class AnswerRun:
         return retrieval
 
     async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:
-        """The answerer's events; offline, the no-knowledge message when the relevance gate finds nothing. A model
+        """The answerer's events; offline, the no-knowledge message when the relevance decision finds nothing. A model
         is always asked, with the best passages whatever the gate said: its prompt decides (COMPAT.md)."""
         agent, query = self.prepared.agent, self.prepared.query
         if self.prepared.live_chat:  # the operator answers, through the live-chat endpoints

@@ -1,4 +1,4 @@
-"""Hybrid retrieval over a chatbot's chunks: BM25, exact dense search, fusion, and the relevance gate."""
+"""Hybrid retrieval over a chatbot's chunks: BM25, exact dense search, fusion, and the relevance decision."""
 
 from botyard.retrieval.base import Hit, Retrieval
 

@@ -8,7 +8,7 @@ must never be query syntax. Texts are analysed here, in the language of each (`l
 stems, Chinese is read as character pairs), and indexed as the terms this gives, so the terms we look up are exactly
 the indexed ones, and we can compute each query's largest possible BM25 score from the document frequencies: the
 raw score divided by it is a number in [0, 1] that means the same in every chatbot, which the fusion and the
-relevance gate need.
+relevance decision need.
 
 Which language a text is read in: its own when it is one of the chatbot's languages (`LANGUAGE_SHARE`), else the
 chatbot's main one, so that a question too short to show its language ("Preis Kette?"), or one that reads as Dutch
