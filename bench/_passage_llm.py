@@ -98,7 +98,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._chunk(b"")
 
     def _event(self, choice: dict[str, Any], model: str) -> None:
-        payload = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": model}
+        payload: dict[str, Any] = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": model}
         payload["choices"] = [{"index": 0, **choice}]
         self._chunk(f"data: {json.dumps(payload)}\n\n".encode())
 

@@ -90,7 +90,7 @@ def answer_prompt(prompts: list[list[dict[str, Any]]], turns: Sequence[str]) -> 
     return None
 
 
-def context_recall(run: KbRun, prompts: list[list[dict[str, Any]]], probe: ModuleType) -> None:
+def context_recall(run: KbRun, prompts: list[list[dict[str, Any]]], probe: ModuleType, verbose: bool = False) -> None:
     run.asked = run.recalled = run.covered = 0
     for item in run.result["results"]:
         if item["type"] == "off_topic" or not item.get("expect_any"):
@@ -101,7 +101,10 @@ def context_recall(run: KbRun, prompts: list[list[dict[str, Any]]], probe: Modul
             continue
         run.asked += 1
         documents = probe.norm_key(documents_of(messages))
-        run.recalled += any(probe.norm_key(e) and probe.norm_key(e) in documents for e in item["expect_any"])
+        recalled = any(probe.norm_key(e) and probe.norm_key(e) in documents for e in item["expect_any"])
+        run.recalled += recalled
+        if verbose and not recalled:
+            print(f"  context miss: {item['turns'] or item['question']}", flush=True)
 
 
 def wait_healthy(base: str, seconds: float = 60.0) -> None:
@@ -154,7 +157,7 @@ def run_mode(args: argparse.Namespace, mode: str, kbs: list[Path], probe: Module
                     llm.forget()
                 run = KbRun(kb.name, probe_kb(args, server, key, kb, data_dir / f"{kb.name}.json"))
                 if llm is not None:
-                    context_recall(run, llm.requests, probe)
+                    context_recall(run, llm.requests, probe, args.verbose)
                 runs.append(run)
             errors = [line for line in server.log_path.read_text(errors="replace").splitlines() if "Traceback" in line]
             if errors:
