@@ -99,14 +99,15 @@ class Runtime:
         )
         runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer), config)
         retriever = Retriever(embedder, settings)
+        router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)
         parts = AnswerParts(
             database=database,
             retriever=retriever,
             answerer=answerer,
             admission=asyncio.Semaphore(settings.answer_admission),
             call_tool=ToolCaller(egress, settings.tool_call_timeout),
+            greeting=router.greeting,
         )
-        router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)
         answers = Pipeline(parts, router, ping_seconds=settings.chat_ping_seconds, clock=clock)
         return cls(
             settings=settings,

@@ -37,8 +37,8 @@ class Turn:
 class AnswerRequest:
     query: str
     hits: list[CitedHit]
-    """Best first. For a model, whatever retrieval found, whatever the gate said (empty: nothing was found at all);
-    offline, only hits the gate passed (none: the caller answers `no_answer_message` itself)."""
+    """Best first. For a model, whatever retrieval found, whatever the relevance decision said (empty: nothing was
+    found at all); offline, only hits of an answerable question (none: the caller answers `no_answer_message`)."""
     history: list[Turn] = field(default_factory=list)
     show_citations: bool = False
     agent_prompt: str = ""
@@ -73,8 +73,8 @@ class Answerer(Protocol):
     """Whether `answer` offers the agent's tool functions to a model (the offline answerer cannot)."""
     model_decides: bool
     """Whether a language model judges if the passages answer the question: then it is always asked, with the best
-    passages found whatever the relevance decision said, and the agent's prompt says what to do without an answer. Offline,
-    the gate decides and nothing answers what it turns down."""
+    passages found whatever the relevance decision said, and the agent's prompt says what to do without an answer.
+    Offline, the decision decides and nothing answers what it turns down."""
 
     async def search_query(self, query: str, history: Sequence[Turn], model: str) -> str:
         """What to retrieve with: a follow-up ("and on Sundays?") made to stand on its own using the history."""

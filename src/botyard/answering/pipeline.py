@@ -2,7 +2,7 @@
 
 1. `prepare` (committed before any byte is streamed): authorise, route to one agent, rate limit, store the query
    as a message in state `streaming`, read the history (`prepare.py`).
-2. `AnswerRun.stream` (while the response streams): retrieve, pass the relevance gate, run the answerer, and turn
+2. `AnswerRun.stream` (while the response streams): retrieve, the relevance decision, the answerer, and turn
    its deltas into chat events (`run.py`).
 3. Finish in a shielded step: the response, `finish_reason`, `cite_data_json`, `meta_json`, state `complete`,
    operators' flags and the background agents' job (`finish.py`). On the normal path this happens before the last

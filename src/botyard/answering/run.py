@@ -47,6 +47,8 @@ class AnswerParts:
     admission: asyncio.Semaphore
     """Bounds the answers that prepare and search at once (`answer_admission`)."""
     call_tool: Callable[[Tool, dict[str, Any]], Awaitable[str]] | None = None
+    greeting: Callable[[ChosenAgent, str], Awaitable[str | None]] | None = None
+    """Small talk's friendly reply for a chatbot's only agent when its knowledge has no answer (`AgentRouter`)."""
 
 
 async def _canned(text: str, query: str) -> AsyncIterator[AnswerEvent]:
@@ -101,7 +103,7 @@ class AnswerRun:
 
     async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:
         """The answerer's events; offline, the no-knowledge message when the relevance decision finds nothing. A model
-        is always asked, with the best passages whatever the gate said: its prompt decides (COMPAT.md)."""
+        is always asked, with the best passages whatever the relevance decision said: its prompt decides (COMPAT.md)."""
         agent, query = self.prepared.agent, self.prepared.query
         if self.prepared.live_chat:  # the operator answers, through the live-chat endpoints
             yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
@@ -117,6 +119,8 @@ class AnswerRun:
         decides = self.parts.answerer.model_decides
         if agent is None or (not decides and not with_tools and (not retrieval.relevant or not retrieval.hits)):
             no_answer = agent.no_answer_message if agent else ChosenAgent.no_answer_message
+            if agent is not None and agent.greets and self.parts.greeting is not None:
+                no_answer = await self.parts.greeting(agent, query) or no_answer
             async for event in _canned(no_answer, query):
                 yield event
             return

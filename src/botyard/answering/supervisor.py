@@ -66,6 +66,10 @@ class ChosenAgent:
     """No choice was made: the only enabled agent, or a spam rule."""
     tools: list[Tool] = field(default_factory=list)
     reason: str = "only agent"
+    greets: bool = False
+    """The chatbot's only agent, offline: when its knowledge has no answer, small talk gets a friendly reply
+    (`AgentRouter.greeting`) rather than the no-answer message. Asked only then, so that answerable questions do
+    not pay for reading the intents."""
 
     @property
     def human_requested(self) -> bool:
@@ -160,7 +164,9 @@ def _reply(card: AgentCard) -> str | None:
     return None
 
 
-def chosen(card: AgentCard, session_variables: dict[str, object], *, forced: bool, reason: str) -> ChosenAgent:
+def chosen(
+    card: AgentCard, session_variables: dict[str, object], *, forced: bool, reason: str, greets: bool = False
+) -> ChosenAgent:
     no_answer = card.meta.no_answer_message
     return ChosenAgent(
         uuid=card.uuid,
@@ -176,6 +182,7 @@ def chosen(card: AgentCard, session_variables: dict[str, object], *, forced: boo
         tools=card.tools,
         forced=forced,
         reason=reason,
+        greets=greets,
     )
 
 
@@ -244,13 +251,19 @@ class AgentRouter:
     async def _only(
         self, card: AgentCard, candidates: Sequence[Candidate], query: str, variables: dict[str, object]
     ) -> ChosenAgent:
-        """The one enabled agent; offline, with a friendly reply to small talk (the search would find nothing)."""
-        only = chosen(card, variables, forced=True, reason="only agent")
-        if self.judge is not None or card.type != USER_FACING or len(words(query)) > SMALL_TALK_WORDS:
-            return only
+        """The one enabled agent; offline and user-facing, it greets small talk back when nothing answers it."""
+        del candidates, query
+        greets = self.judge is None and card.type == USER_FACING and self._cache is not None
+        return chosen(card, variables, forced=True, reason="only agent", greets=greets)
+
+    async def greeting(self, agent: ChosenAgent, query: str) -> str | None:
+        """A friendly reply when `query` (to `agent`, a chatbot's only agent) is small talk; else None."""
+        if not agent.greets or len(words(query)) > SMALL_TALK_WORDS:
+            return None
+        candidates = [Candidate(agent.uuid, agent.name, "", type=USER_FACING)]
         reading = await self._reading(query, candidates)
         chat = small_talk(candidates, query, reading) if reading is not None else None
-        return only if chat is None or chat.reply is None else replace(only, reply=chat.reply, reason=chat.reason)
+        return chat.reply if chat is not None else None
 
     async def _decide(self, candidates: Sequence[Candidate], query: str, previous_uuid: str | None) -> Decision:
         """Small talk by the vectors (no need to ask a model); then the model's ratings when there is a model, else
