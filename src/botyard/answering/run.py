@@ -34,6 +34,11 @@ from botyard.sources import service as sources
 log = logging.getLogger(__name__)
 
 TOP_K = 8
+"""Chunks retrieved for the offline answerer (it quotes from the best 4; the rest are its candidates' context)."""
+MODEL_TOP_K = 12
+"""Chunks retrieved for a model: the prompt takes them best first while the model's budget lasts. On the answer
+probes the expected answer of 3 of the 4 covered questions whose top 8 missed it ranked 9th to 11th (context recall
+96.7% with 8)."""
 FAILURE_MESSAGE = "Sorry, something went wrong while answering. Please try again."
 
 
@@ -90,7 +95,7 @@ class AnswerRun:
                 self.prepared.chatbot_uuid,
                 query,
                 source_uuids=agent.source_uuids,
-                top_k=TOP_K,
+                top_k=MODEL_TOP_K if self.parts.answerer.model_decides else TOP_K,
                 vector=vector,
                 strictness=self.prepared.strictness,
                 passages=not self.parts.answerer.model_decides,
