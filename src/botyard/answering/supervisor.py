@@ -231,6 +231,11 @@ class AgentRouter:
         guard = next((card for card in cards if card.type == SPAM_DEFENSE), None)
         if guard is not None and (spam := spam_reason(query)) is not None:
             return chosen(guard, variables, forced=True, reason=f"spam: {spam}")
+        if len(cards) == 1:
+            # Offline, the only user-facing agent greets small talk back when its knowledge has no answer.
+            only = cards[0]
+            greets = self.judge is None and only.type == USER_FACING and self._cache is not None
+            return chosen(only, variables, forced=True, reason="only agent", greets=greets)
         candidates = [
             Candidate(
                 card.uuid,
@@ -242,19 +247,9 @@ class AgentRouter:
             )
             for card in cards
         ]
-        if len(cards) == 1:
-            return await self._only(cards[0], candidates, query, variables)
         decision = await self._decide(candidates, query, previous_uuid)
         picked = chosen(cards[decision.index], variables, forced=False, reason=decision.reason)
         return picked if decision.reply is None else replace(picked, reply=decision.reply)
-
-    async def _only(
-        self, card: AgentCard, candidates: Sequence[Candidate], query: str, variables: dict[str, object]
-    ) -> ChosenAgent:
-        """The one enabled agent; offline and user-facing, it greets small talk back when nothing answers it."""
-        del candidates, query
-        greets = self.judge is None and card.type == USER_FACING and self._cache is not None
-        return chosen(card, variables, forced=True, reason="only agent", greets=greets)
 
     async def greeting(self, agent: ChosenAgent, query: str) -> str | None:
         """A friendly reply when `query` (to `agent`, a chatbot's only agent) is small talk; else None."""

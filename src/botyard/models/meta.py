@@ -162,12 +162,6 @@ class MessageMeta:
         return as_str(self.raw.get("error"))
 
     @property
-    def relevance(self) -> dict[str, Any]:
-        """The relevance decision on what was retrieved (`relevant`, `reason`, `score`, `required`), when a search
-        was made; empty otherwise."""
-        return as_dict(self.raw.get("relevance"))
-
-    @property
     def counted(self) -> bool:
         """Whether the answer's tokens were counted (`actual_token_distribution`, written from `llm.provider.Usage`)."""
         return bool(as_dict(self.raw.get("actual_token_distribution")))
