@@ -1,6 +1,6 @@
 """Retrieval benchmark: nDCG@10 and recall@10 of BM25 alone, dense alone and the shipped hybrid, through the API.
 
-A BEIR-layout dataset (`corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`) is loaded into one chatbot of a fresh
+Each BEIR-layout dataset given (`corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`) is loaded into one chatbot of a fresh
 `botyard serve` (a fresh SQLite file, or a new PostgreSQL database): every passage is uploaded as a text file
 (`# title` first when it has one), and the run waits until ingestion, chunking and embedding are done (about
 4-5 minutes for 5,000 passages with the bundled MiniLM on 2 cores). Then every query goes through
@@ -12,6 +12,7 @@ their judged passages present ("the chatbot knows"), and declined with them hidd
 the others: what is left is on neighbouring topics) and for a set of chit-chat and off-domain questions.
 
     python bench/retrieval.py /work/shared/data/retrieval/msmarco-5k
+    python bench/retrieval.py /work/shared/data/retrieval/*          # every set, one table at the end
     python bench/retrieval.py DATASET --relevance --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
 """
 
@@ -26,6 +27,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -135,8 +137,9 @@ def load(client: httpx.Client, corpus: dict[str, dict[str, str]]) -> Loaded:
     return Loaded(client, bot, docs_of_source)
 
 
-def evaluate(loaded: Loaded, queries: dict[str, str], qrels: dict[str, dict[str, int]]) -> None:
-    print(f"\n{'method':<8} {'nDCG@10':>8} {'R@10':>6} {'p50 ms':>7}")
+def evaluate(loaded: Loaded, queries: dict[str, str], qrels: dict[str, dict[str, int]]) -> dict[str, Scores]:
+    """nDCG@10, recall@10 and the endpoint's median latency of each method."""
+    found = {}
     for method in METHODS:
         ndcgs, recalls, latencies = [], [], []
         for query_id, query in queries.items():
@@ -145,10 +148,27 @@ def evaluate(loaded: Loaded, queries: dict[str, str], qrels: dict[str, dict[str,
             latencies.append((time.perf_counter() - started) * 1000)
             ndcgs.append(ndcg_at(ranked, qrels[query_id]))
             recalls.append(recall_at(ranked, qrels[query_id]))
-        print(
-            f"{method:<8} {statistics.mean(ndcgs):>8.3f} {statistics.mean(recalls):>6.3f} "
-            f"{statistics.median(latencies):>7.1f}"
-        )
+        found[method] = Scores(statistics.mean(ndcgs), statistics.mean(recalls), statistics.median(latencies))
+    return found
+
+
+@dataclass(frozen=True)
+class Scores:
+    ndcg: float
+    recall: float
+    p50_ms: float
+
+
+def table(results: dict[str, dict[str, Scores]]) -> str:
+    """One row per dataset: each method's nDCG@10 and R@10, hybrid's p50 latency, and hybrid's margin over the
+    better of BM25 and dense alone (the fusion must never rank below what either method finds alone)."""
+    head = "".join(f" {method + ' nDCG':>12} {'R@10':>6}" for method in METHODS)
+    lines = [f"{'dataset':<14}{head} {'hybrid-best':>11} {'p50 ms':>7}"]
+    for name, scores in results.items():
+        cells = "".join(f" {scores[method].ndcg:>12.3f} {scores[method].recall:>6.3f}" for method in METHODS)
+        margin = scores["hybrid"].ndcg - max(scores["bm25"].ndcg, scores["dense"].ndcg)
+        lines.append(f"{name:<14}{cells} {margin:>+11.3f} {scores['hybrid'].p50_ms:>7.1f}")
+    return "\n".join(lines)
 
 
 def decided(loaded: Loaded, query: str, strictness: str, agent: str | None = None) -> dict[str, Any]:
@@ -207,13 +227,25 @@ def database(postgres_url: str | None, data_dir: Path) -> Iterator[Database]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path, help="a BEIR-layout directory (corpus.jsonl, queries.jsonl, qrels/)")
+    parser.add_argument(
+        "datasets", type=Path, nargs="+", help="BEIR-layout directories (corpus.jsonl, queries.jsonl, qrels/)"
+    )
     parser.add_argument("--postgres-url", help="run on a new database of this PostgreSQL server (default: SQLite)")
     parser.add_argument("--relevance", action="store_true", help="also measure the relevance decision")
     parser.add_argument("--dump", type=Path, help="with --relevance: write every decision (balanced) to this file")
     parser.add_argument("--limit", type=int, default=0, help="load only the first N passages (a quick look)")
     args = parser.parse_args()
-    corpus, queries, qrels = read_dataset(args.dataset)
+    results: dict[str, dict[str, Scores]] = {}
+    for dataset in args.datasets:
+        print(f"== {dataset.name}")
+        results[dataset.name] = run(dataset, args)
+        print(table({dataset.name: results[dataset.name]}))
+    print("\n" + table(results))
+
+
+def run(dataset: Path, args: argparse.Namespace) -> dict[str, Scores]:
+    """One dataset in a fresh server: its scores (and, with --relevance, the decision's figures, printed)."""
+    corpus, queries, qrels = read_dataset(dataset)
     if args.limit:
         corpus = dict(list(corpus.items())[: args.limit])
     with tempfile.TemporaryDirectory() as directory, database(args.postgres_url, Path(directory)) as db:
@@ -224,9 +256,15 @@ def main() -> None:
             httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {key}"}, timeout=120) as client,
         ):
             loaded = load(client, corpus)
-            evaluate(loaded, queries, qrels)
+            scores = evaluate(loaded, queries, qrels)
             if args.relevance:
-                relevance(loaded, queries, qrels, args.dump)
+                dump = (
+                    args.dump.with_name(f"{dataset.name}-{args.dump.name}")
+                    if args.dump and len(args.datasets) > 1
+                    else args.dump
+                )
+                relevance(loaded, queries, qrels, dump)
+            return scores
 
 
 if __name__ == "__main__":

@@ -94,11 +94,11 @@ def test_chunks_are_stored_with_the_bundled_models_vectors(alice: Api, bot: str,
     assert source(alice, uuid)["status"] == "success"
     [chunk] = chunks(db, uuid)
     embedder = runtime_of(alice.client).embedder
-    assert embedder is not None and chunk.embedder == embedder.name == "minilm-l6-v2-int8"
+    assert embedder is not None and chunk.embedder == embedder.name == "minilm-l6-v2-int8+use-m3-v1"
     assert chunk.embedding is not None
     vector = decode_vector(chunk.embedding)
-    assert vector.shape == (384,)
-    assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+    assert vector.shape == (896,)  # MiniLM's 384 and USE-m3's 512: both read English, so both parts are unit vectors
+    assert np.allclose([np.linalg.norm(vector[:384]), np.linalg.norm(vector[384:])], 1.0, atol=1e-5)
     assert alice.client.portal is not None
     expected = alice.client.portal.call(embedder.embed_query, embedding_text(chunk.heading, chunk.text))
     assert np.allclose(vector, expected, atol=1e-5)
@@ -112,7 +112,7 @@ def test_each_passage_of_a_chunk_gets_its_own_vector(alice: Api, bot: str, db: D
     assert embedder is not None and chunk.passage_vectors is not None
     found = passages(chunk.text)
     matrix = decode_matrix(chunk.passage_vectors, embedder.dimension)
-    assert matrix.shape == (len(found), 384) and len(found) >= 2  # the question and the answer's sentences
+    assert matrix.shape == (len(found), 896) and len(found) >= 2  # the question and the answer's sentences
     assert alice.client.portal is not None
     for passage, stored in zip(found, matrix, strict=True):
         expected = alice.client.portal.call(embedder.embed_query, embedding_text(chunk.heading, passage.text))
@@ -145,7 +145,7 @@ def test_a_page_goes_through_the_embedding_stage(alice: Api, bot: str, db: Db, s
     assert source(alice, created["uuid"])["status"] == "success"
     stored = chunks(db, created["uuid"])
     assert stored and all(chunk.embedder == probe.name and chunk.embedding for chunk in stored)
-    assert all(decode_vector(chunk.embedding or b"").shape == (384,) for chunk in stored)
+    assert all(decode_vector(chunk.embedding or b"").shape == (896,) for chunk in stored)
 
 
 def test_without_an_embedder_chunks_have_no_vectors(alice: Api, bot: str, db: Db) -> None:
@@ -170,7 +170,7 @@ def test_switching_the_embedder_re_embeds_stored_chunks_in_place(alice: Api, bot
     [after] = chunks(db, uuid)
     assert after.uuid == before.uuid and after.text == before.text
     assert minilm is not None and after.embedder == minilm.name
-    assert decode_vector(after.embedding or b"").shape == (384,)
+    assert decode_vector(after.embedding or b"").shape == (896,)
     assert knowledge_version(db, bot) == version + 1  # the retrieval caches see the new vectors
     assert source(alice, uuid)["status"] == "success"
 

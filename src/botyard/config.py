@@ -79,9 +79,12 @@ class Settings(BaseSettings):
     crawl_max_mb: int = Field(default=500, ge=1, description="Cap on the bytes one crawl downloads.")
 
     # Embeddings
-    embedder: Literal["minilm", "none", "openai"] = Field(
-        default="minilm",
-        description="minilm: the bundled offline model; none: keyword search only; openai: an embeddings endpoint.",
+    embedder: Literal["multilingual", "minilm", "none", "openai"] = Field(
+        default="multilingual",
+        description=(
+            "multilingual: the bundled offline models, MiniLM for English and USE-m3 for 16 languages; minilm: MiniLM "
+            "alone (English only, lighter); none: keyword search only; openai: an embeddings endpoint."
+        ),
     )
     embedding_base_url: str | None = Field(
         default=None, description="OpenAI-compatible API root (e.g. http://localhost:11434/v1), for embedder=openai."

@@ -27,6 +27,10 @@ class FakeEmbedder:
     def dimension(self) -> int:
         return 8
 
+    @property
+    def parts(self) -> tuple[int, ...]:
+        return (self.dimension,)
+
     async def embed_documents(self, texts: Sequence[str]) -> Vectors:
         self.calls += 1
         if self.fail:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from botyard.answering.intents import PROTOTYPES, Intent, Prototype
-from botyard.embedding import Embedder, Vectors
+from botyard.embedding import Embedder, Vectors, similarities
 
 CACHE_SIZE = 4096
 """Texts whose vectors are kept per process (agents' descriptions and their facets: a few dozen per chatbot)."""
@@ -70,20 +70,24 @@ class VectorCache:
         return np.stack([self._vectors[text] for text in texts])
 
 
-def closeness(units: Vectors, profiles: Vectors, facets: Sequence[Vectors]) -> Vectors:
+def closeness(units: Vectors, profiles: Vectors, facets: Sequence[Vectors], parts: Sequence[int]) -> Vectors:
     """(units x candidates): the better of each candidate's profile and its best facet, per unit."""
-    whole = units @ profiles.T
-    best_facet = np.stack([(units @ rows.T).max(axis=1) if len(rows) else whole[:, i] for i, rows in enumerate(facets)])
+    whole = similarities(profiles, units, parts).T  # the units are the questions: their own model decides
+    best_facet = np.stack(
+        [similarities(rows, units, parts).max(axis=0) if len(rows) else whole[:, i] for i, rows in enumerate(facets)]
+    )
     return np.asarray(np.maximum(whole, best_facet.T), dtype=np.float32)
 
 
 _ROWS = {intent: [row for row, p in enumerate(PROTOTYPES) if p.intent == intent] for intent in Intent}
 
 
-def nearest_intents(units: Vectors, prototypes: Vectors, questions: Vectors | None) -> list[UnitIntent]:
+def nearest_intents(
+    units: Vectors, prototypes: Vectors, questions: Vectors | None, parts: Sequence[int]
+) -> list[UnitIntent]:
     """Each unit's nearest intent; `questions` are extra rows that count as ordinary questions (agents' facets)."""
-    sims = units @ prototypes.T
-    extra = (units @ questions.T).max(axis=1) if questions is not None and len(questions) else None
+    sims = similarities(prototypes, units, parts).T
+    extra = similarities(questions, units, parts).max(axis=0) if questions is not None and len(questions) else None
     found = []
     for unit, unit_sims in enumerate(sims):
         nearest: dict[Intent, tuple[float, Prototype | None]] = {}
@@ -111,10 +115,14 @@ async def read(
     candidates whose facets count as ordinary questions (the user-facing agents)."""
     units = np.asarray(query_vector, dtype=np.float32)[None, :]
     if len(clause_texts) > 1:
-        units = np.vstack([units, await cache.embedder.embed_documents(list(clause_texts))])
+        # A clause is a question, embedded as one (`Embedder.embed_query`: with the bundled pair, by its own model).
+        clause_vectors = [await cache.embedder.embed_query(text) for text in clause_texts]
+        units = np.vstack([units, *clause_vectors])
     empty = np.zeros((0, units.shape[1]), dtype=np.float32)
     facet_rows = [await cache.of(list(texts)) if texts else empty for texts in facets]
-    near = closeness(units, await cache.of(list(profiles)), facet_rows)
+    parts = cache.embedder.parts
+    near = closeness(units, await cache.of(list(profiles)), facet_rows, parts)
     asked = [row for index in questions for row in facet_rows[index]]
-    intents = nearest_intents(units, await cache.of([p.text for p in PROTOTYPES]), np.stack(asked) if asked else None)
+    prototypes = await cache.of([p.text for p in PROTOTYPES])
+    intents = nearest_intents(units, prototypes, np.stack(asked) if asked else None, parts)
     return Reading([[float(value) for value in row] for row in near], intents)

@@ -1,10 +1,21 @@
 """Text embeddings: the interface, the bundled offline model, and an OpenAI-compatible endpoint.
 
-`build_embedder(settings)` picks one (`minilm`, the default; `openai`; or None for `none`). The backends themselves
-(`minilm`, `openai_compat`) are imported lazily, so importing this package does not load onnxruntime.
+`build_embedder(settings)` picks one (`multilingual`, the default: MiniLM and USE-m3 as the two parts of one vector;
+`minilm`; `openai`; or None for `none`). The backends themselves (`minilm`, `use`, `pair`, `openai_compat`) are
+imported lazily, so importing this package loads no model.
 """
 
-from botyard.embedding.base import Embedder, Vectors, decode_matrix, decode_vector, encode_matrix, encode_vector
+from botyard.embedding.base import (
+    Embedder,
+    Vectors,
+    cosines,
+    decode_matrix,
+    decode_vector,
+    encode_matrix,
+    encode_vector,
+    similarities,
+    unit_parts,
+)
 from botyard.embedding.errors import EmbeddingError, ModelIntegrityError
 from botyard.embedding.factory import build_embedder, close_embedder
 
@@ -15,8 +26,11 @@ __all__ = [
     "Vectors",
     "build_embedder",
     "close_embedder",
+    "cosines",
     "decode_matrix",
     "decode_vector",
     "encode_matrix",
     "encode_vector",
+    "similarities",
+    "unit_parts",
 ]

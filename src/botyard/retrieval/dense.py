@@ -12,13 +12,16 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from botyard.embedding import Vectors, decode_vector
+from botyard.embedding import Vectors, cosines, decode_vector
 
 
 class DenseIndex:
     """The vectors of the chunks embedded by the current embedder; rows without a vector score -inf (never hits)."""
 
-    def __init__(self, vectors: Sequence[bytes | None], dimension: int) -> None:
+    def __init__(self, vectors: Sequence[bytes | None], parts: tuple[int, ...]) -> None:
+        self.parts = parts
+        """The vectors' parts, one per model (`Embedder.parts`): cosines are taken part by part."""
+        dimension = sum(parts)
         self.matrix = np.zeros((len(vectors), dimension), dtype=np.float32)
         self.present = np.zeros(len(vectors), dtype=bool)
         for row, data in enumerate(vectors):
@@ -36,6 +39,6 @@ class DenseIndex:
 
     def scores(self, query: Vectors) -> npt.NDArray[np.float32]:
         """The cosine of every row with the (normalised) query vector; -inf for rows without a vector."""
-        scores = self.matrix @ np.asarray(query, dtype=np.float32)
+        scores = cosines(self.matrix, np.asarray(query, dtype=np.float32), self.parts)
         scores[~self.present] = -np.inf
         return np.asarray(scores, dtype=np.float32)

@@ -21,11 +21,14 @@ relevant was found is decided apart, on what the best chunks say about the quest
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
+
+from botyard.embedding import unit_parts
 
 Rows = npt.NDArray[np.int64]
 Scores = npt.NDArray[np.float32]
@@ -97,8 +100,17 @@ def fuse_rrf(rows: Rows, bm25_rows: Rows, dense_rows: Rows, k: int = RRF_K) -> S
     return np.asarray(1.0 / (k + ranks(rows, bm25_rows)) + 1.0 / (k + ranks(rows, dense_rows)), dtype=np.float32)
 
 
-def feedback_query(query: npt.NDArray[np.float32], seeds: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """The query vector moved towards the mean of the seed chunks' vectors (rows of `seeds`), unit length again."""
-    moved = np.asarray(query, dtype=np.float32) + FEEDBACK_WEIGHT * seeds.mean(axis=0)
-    norm = float(np.linalg.norm(moved))
-    return np.asarray(moved / norm if norm > 0 else query, dtype=np.float32)
+def feedback_query(
+    query: npt.NDArray[np.float32], seeds: npt.NDArray[np.float32], parts: Sequence[int]
+) -> npt.NDArray[np.float32]:
+    """The query vector moved towards the mean of the seed chunks' vectors (rows of `seeds`), each of its parts (one
+    per model, `Embedder.parts`) unit length again. A part the query lacks (a model that does not read it) stays
+    empty: the seeds' vectors of that model would otherwise make up a query no model read."""
+    query = np.asarray(query, dtype=np.float32)
+    moved = query + FEEDBACK_WEIGHT * seeds.mean(axis=0)
+    start = 0
+    for width in parts:
+        if not np.any(query[start : start + width]):
+            moved[start : start + width] = 0.0
+        start += width
+    return unit_parts(moved, parts) if np.any(moved) else query

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from botyard.embedding import Vectors
+from botyard.embedding import Vectors, cosines
 from botyard.retrieval.dense import DenseIndex
 from botyard.retrieval.fusion import (
     DENSE_WEIGHT,
@@ -54,7 +54,9 @@ class Search:
 
 
 class ChatbotIndex:
-    def __init__(self, version: int, rows: Sequence[ChunkRow], dimension: int | None, *, stem: bool = True) -> None:
+    def __init__(
+        self, version: int, rows: Sequence[ChunkRow], parts: tuple[int, ...] | None, *, stem: bool = True
+    ) -> None:
         self.version = version
         # Rows in content order (code points, not a database collation): ties in score are broken by row, so equal
         # scores rank by content, the same on both databases, whose uuids differ; uuids decide only between copies.
@@ -63,7 +65,7 @@ class ChatbotIndex:
             [Document(row_id, row.data_source_uuid, lexical_text(row)) for row_id, row in enumerate(self.rows)],
             stem=stem,
         )
-        self.dense = DenseIndex([row.embedding for row in self.rows], dimension) if dimension else None
+        self.dense = DenseIndex([row.embedding for row in self.rows], parts) if parts and sum(parts) else None
         source_ids: dict[str, int] = {}
         self._source_of_row = np.array(
             [source_ids.setdefault(row.data_source_uuid, len(source_ids)) for row in self.rows], dtype=np.int64
@@ -141,7 +143,7 @@ class ChatbotIndex:
         whole chatbot ranked exactly the same, at the cost of a second full matrix product."""
         assert self.dense is not None and search.vector is not None
         seeds = rows[order(rows, score)[:FEEDBACK_DOCS]]
-        vector = feedback_query(np.asarray(search.vector, dtype=np.float32), self.dense.matrix[seeds])
-        moved = self.dense.matrix[rows] @ vector
+        vector = feedback_query(np.asarray(search.vector, dtype=np.float32), self.dense.matrix[seeds], self.dense.parts)
+        moved = cosines(self.dense.matrix[rows], vector, self.dense.parts)
         moved[~self.dense.present[rows]] = -np.inf
         return fuse_weighted(bm25, np.asarray(moved, dtype=np.float32), DENSE_WEIGHT)

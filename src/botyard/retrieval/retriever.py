@@ -24,7 +24,7 @@ import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.config import Settings
-from botyard.embedding import Embedder, EmbeddingError, Vectors, decode_matrix
+from botyard.embedding import Embedder, EmbeddingError, Vectors, cosines, decode_matrix
 from botyard.retrieval.base import Hit, Retrieval
 from botyard.retrieval.baseline import UNRELATED_QUESTIONS, unrelated_evidence
 from botyard.retrieval.fusion import Method, Ranked
@@ -116,12 +116,12 @@ class Retriever:
             if cached is not None:
                 return cached
             rows = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
-            dimension = self.embedder.dimension if self.embedder else None
+            parts = self.embedder.parts if self.embedder else None
             vectors = await self._unrelated_vectors()
             if len(rows) >= OFF_LOOP_ROWS:
-                index = await asyncio.to_thread(_build, version, rows, dimension, vectors)
+                index = await asyncio.to_thread(_build, version, rows, parts, vectors)
             else:
-                index = _build(version, rows, dimension, vectors)
+                index = _build(version, rows, parts, vectors)
             self._store(chatbot_uuid, index)
             log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
             return index
@@ -153,12 +153,12 @@ class Retriever:
         assert self.embedder is not None
         best = hits[:JUDGED_HITS]
         stored = await repository.passage_vectors([hit.chunk_uuid for hit in best], self.embedder.name)
-        dimension = self.embedder.dimension
+        dimension, parts = self.embedder.dimension, self.embedder.parts
         for index, hit in enumerate(best):
             data = stored.get(hit.chunk_uuid)
             if data is not None:
-                cosines = decode_matrix(data, dimension) @ np.asarray(vector, dtype=np.float32)
-                hits[index] = replace(hit, passage_similarity=tuple(float(c) for c in cosines))
+                found = cosines(decode_matrix(data, dimension), np.asarray(vector, dtype=np.float32), parts)
+                hits[index] = replace(hit, passage_similarity=tuple(float(c) for c in found))
         return hits
 
     async def _unrelated_vectors(self) -> list[Vectors | None]:
@@ -195,9 +195,11 @@ class Retriever:
         return vector
 
 
-def _build(version: int, rows: list[ChunkRow], dimension: int | None, unrelated: list[Vectors | None]) -> ChatbotIndex:
+def _build(
+    version: int, rows: list[ChunkRow], parts: tuple[int, ...] | None, unrelated: list[Vectors | None]
+) -> ChatbotIndex:
     """A chatbot's index with what unrelated questions find in it (the relevance decision's bar)."""
-    index = ChatbotIndex(version, rows, dimension)
+    index = ChatbotIndex(version, rows, parts)
     if index.size:
         index.unrelated = unrelated_evidence(index, unrelated)
     return index

@@ -27,7 +27,7 @@ from botyard.answering.tools import Tool
 from botyard.chat import conversation
 from botyard.chat import service as chat_service
 from botyard.db.base import utcnow
-from botyard.embedding import Embedder
+from botyard.embedding import Embedder, similarities
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
 from botyard.live import service as live
@@ -112,7 +112,7 @@ class SessionTagger:
             return [rule for rule in rules if key_terms(rule.name) and key_terms(rule.name) <= said]
         profiles = np.asarray(await self.embedder.embed_documents([rule.profile for rule in rules]))
         messages = np.asarray(await self.embedder.embed_documents(queries))
-        closeness = (profiles @ messages.T).max(axis=1)
+        closeness = similarities(profiles, messages, self.embedder.parts).max(axis=1)
         return [rule for rule, score in zip(rules, closeness, strict=True) if score >= MATCH_THRESHOLD]
 
 
