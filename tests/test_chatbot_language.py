@@ -10,7 +10,11 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from tests.support.agents import set_agent_meta
 from tests.support.api import Api, assert_error, assert_not_found
+from tests.support.chat import ask, new_session
+from tests.support.database import Db
 from tests.support.jobs import process
 from tests.support.sources import upload
 
@@ -114,3 +118,34 @@ def test_the_detected_language_follows_the_knowledge(alice: Api, client: TestCli
     assert alice.ok(alice.get(settings_path(bot)))["effective_language"] == "zh"
     alice.ok(alice.post(f"/data-source/{source['uuid']}/delete"))
     assert alice.ok(alice.get(settings_path(bot)))["effective_language"] == "zh"
+
+
+@pytest.mark.parametrize("language", ["de", "zh", "ar"])
+def test_the_no_answer_reply_is_in_the_language_of_the_question_or_the_chatbot(
+    alice: Api, client: TestClient, language: str
+) -> None:
+    bot = bot_with_knowledge(alice, client, language)
+    chat = new_session(alice, bot)
+    response = ask(alice, chat, OFF_TOPIC[language])
+    assert response.status_code == 200 and response.headers["content-type"] == "text/plain; charset=utf-8"
+    assert REFUSAL[language] in response.text
+    # A question clearly in English gets the English reply, byte for byte the hosted service's...
+    assert ask(alice, chat, "What is the airspeed velocity of an unladen swallow?").text == DEFAULT_NO_ANSWER_MESSAGE
+    # ...one that shows no language (a name, a number) the chatbot's.
+    assert REFUSAL[language] in ask(alice, chat, "Eiffel 1889?").text
+
+
+def test_the_setting_decides_for_questions_that_show_no_language_and_the_agents_message_wins(
+    alice: Api, db: Db
+) -> None:
+    bot = alice.chatbot()["uuid"]
+    chat = new_session(alice, bot)
+    assert ask(alice, chat, "Eiffel 1889?").text == DEFAULT_NO_ANSWER_MESSAGE  # no knowledge, no setting: English
+    alice.ok(alice.post(settings_path(bot), {"language": "es"}))
+    assert "no encuentro" in ask(alice, chat, "Eiffel 1889?").text
+    # The non-streamed answer is the same reply.
+    assert (
+        "no encuentro" in alice.ok(alice.post(f"/session/{chat}/message/non-stream", {"query": "Eiffel?"}))["response"]
+    )
+    set_agent_meta(db, bot, no_answer_message="Solo sé de nuestra tienda.")
+    assert ask(alice, chat, "Wie hoch ist der Eiffelturm?").text == "Solo sé de nuestra tienda."

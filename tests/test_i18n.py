@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from botyard import i18n
+from botyard.answering.intents import PROTOTYPES, Intent, friendly_reply
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.chatbots.defaults import DEFAULT_AGENT_PROMPT
 from botyard.i18n import Language
@@ -105,3 +106,11 @@ def test_the_english_texts_are_the_hosted_services_and_the_widgets_defaults() ->
 )
 def test_the_no_answer_reply_says_so_in_words_a_reader_recognises(language: str, marker: str) -> None:
     assert marker in i18n.no_answer(Language(language)).casefold()
+
+
+def test_small_talk_is_answered_in_the_messages_language_else_the_prototypes() -> None:
+    hello = next(p for p in PROTOTYPES if p.intent == Intent.SMALL_TALK and p.text == "hello")
+    assert friendly_reply(hello, "hello") == "Hello! How can I help you today?"
+    assert friendly_reply(hello, "مرحبا، كيف حالك؟") == i18n.small_talk("greeting", Language.AR)
+    hallo = next(p for p in PROTOTYPES if p.text == "hallo")
+    assert friendly_reply(hallo, "hallo") == "Hallo! Wie kann ich Ihnen helfen?"
