@@ -5,6 +5,7 @@ widget's config and page in it."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -149,3 +150,24 @@ def test_the_setting_decides_for_questions_that_show_no_language_and_the_agents_
     )
     set_agent_meta(db, bot, no_answer_message="Solo sé de nuestra tienda.")
     assert ask(alice, chat, "Wie hoch ist der Eiffelturm?").text == "Solo sé de nuestra tienda."
+
+
+def test_the_widget_speaks_the_chatbots_language(alice: Api, client: TestClient) -> None:
+    bot = bot_with_knowledge(alice, client, "de", visibility="public")
+    config = client.get(f"/api/v1/widget/{bot}").json()
+    assert (config["language"], config["direction"]) == ("de", "ltr")
+    assert config["texts"]["send"] == "Senden" and config["texts"]["too_many"].startswith("Zu viele Nachrichten")
+    assert config["welcome_message"] == config["texts"]["welcome"] == "Hallo! Wie kann ich Ihnen helfen?"
+    assert config["placeholder"] == "Stellen Sie eine Frage…"  # the defaults are in the chatbot's language...
+    alice.ok(alice.post(f"/chatbot/{bot}/widget", {"welcome_message": "Servus!"}))
+    config = client.get(f"/api/v1/widget/{bot}").json()
+    assert config["welcome_message"] == "Servus!"  # ...the owner's own words stay as written
+    assert config["placeholder"] == "Stellen Sie eine Frage…"
+
+    alice.ok(alice.post(settings_path(bot), {"language": "ar"}))
+    config = client.get(f"/api/v1/widget/{bot}").json()
+    assert (config["language"], config["direction"], config["texts"]["send"]) == ("ar", "rtl", "إرسال")
+    page = client.get(f"/chat/{bot}")
+    assert page.status_code == 200
+    embedded = page.text.split('id="botyard-config">', 1)[1].split("</script>", 1)[0]
+    assert json.loads(embedded)["direction"] == "rtl"

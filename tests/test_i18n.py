@@ -5,6 +5,7 @@ and Botyard's own texts in each language (complete, the English ones byte for by
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,12 @@ def test_the_english_texts_are_the_hosted_services_and_the_widgets_defaults() ->
     assert DEFAULT_NO_ANSWER_MESSAGE in DEFAULT_AGENT_PROMPT
     words = i18n.widget(Language.EN)
     assert (words["welcome"], words["placeholder"]) == (DEFAULTS["welcome_message"], DEFAULTS["placeholder"])
+
+
+def test_the_chat_pages_english_fallback_matches_the_english_texts() -> None:
+    source = (SRC / "web" / "static" / "chat" / "words.js").read_text(encoding="utf-8")
+    fallback = dict(re.findall(r'^  (\w+): "([^"]*)",$', source, re.MULTILINE))
+    assert fallback and all(i18n.widget(Language.EN)[name] == text for name, text in fallback.items())
 
 
 @pytest.mark.parametrize(
