@@ -118,3 +118,43 @@ async def _session_columns(url: str) -> list[str]:
             return [str(column["name"]) for column in columns]
     finally:
         await engine.dispose()
+
+
+_BEFORE_LANGUAGE = "0b5d8e3f1a27"
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_the_chatbot_language_column_comes_and_goes_with_its_migration(backend: str, tmp_path: Path) -> None:
+    """Upgrading adds the nullable `language` (existing chatbots: NULL, their knowledge's language); downgrading
+    drops it."""
+    with fresh_settings(backend, tmp_path) as settings:
+        config = alembic_config(settings)
+        url = settings.resolved_database_url
+        command.downgrade(config, _BEFORE_LANGUAGE)
+        assert "language" not in asyncio.run(_columns(url, "chatbot"))
+        asyncio.run(_add_sessions(url, {"e" * 32: {}}))  # an account, a chatbot (as the table was then), a session
+        command.upgrade(config, "head")
+        assert "language" in asyncio.run(_columns(url, "chatbot"))
+        assert asyncio.run(_scalar(url, "SELECT language FROM chatbot")) is None
+        command.downgrade(config, _BEFORE_LANGUAGE)
+        assert "language" not in asyncio.run(_columns(url, "chatbot"))
+        command.upgrade(config, "head")
+
+
+async def _columns(url: str, table: str) -> list[str]:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as connection:
+            columns = await connection.run_sync(lambda sync: sa.inspect(sync).get_columns(table))
+            return [str(column["name"]) for column in columns]
+    finally:
+        await engine.dispose()
+
+
+async def _scalar(url: str, statement: str) -> Any:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as connection:
+            return await connection.scalar(sa.text(statement))
+    finally:
+        await engine.dispose()

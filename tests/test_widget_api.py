@@ -119,6 +119,9 @@ def test_public_and_hybrid_chatbots_open_to_the_widget_private_ones_do_not(alice
         "placeholder": "Ask a question…",
         "image_hosts": ["cdn.acme.io"],
         "show_citations": False,
+        "language": "en",  # no knowledge yet
+        "direction": "ltr",
+        "texts": config["texts"],  # the widget's own words: tests/test_language.py
     }
     assert client.get(f"/api/v1/widget/{hybrid}").status_code == 200
     assert_not_found(client.get(f"/api/v1/widget/{private}"))

@@ -226,6 +226,31 @@ def test_share_link_keeps_the_conversation(server: Service, context: BrowserCont
     assert errors == []
 
 
+def test_an_arabic_chatbot_reads_right_to_left_and_each_message_in_its_own_direction(
+    server: Service, context: BrowserContext, artifacts: Path
+) -> None:
+    """The knowledge is Arabic, so the chat page is (its language detected): right to left, its own words Arabic;
+    a message takes its own text's direction, so an English question in it stays left to right."""
+    hours = {"question": "ما هي ساعات العمل؟", "answer": "نفتح يوميًا من الساعة التاسعة صباحًا حتى الخامسة مساءً."}
+    bot = make_chatbot(server, qa=hours)
+    page, errors = open_page(context)
+    page.goto(f"{server.base}/chat/{bot}")
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    expect(page.locator("html")).to_have_attribute("lang", "ar")
+    send = page.get_by_role("button", name="إرسال")
+    for question in (hours["question"], "What are your opening hours?"):
+        expect(send).to_be_enabled()
+        page.get_by_role("textbox", name="رسالة").fill(question)
+        send.click()
+    expect(page.locator(ANSWERED)).to_have_count(2)
+    arabic, english = page.locator("article.msg-user").all()
+    expect(arabic).to_have_css("direction", "rtl")
+    expect(page.locator(ANSWERED).first).to_have_css("direction", "rtl")
+    expect(english).to_have_css("direction", "ltr")
+    page.screenshot(path=artifacts / "chat-arabic.png")
+    assert errors == []
+
+
 def test_rate_limit_message_is_shown(
     server: Service, host_site: HostSite, context: BrowserContext, artifacts: Path
 ) -> None:

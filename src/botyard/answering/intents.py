@@ -6,7 +6,7 @@ The prototypes are written in English, German, Spanish and French, and every int
 bundled embedder is English-first, and puts any two texts of one language a little closer than texts of two, so an
 intent with prototypes in only some languages would attract every message written in them. They describe the
 intents in general terms; they are not phrasings of any test set. Small talk gets a short friendly reply, in the
-language of the nearest prototype.
+language of the message, or else of the nearest prototype.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+
+from botyard.i18n import Language, SmallTalk, language_of, small_talk
 
 
 class Intent(StrEnum):
@@ -36,7 +38,7 @@ class Prototype:
     intent: Intent
     language: str
     reply: str = ""
-    """For small talk: the kind of reply it deserves (a key of `REPLIES`)."""
+    """For small talk: the kind of reply it deserves (greeting, thanks, goodbye or ack)."""
 
 
 _TABLE = """
@@ -101,7 +103,7 @@ question fr: Combien ça coûte ? | Quels sont vos horaires ? | Comment fonction
 """One group per line ("label language: text | text ..."; indented lines continue it). A small-talk label
 (greeting, thanks, goodbye, ack) is also the kind of reply the message gets."""
 
-_SMALL_TALK_LABELS = ("greeting", "thanks", "goodbye", "ack")
+_SMALL_TALK_LABELS: tuple[SmallTalk, ...] = ("greeting", "thanks", "goodbye", "ack")
 _INTENT_LABELS = {
     "person": Intent.PERSON,
     "spam": Intent.SPAM,
@@ -125,29 +127,12 @@ def _parse(table: str) -> tuple[Prototype, ...]:
 
 PROTOTYPES = _parse(_TABLE)
 
-REPLIES: dict[tuple[str, str], str] = {
-    ("greeting", "en"): "Hello! How can I help you today?",
-    ("thanks", "en"): "You're welcome! Is there anything else I can help you with?",
-    ("goodbye", "en"): "Goodbye, and thank you for your message!",
-    ("ack", "en"): "Is there anything else I can help you with?",
-    ("greeting", "de"): "Hallo! Wie kann ich Ihnen helfen?",
-    ("thanks", "de"): "Gern geschehen! Kann ich Ihnen sonst noch helfen?",
-    ("goodbye", "de"): "Auf Wiedersehen, und danke für Ihre Nachricht!",
-    ("ack", "de"): "Kann ich Ihnen sonst noch helfen?",
-    ("greeting", "es"): "¡Hola! ¿En qué puedo ayudarle?",
-    ("thanks", "es"): "¡De nada! ¿Puedo ayudarle en algo más?",
-    ("goodbye", "es"): "¡Adiós, y gracias por su mensaje!",
-    ("ack", "es"): "¿Puedo ayudarle en algo más?",
-    ("greeting", "fr"): "Bonjour ! Comment puis-je vous aider ?",
-    ("thanks", "fr"): "Je vous en prie ! Puis-je vous aider pour autre chose ?",
-    ("goodbye", "fr"): "Au revoir, et merci pour votre message !",
-    ("ack", "fr"): "Puis-je vous aider pour autre chose ?",
-}
 
-
-def friendly_reply(prototype: Prototype) -> str:
-    """The reply to a message whose nearest prototype is `prototype` (small talk)."""
-    return REPLIES.get((prototype.reply, prototype.language)) or REPLIES[(prototype.reply or "ack", "en")]
+def friendly_reply(prototype: Prototype, query: str = "") -> str:
+    """The reply to small talk whose nearest prototype is `prototype`: in the message's own language when it shows
+    one (`botyard.i18n` has the replies in every language a chatbot speaks), else in the prototype's."""
+    kind: SmallTalk = next((label for label in _SMALL_TALK_LABELS if label == prototype.reply), "ack")
+    return small_talk(kind, language_of(query) or Language(prototype.language))
 
 
 _CLAUSE_END = re.compile(r"(?<=[.!?;,:\u3002\uff0c\uff01\uff1f])\s+|\n+")

@@ -16,8 +16,10 @@ from botyard.answering.base import Turn
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roster
 from botyard.answering.sweep import stream_owner
 from botyard.chat import access, conversation, ratelimit
+from botyard.chatbots import service as chatbots
 from botyard.db.session import Database
 from botyard.errors import not_found
+from botyard.i18n import DEFAULT, Language
 from botyard.live import service as live
 from botyard.models import Chatbot, ChatbotEventKind, ChatSession, Message, MessageMeta, MessageState, SessionMeta
 from botyard.retrieval.relevance import Strictness
@@ -49,6 +51,9 @@ class Prepared:
     agent: ChosenAgent | None
     strictness: Strictness = Strictness.BALANCED
     """How much evidence the chatbot's relevance decision asks for."""
+    language: Language = DEFAULT
+    """The language the chatbot speaks (its setting, or its knowledge's): its no-answer reply's, unless the
+    question is clearly in another."""
     live_chat: bool = False
     """An operator has the session: the query is stored for them, nobody else answers."""
     monitored: list[str] = field(default_factory=list)
@@ -65,6 +70,7 @@ class _Read:
     chatbot: Chatbot
     turns: list[Message]
     roster: Roster
+    language: Language
 
 
 async def prepare(database: Database, router: AgentRouter, ask: Ask, now: datetime, *, tools: bool) -> Prepared:
@@ -96,6 +102,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
         history=[Turn(m.query, m.response) for m in read.turns if m.query],  # not the operator's rows
         show_citations=read.chatbot.show_citations,
         strictness=Strictness(read.chatbot.answer_strictness),
+        language=read.language,
         agent=agent,
         live_chat=live_chat,
         monitored=next((card.monitored for card in read.roster.cards if card.monitored), []),
@@ -107,7 +114,8 @@ async def _read(db: AsyncSession, ask: Ask, tools: bool) -> _Read:
     session, chatbot = await access.chat_session(db, ask.account_uuid, ask.session_uuid)
     turns = await conversation.recent_exchanges(db, session.uuid, HISTORY_TURNS)
     enabled = await enabled_agents(db, chatbot.uuid, functions=tools)
-    return _Read(session, chatbot, list(turns), roster(enabled, tools=tools))
+    spoken = await chatbots.language(db, chatbot)  # remembered per knowledge version: a query once per change
+    return _Read(session, chatbot, list(turns), roster(enabled, tools=tools), spoken.language)
 
 
 async def _store(

@@ -151,7 +151,7 @@ def small_talk(candidates: Sequence[Candidate], query: str, reading: Reading) ->
         return None
     if len(words(query)) > SMALL_TALK_WORDS or whole.prototype is None:
         return None
-    return Decision(facing[0], Intent.SMALL_TALK, friendly_reply(whole.prototype))
+    return Decision(facing[0], Intent.SMALL_TALK, friendly_reply(whole.prototype, query))
 
 
 def rated(candidates: Sequence[Candidate], ratings: Sequence[float], previous_uuid: str | None) -> Decision:

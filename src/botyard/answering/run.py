@@ -23,6 +23,7 @@ from botyard.answering.supervisor import ChosenAgent
 from botyard.answering.text import word_groups
 from botyard.answering.tools import Tool
 from botyard.db.session import Database
+from botyard.i18n import no_answer, reply_language
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
 from botyard.models import MessageKind
@@ -123,10 +124,10 @@ class AnswerRun:
         with_tools = agent is not None and bool(agent.tools) and self.parts.answerer.uses_tools
         decides = self.parts.answerer.model_decides
         if agent is None or (not decides and not with_tools and (not retrieval.relevant or not retrieval.hits)):
-            no_answer = agent.no_answer_message if agent else ChosenAgent.no_answer_message
+            reply = self._no_answer()
             if agent is not None and agent.greets and self.parts.greeting is not None:
-                no_answer = await self.parts.greeting(agent, query) or no_answer
-            async for event in _canned(no_answer, query):
+                reply = await self.parts.greeting(agent, query) or reply
+            async for event in _canned(reply, query):
                 yield event
             return
         self.cited = number_hits(retrieval.hits) if retrieval.relevant or decides else []
@@ -134,6 +135,13 @@ class AnswerRun:
         async with aclosing(self.parts.answerer.answer(request)) as events:  # type: ignore[type-var]
             async for event in events:
                 yield event
+
+    def _no_answer(self) -> str:
+        """The agent's own no-answer message, else ours in the question's language, or the chatbot's."""
+        agent = self.prepared.agent
+        if agent is not None and agent.no_answer_message is not None:
+            return agent.no_answer_message
+        return no_answer(reply_language(self.prepared.query, self.prepared.language))
 
     def _request(self, agent: ChosenAgent, with_tools: bool, term_weights: dict[str, float]) -> AnswerRequest:
         return AnswerRequest(

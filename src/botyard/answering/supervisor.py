@@ -42,6 +42,7 @@ from botyard.models import Agent, AgentMeta, EscalationSettings, ToolFunction
 log = logging.getLogger(__name__)
 
 DEFAULT_NO_ANSWER_MESSAGE = "Sorry, I cannot find related information in my reference documents."
+"""The hosted service's words (COMPAT.md): `botyard.i18n.no_answer` in English, in other languages its own."""
 NOBODY = ""
 """The uuid and type of the `ChosenAgent` of a chatbot with no enabled agent that answers queries."""
 
@@ -57,7 +58,8 @@ class ChosenAgent:
     temperature: float
     source_uuids: list[str] | None
     """None: all the chatbot's sources (`use_all_sources`); otherwise only these (possibly none)."""
-    no_answer_message: str = DEFAULT_NO_ANSWER_MESSAGE
+    no_answer_message: str | None = None
+    """The agent's own reply when the knowledge has no answer; None: the chatbot's language's (`reply_language`)."""
     variables: dict[str, str] = field(default_factory=dict)
     type: str = USER_FACING
     reply: str | None = None
@@ -175,7 +177,7 @@ def chosen(
         model=card.meta.model or DEFAULT_MODEL,
         temperature=card.meta.temperature or 0.0,
         source_uuids=card.source_uuids,
-        no_answer_message=no_answer if no_answer and no_answer.strip() else DEFAULT_NO_ANSWER_MESSAGE,
+        no_answer_message=no_answer if no_answer and no_answer.strip() else None,
         variables=_variables(card, session_variables),
         type=card.type,
         reply=_reply(card),

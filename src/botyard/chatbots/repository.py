@@ -3,10 +3,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, delete, select
+from sqlalchemy import Select, delete, func, select
 
 from botyard.db.repository import Repository
-from botyard.models import Agent, Chatbot
+from botyard.models import Agent, Chatbot, Chunk
 
 
 class ChatbotRepository(Repository[Chatbot]):
@@ -25,6 +25,18 @@ class ChatbotRepository(Repository[Chatbot]):
         return await self.all(
             select(Chatbot).where(Chatbot.account_uuid == account_uuid).order_by(Chatbot.created_at, Chatbot.uuid)
         )
+
+    async def chunk_sample(self, chatbot_uuid: str, count: int, characters: int) -> list[tuple[str, int]]:
+        """The first `characters` of up to `count` of the chatbot's chunks, with each one's size in tokens. Chunk
+        uuids are random, so the first ones by uuid are a sample of every source alike, and the same sample while
+        the knowledge stays the same."""
+        statement = (
+            select(func.substr(Chunk.text, 1, characters), Chunk.tokens)
+            .where(Chunk.chatbot_uuid == chatbot_uuid)
+            .order_by(Chunk.uuid)
+            .limit(count)
+        )
+        return [(str(text), int(tokens)) for text, tokens in await self.session.execute(statement)]
 
     async def add_agent(self, agent: Agent) -> Agent:
         """An agent of a chatbot being created (its default one)."""

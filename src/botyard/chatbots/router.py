@@ -3,7 +3,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from botyard.chatbots import service
-from botyard.chatbots.schemas import AnswerSettings, Chatbot, ChatbotCreate, ChatbotUpdate
+from botyard.chatbots.schemas import AnswerSettings, AnswerSettingsUpdate, Chatbot, ChatbotCreate, ChatbotUpdate
 from botyard.deps import CurrentAccount, DbSession
 from botyard.schemas import Success
 
@@ -45,13 +45,15 @@ async def delete_chatbot(uuid: str, db: DbSession, account: CurrentAccount) -> S
 
 @router.get("/chatbot/{uuid}/answer-settings", response_model=AnswerSettings)
 async def get_answer_settings(uuid: str, db: DbSession, account: CurrentAccount) -> AnswerSettings:
-    """How the chatbot decides whether its knowledge answers a question (hit testing shows the decision)."""
-    return service.answer_settings(await service.get_owned(db, account, uuid))
+    """How the chatbot decides whether its knowledge answers a question (hit testing shows the decision), and the
+    language it speaks to its users."""
+    return await service.answer_settings(db, await service.get_owned(db, account, uuid))
 
 
 @router.post("/chatbot/{uuid}/answer-settings", response_model=AnswerSettings)
 async def set_answer_settings(
-    uuid: str, body: AnswerSettings, db: DbSession, account: CurrentAccount
+    uuid: str, db: DbSession, account: CurrentAccount, body: AnswerSettingsUpdate | None = None
 ) -> AnswerSettings:
-    """Make the chatbot stricter or looser about what its knowledge covers (offline answerer)."""
-    return await service.set_answer_settings(db, account, uuid, body)
+    """Make the chatbot stricter or looser about what its knowledge covers (offline answerer), or set the language
+    it speaks to its users; fields left out keep their value."""
+    return await service.set_answer_settings(db, account, uuid, body or AnswerSettingsUpdate())

@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.defaults import default_agent
 from botyard.chatbots.repository import ChatbotRepository
-from botyard.chatbots.schemas import AnswerSettings, ChatbotCreate, ChatbotSettings, ChatbotUpdate
+from botyard.chatbots.schemas import (
+    AnswerSettings,
+    AnswerSettingsUpdate,
+    ChatbotCreate,
+    ChatbotSettings,
+    ChatbotUpdate,
+    LanguageSource,
+)
 from botyard.chatbots.schemas import Chatbot as ChatbotOut
 from botyard.db.base import iso
+from botyard.i18n import DEFAULT, Language, main_language
 from botyard.models import Chatbot
+from botyard.retrieval.language import SAMPLE
 from botyard.retrieval.relevance import Strictness
+
+KNOWLEDGE_SAMPLE = 64
+"""Chunks read to tell the knowledge's language: a sample of every source (see `chunk_sample`), enough for a clear
+majority, and one small query even for a knowledge base of 100,000 chunks."""
+_DETECTED_KEPT = 4096
+_detected: OrderedDict[tuple[str, int], Language | None] = OrderedDict()
+"""The knowledge's language by (chatbot, knowledge version): the version changes with every change of the chunks, so
+an entry never goes stale, and each process reads the sample once per version (when the language is first asked)."""
 
 
 def _columns(settings: ChatbotSettings) -> dict[str, Any]:
@@ -56,15 +75,51 @@ async def delete(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> None
 
 
 async def set_answer_settings(
-    db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: AnswerSettings
+    db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: AnswerSettingsUpdate
 ) -> AnswerSettings:
     chatbot = await get_owned(db, account_uuid, chatbot_uuid)
-    await ChatbotRepository(db).update(chatbot, {"answer_strictness": body.strictness.value})
-    return answer_settings(chatbot)
+    await ChatbotRepository(db).update(chatbot, body.columns())
+    return await answer_settings(db, chatbot)
 
 
-def answer_settings(chatbot: Chatbot) -> AnswerSettings:
-    return AnswerSettings(strictness=Strictness(chatbot.answer_strictness))
+async def answer_settings(db: AsyncSession, chatbot: Chatbot) -> AnswerSettings:
+    spoken = await language(db, chatbot)
+    return AnswerSettings(
+        strictness=Strictness(chatbot.answer_strictness),
+        language=Language(chatbot.language) if chatbot.language else None,
+        effective_language=spoken.language,
+        language_source=spoken.source,
+    )
+
+
+@dataclass(frozen=True)
+class SpokenLanguage:
+    language: Language
+    source: LanguageSource
+
+
+async def language(db: AsyncSession, chatbot: Chatbot) -> SpokenLanguage:
+    """The language the chatbot speaks to its users: its setting, else the main language of its knowledge, else
+    English.
+
+    Detected when asked rather than stored at ingestion: a chatbot's knowledge changes in many places (each source's
+    ingestion, re-syncs, deletes), all of which already bump its knowledge version, so a cache by that version is
+    always current and needs no code in any of them.
+    """
+    if chatbot.language:
+        return SpokenLanguage(Language(chatbot.language), LanguageSource.SETTING)
+    key = (chatbot.uuid, chatbot.knowledge_version)
+    if key in _detected:
+        _detected.move_to_end(key)
+        found = _detected[key]
+    else:
+        found = main_language(await ChatbotRepository(db).chunk_sample(chatbot.uuid, KNOWLEDGE_SAMPLE, SAMPLE))
+        _detected[key] = found
+        if len(_detected) > _DETECTED_KEPT:
+            _detected.popitem(last=False)
+    if found is None:
+        return SpokenLanguage(DEFAULT, LanguageSource.DEFAULT)
+    return SpokenLanguage(found, LanguageSource.KNOWLEDGE)
 
 
 def to_wire(chatbot: Chatbot) -> ChatbotOut:

@@ -19,5 +19,7 @@ class Chatbot(UuidPk, Timestamps, Base):
     visibility: Mapped[str] = mapped_column(String(16), default=Visibility.PRIVATE)
     answer_strictness: Mapped[str] = mapped_column(String(16), default="balanced", server_default="balanced")
     """How much evidence the relevance decision asks for (`botyard.retrieval.relevance.Strictness`)."""
+    language: Mapped[str | None] = mapped_column(String(8), default=None)
+    """The language the chatbot speaks to its users (`botyard.i18n.Language`); None: its knowledge's main language."""
     # Bumped whenever the chatbot's chunks change; in-process search indexes are caches keyed by it.
     knowledge_version: Mapped[int] = mapped_column(default=0)

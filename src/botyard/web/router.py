@@ -88,7 +88,7 @@ async def chat_page(chatbot_uuid: str, request: Request, db: ReadDbSession) -> R
     if embedder is not None and not origin_allowed(embedder, allowed, request):
         body = "<!doctype html><meta charset=utf-8><title>Refused</title><p>This website may not embed this chat.</p>"
         return HTMLResponse(body, status_code=403, headers={"Content-Security-Policy": content_security_policy()})
-    config = {**service.config(opened), "embedded": framed}
+    config = {**(await service.config(db, opened)), "embedded": framed}
     # A JSON data block is never executed; escaping <, > and & keeps "</script>" in a title from closing it.
     data = (
         json.dumps(config, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

@@ -74,10 +74,11 @@ async def update_widget_settings(
 
 @router.get("/widget/{chatbot_uuid}", response_model=WidgetConfig, responses=_REFUSED)
 async def widget_config(chatbot_uuid: str, request: Request, db: ReadDbSession) -> WidgetConfig:
-    """What the widget shows (title, colours, welcome message, suggested questions...). No key."""
+    """What the widget shows (title, colours, welcome message, suggested questions...), and the chatbot's language
+    with the widget's own words in it. No key."""
     opened = await service.open_chatbot(db, chatbot_uuid)
     check_origin(request, opened.allowed_origins)
-    return service.config(opened)
+    return await service.config(db, opened)
 
 
 @router.post("/widget/{chatbot_uuid}/session", response_model=WidgetSession, responses=_REFUSED)

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 from typing_extensions import TypedDict
@@ -75,6 +75,12 @@ class WidgetConfig(WidgetLook):
     chatbot_uuid: str
     name: str
     show_citations: bool
+    language: str
+    """The language the chatbot speaks (`answer-settings`' `effective_language`), for the page's `lang`."""
+    direction: Literal["ltr", "rtl"]
+    """The language's writing direction: the widget's frame is right-to-left for Arabic, Hebrew, Persian, Urdu."""
+    texts: dict[str, str]
+    """The widget's own words in that language (labels, buttons, error notices), by name."""
 
 
 class WidgetSessionCreate(RequestModel):

@@ -17,8 +17,10 @@ from botyard.chat.service import open_session as open_chat_session
 from botyard.chat.service import session_with_chatbot
 from botyard.chatbots.service import by_uuid as chatbot_by_uuid
 from botyard.chatbots.service import get_owned as get_owned_chatbot
+from botyard.chatbots.service import language as chatbot_language
 from botyard.db.base import iso
 from botyard.errors import not_found
+from botyard.i18n import direction, widget
 from botyard.models import (
     Chatbot,
     ChatSession,
@@ -119,8 +121,13 @@ async def open_session(db: AsyncSession, session_uuid: str) -> tuple[ChatSession
     return session, OpenChatbot(chatbot, _values(await WidgetSettingsRepository(db).of_chatbot(chatbot.uuid)))
 
 
-def config(opened: OpenChatbot) -> WidgetConfig:
+async def config(db: AsyncSession, opened: OpenChatbot) -> WidgetConfig:
+    """What the widget shows, in the chatbot's language: its own words, and the welcome message and placeholder
+    while the owner keeps them at their (English) defaults."""
     settings, chatbot = opened.settings, opened.chatbot
+    language = (await chatbot_language(db, chatbot)).language
+    texts = widget(language)
+    welcome, placeholder = settings["welcome_message"], settings["placeholder"]
     return {
         "chatbot_uuid": chatbot.uuid,
         "name": chatbot.name,
@@ -128,11 +135,14 @@ def config(opened: OpenChatbot) -> WidgetConfig:
         "primary_color": settings["primary_color"],
         "background_color": settings["background_color"],
         "text_color": settings["text_color"],
-        "welcome_message": settings["welcome_message"],
+        "welcome_message": texts["welcome"] if welcome == DEFAULTS["welcome_message"] else welcome,
         "suggested_questions": settings["suggested_questions"],
-        "placeholder": settings["placeholder"],
+        "placeholder": texts["placeholder"] if placeholder == DEFAULTS["placeholder"] else placeholder,
         "image_hosts": settings["image_hosts"],
         "show_citations": chatbot.show_citations,
+        "language": language.value,
+        "direction": direction(language),
+        "texts": texts,
     }
 
 

@@ -59,6 +59,8 @@
 
   function mount(config) {
     const title = config.title || config.name || "Chat";
+    const texts = config.texts || {};
+    const label = (texts.chat_title || "{title} chat").replace("{title}", () => title);
     const host = document.createElement("div");
     host.id = "botyard-widget";
     const primary = colour(config.primary_color, "#2563eb");
@@ -69,11 +71,15 @@
     addStyle(root);
 
     const wrapper = element("div", root);
+    // The chatbot's language: its words for the button, and its direction for the panel (an Arabic chat reads
+    // right to left; the page inside the frame mirrors itself the same way).
+    wrapper.lang = config.language || "en";
+    wrapper.dir = config.direction === "rtl" ? "rtl" : "ltr";
     const panel = element("div", wrapper, { className: "panel", id: "panel", hidden: true });
     panel.setAttribute("role", "dialog");
-    panel.setAttribute("aria-label", `${title} chat`);
+    panel.setAttribute("aria-label", label);
     const button = element("button", wrapper, { className: "bubble", type: "button" });
-    button.setAttribute("aria-label", "Open chat");
+    button.setAttribute("aria-label", texts.open_chat || "Open chat");
     button.setAttribute("aria-expanded", "false");
     button.setAttribute("aria-controls", "panel");
     button.append(icon("chat"), icon("close"));
@@ -84,7 +90,7 @@
 
     const open = () => {
       if (!frame) {
-        frame = element("iframe", panel, { title: `${title} chat` });
+        frame = element("iframe", panel, { title: label });
         // The chat page answers framed requests only from allowed sites, which it tells by the referrer's origin.
         frame.referrerPolicy = "strict-origin";
         frame.addEventListener("load", focusChat);

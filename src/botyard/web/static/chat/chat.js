@@ -19,10 +19,11 @@ import {
   showAnswer,
 } from "./render.js";
 import { deviceIdIn, hostStorage, pageStorage } from "./storage.js";
+import { useWords, word } from "./words.js";
 
 const API = "/api/v1/widget";
 const HEX = /^#[0-9a-f]{6}$/i;
-const LABELS = { user: "You", assistant: "Answer", operator: "Operator", announcement: "Notice" };
+const LABELS = { user: "you", assistant: "answer", operator: "operator", announcement: "notice" }; // words.js names
 
 const page = {
   title: document.querySelector("h1"),
@@ -66,6 +67,16 @@ function readConfig() {
 }
 
 function applySettings() {
+  useWords(config.texts);
+  // The page speaks the chatbot's language; right-to-left mirrors the whole frame. Each message and the message box
+  // still take their own text's direction (dir="auto"): an English question in an Arabic chat stays left-to-right.
+  document.documentElement.lang = typeof config.language === "string" ? config.language : "en";
+  document.documentElement.dir = config.direction === "rtl" ? "rtl" : "ltr";
+  page.send.textContent = word("send");
+  page.input.setAttribute("aria-label", word("message"));
+  page.close.setAttribute("aria-label", word("close_chat"));
+  page.log.setAttribute("aria-label", word("conversation"));
+  page.suggestions.setAttribute("aria-label", word("suggestions"));
   const title = config.title || config.name || "Chat";
   page.title.textContent = title;
   document.title = title;
@@ -75,7 +86,7 @@ function applySettings() {
   root.setProperty("--on-primary", readableOn(primary));
   if (HEX.test(config.background_color ?? "")) root.setProperty("--background", config.background_color);
   if (HEX.test(config.text_color ?? "")) root.setProperty("--text", config.text_color);
-  page.input.placeholder = config.placeholder || "Ask a question";
+  page.input.placeholder = config.placeholder || word("placeholder");
   if (config.welcome_message) {
     page.welcome.append(renderMarkdown(config.welcome_message, { imageHosts: config.image_hosts }));
     page.welcome.hidden = false;
@@ -83,6 +94,7 @@ function applySettings() {
   for (const question of config.suggested_questions ?? []) {
     const button = element("button", page.suggestions, "suggestion");
     button.type = "button";
+    button.dir = "auto";
     button.textContent = question;
     button.addEventListener("click", () => ask(question));
   }
@@ -131,7 +143,7 @@ async function restore() {
         page.log.scrollTop = page.log.scrollHeight;
       }
     } catch (error) {
-      showNotice(error instanceof ChatError ? error.message : "The conversation could not be loaded.");
+      showNotice(error instanceof ChatError ? error.message : word("load_failed"));
     }
   }
   updateSuggestions();
@@ -173,7 +185,7 @@ async function ask(text) {
     showAnswer(answer, "", new Map(), config.image_hosts);
     await streamAnswer(response, answer);
   } catch (error) {
-    const message = error instanceof ChatError ? error.message : "The connection failed. Please try again.";
+    const message = error instanceof ChatError ? error.message : word("connection_failed");
     showNotice(message);
     if (!answer) {
       // Nothing was stored: the question goes back into the box, to be sent again later.
@@ -245,12 +257,12 @@ async function streamAnswer(response, entry) {
       ended = true;
       for (const [marker, citation] of citationMap(data.citations)) citations.set(marker, citation);
     } else {
-      if (event === "error") showNotice(data.error || "The answer could not be completed.");
+      if (event === "error") showNotice(data.error || word("incomplete"));
       continue; // start and ping change nothing on screen
     }
     keepingScroll(page.log, () => showAnswer(entry, text, citations, config.image_hosts));
   }
-  if (!ended) throw new ChatError("The answer was interrupted. Please try again.");
+  if (!ended) throw new ChatError(word("interrupted"));
 }
 
 /** Live chat: an operator's replies and the take-over/hand-back notices arrive over an EventSource. */
@@ -271,7 +283,8 @@ function listen() {
 
 function addEntry(role) {
   const entry = element("article", page.log, `msg msg-${role}`);
-  entry.setAttribute("aria-label", LABELS[role]);
+  entry.setAttribute("aria-label", word(LABELS[role]));
+  entry.dir = "auto"; // Arabic, Hebrew, Persian or Urdu text reads right to left, whatever the chat's language
   return entry;
 }
 

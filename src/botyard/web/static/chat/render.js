@@ -2,6 +2,7 @@
 
 import { citationOf } from "../shared/citations.js";
 import { citationMarkers, renderMarkdown, webUrl } from "../shared/markdown.js";
+import { word } from "./words.js";
 
 /** Renders `text` into `entry`, with a numbered source list when it cites sources. */
 export function showAnswer(entry, text, citations, imageHosts) {
@@ -13,7 +14,7 @@ export function showAnswer(entry, text, citations, imageHosts) {
     .filter((item) => item.citation);
   if (!cited.length) return;
   const list = element("ol", entry, "sources");
-  list.setAttribute("aria-label", "Sources");
+  list.setAttribute("aria-label", word("sources"));
   for (const { number, citation } of cited) {
     const item = element("li", list);
     item.value = number;
@@ -45,9 +46,9 @@ export async function errorText(response) {
   } catch {
     // not JSON: the status decides
   }
-  if (response.status === 429) return "Too many messages. Please wait a moment.";
-  if (response.status === 404 || response.status === 403) return "This chat is not available right now.";
-  return "Something went wrong. Please try again.";
+  if (response.status === 429) return word("too_many");
+  if (response.status === 404 || response.status === 403) return word("unavailable");
+  return word("failed");
 }
 
 export function element(tag, parent, className) {

@@ -15,6 +15,38 @@ const STRICTNESS = [
   ["strict", "Strict: only what the knowledge clearly covers"],
 ];
 
+// The languages a chatbot may speak (botyard.i18n.Language), each by its English name and its own.
+const LANGUAGES = [
+  ["en", "English"],
+  ["de", "German (Deutsch)"],
+  ["fr", "French (Français)"],
+  ["es", "Spanish (Español)"],
+  ["it", "Italian (Italiano)"],
+  ["pt", "Portuguese (Português)"],
+  ["nl", "Dutch (Nederlands)"],
+  ["zh", "Chinese (中文)"],
+  ["ja", "Japanese (日本語)"],
+  ["ko", "Korean (한국어)"],
+  ["ar", "Arabic (العربية)"],
+  ["ru", "Russian (Русский)"],
+  ["tr", "Turkish (Türkçe)"],
+  ["pl", "Polish (Polski)"],
+  ["th", "Thai (ไทย)"],
+  ["hi", "Hindi (हिन्दी)"],
+  ["he", "Hebrew (עברית)"],
+  ["fa", "Persian (فارسی)"],
+  ["ur", "Urdu (اردو)"],
+];
+
+function languageOptions(answering) {
+  const name = (code) => LANGUAGES.find(([value]) => value === code)?.[1] ?? code;
+  const found = answering.language_source === "knowledge";
+  const automatic = found
+    ? `Automatic: the knowledge's language (now ${name(answering.effective_language)})`
+    : "Automatic: the knowledge's language (none found yet: English)";
+  return [["", automatic], ...LANGUAGES];
+}
+
 export async function render(ctx) {
   const bot = await get(`/chatbot/${ctx.chatbot.uuid}`, { signal: ctx.signal });
   bot.answering = await get(`/chatbot/${ctx.chatbot.uuid}/answer-settings`, { signal: ctx.signal });
@@ -44,6 +76,7 @@ function settingsForm(ctx, bot, onSaved) {
   const citations = checkbox("Show citations in answers", Boolean(bot.meta.show_citations));
   const visibility = select(VISIBILITY, bot.meta.visibility);
   const strictness = select(STRICTNESS, bot.answering.strictness);
+  const language = select(languageOptions(bot.answering), bot.answering.language ?? "");
   const save = h("button", { type: "submit", class: "primary" }, "Save settings");
   const form = h(
     "form",
@@ -64,6 +97,12 @@ function settingsForm(ctx, bot, onSaved) {
       "How much evidence a question needs in the knowledge before the offline answerer answers it " +
         "(hit testing shows the score). With a language model, the agent's prompt decides.",
     ),
+    field(
+      "Language",
+      language,
+      "The language of the no-answer reply (a question clearly in another language gets it in its own) and of " +
+        "the widget's buttons and notices.",
+    ),
     save,
     note.element,
   );
@@ -77,7 +116,10 @@ function settingsForm(ctx, bot, onSaved) {
         show_citations: citations.input.checked,
         visibility: visibility.value,
       });
-      await post(`/chatbot/${bot.uuid}/answer-settings`, { strictness: strictness.value });
+      await post(`/chatbot/${bot.uuid}/answer-settings`, {
+        strictness: strictness.value,
+        language: language.value || null,
+      });
       note.ok("Settings saved.");
       await ctx.refreshChatbots();
       onSaved(saved);

@@ -11,7 +11,13 @@ export async function render(ctx) {
   const bot = ctx.chatbot.uuid;
   const note = notice();
   const agents = await get(`/chatbot/${bot}/agents`, { signal: ctx.signal });
-  const query = h("input", { type: "search", required: true, maxlength: "4000", placeholder: "How do I reset it?" });
+  const query = h("input", {
+    type: "search",
+    required: true,
+    maxlength: "4000",
+    placeholder: "How do I reset it?",
+    dir: "auto",
+  });
   const topK = h("input", { type: "number", min: 1, max: 50, step: 1, value: 8 });
   const methods = [
     ["hybrid", "Hybrid (what answers use)"],
@@ -44,7 +50,7 @@ export async function render(ctx) {
           chunk.title || chunk.data_source_uuid,
           chunk.heading ? h("span", { class: "sub" }, chunk.heading) : null,
         ),
-        h("td", {}, h("div", { class: "chunk-text" }, chunk.text)),
+        h("td", {}, h("div", { class: "chunk-text", dir: "auto" }, chunk.text)),
         h("td", {}, perMethod(chunk.scores)),
       ),
     );

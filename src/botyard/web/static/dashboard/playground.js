@@ -12,7 +12,7 @@ export function render(ctx) {
   let streaming = null; // AbortController of the answer being streamed
 
   const log = h("div", { class: "transcript card", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
-  const message = h("textarea", { rows: "2", required: true, placeholder: "Ask a question" });
+  const message = h("textarea", { rows: "2", required: true, placeholder: "Ask a question", dir: "auto" });
   const send = h("button", { type: "submit", class: "primary" }, "Send");
   const stop = h("button", { type: "button", hidden: true }, "Stop");
   const composer = h("form", { class: "composer" }, field("Message", message), send, stop);
@@ -34,7 +34,7 @@ export function render(ctx) {
       log.querySelector(".empty")?.remove();
     }
     const who = (text) => h("span", { class: "who" }, text);
-    log.append(h("article", { class: "msg msg-user" }, who("You"), h("p", { class: "plain" }, query)));
+    log.append(h("article", { class: "msg msg-user" }, who("You"), h("p", { class: "plain", dir: "auto" }, query)));
     const answer = h("article", { class: "msg msg-assistant", "data-state": "streaming", "aria-busy": "true" });
     answer.append(who("Assistant"));
     const content = h("div");

@@ -22,7 +22,7 @@ export function answerContent(text, cites = {}) {
   const citations = new Map(
     order.map((marker) => [marker, citationOf(cites[marker], marker)]),
   );
-  const body = h("div", { class: "body" });
+  const body = h("div", { class: "body", dir: "auto" }); // Arabic, Hebrew...: right to left
   body.append(
     renderMarkdown(text, {
       imageHosts: [],
@@ -77,14 +77,14 @@ export function messageArticles(message) {
   switch (meta.kind) {
     case MessageKind.LIVE_CHAT_START:
     case MessageKind.LIVE_CHAT_END:
-      return [article("announcement", "Announcement", at, h("p", {}, message.response))];
+      return [article("announcement", "Announcement", at, h("p", { dir: "auto" }, message.response))];
     case MessageKind.OPERATOR:
-      return [article("operator", "Operator", at, h("p", { class: "plain" }, message.response))];
+      return [article("operator", "Operator", at, h("p", { class: "plain", dir: "auto" }, message.response))];
     case MessageKind.LIVE_CHAT_USER:
-      return [article("user", "Visitor", at, h("p", { class: "plain" }, message.query))];
+      return [article("user", "Visitor", at, h("p", { class: "plain", dir: "auto" }, message.query))];
   }
   const out = [];
-  if (message.query) out.push(article("user", "Visitor", at, h("p", { class: "plain" }, message.query)));
+  if (message.query) out.push(article("user", "Visitor", at, h("p", { class: "plain", dir: "auto" }, message.query)));
   const notes = [];
   if (meta.interrupted) notes.push("The visitor left before the answer ended.");
   if (meta.error) notes.push(`Error: ${meta.error}`);

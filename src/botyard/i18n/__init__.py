@@ -1,0 +1,31 @@
+"""The languages a chatbot speaks to its users: the codes, which language a text is in, and Botyard's own texts in
+each (the no-answer and small-talk replies, the widget's words)."""
+
+from botyard.i18n.languages import (
+    DEFAULT,
+    RIGHT_TO_LEFT,
+    Direction,
+    Language,
+    direction,
+    language_of,
+    main_language,
+    primary_subtag,
+    reply_language,
+)
+from botyard.i18n.texts import SmallTalk, no_answer, small_talk, widget
+
+__all__ = [
+    "DEFAULT",
+    "RIGHT_TO_LEFT",
+    "Direction",
+    "Language",
+    "SmallTalk",
+    "direction",
+    "language_of",
+    "main_language",
+    "no_answer",
+    "primary_subtag",
+    "reply_language",
+    "small_talk",
+    "widget",
+]

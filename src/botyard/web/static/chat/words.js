@@ -1,0 +1,34 @@
+// The chat page's own words, in the chatbot's language: the server sends them with the page's config
+// (`texts`, from botyard/i18n/texts.json); English until then, or where a language lacks one.
+
+const ENGLISH = {
+  send: "Send",
+  message: "Message",
+  close_chat: "Close chat",
+  conversation: "Conversation",
+  suggestions: "Suggested questions",
+  placeholder: "Ask a question…",
+  you: "You",
+  answer: "Answer",
+  operator: "Operator",
+  notice: "Notice",
+  sources: "Sources",
+  load_failed: "The conversation could not be loaded.",
+  connection_failed: "The connection failed. Please try again.",
+  incomplete: "The answer could not be completed.",
+  interrupted: "The answer was interrupted. Please try again.",
+  too_many: "Too many messages. Please wait a moment.",
+  unavailable: "This chat is not available right now.",
+  failed: "Something went wrong. Please try again.",
+};
+
+let words = ENGLISH;
+
+/** Takes the chatbot's words (the config's `texts`). */
+export function useWords(texts) {
+  words = { ...ENGLISH, ...(texts && typeof texts === "object" ? texts : {}) };
+}
+
+export function word(name) {
+  return typeof words[name] === "string" ? words[name] : ENGLISH[name];
+}
