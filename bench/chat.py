@@ -36,11 +36,12 @@ chatbot's knowledge version is bumped (`ChunkRepository.bump_version`, as ingest
   salad, but its term statistics (a few very common words, a long tail, topical words repeated within a document
   and shared with the documents of the same theme) are what BM25's postings and scores see. `chunk.tokens` is an
   estimate (1.3 per word).
-- Vectors: MiniLM (the service's own model) embeds one short text of each theme's 8 words, once. A document's
-  vector is its theme's plus Gaussian noise, a chunk's is its document's plus noise, renormalised (a cosine of
-  about 0.94 to the theme); `chunk.embedder` is MiniLM's name, so the service's dense index uses them, and they
-  lie where MiniLM puts questions made of those words. Each passage of a chunk gets the chunk's vector plus noise,
-  stored as ingestion stores passage vectors (the offline answerer reads them for the chunks it quotes).
+- Vectors: the service's own embedder (MiniLM and USE-m3) embeds one short text of each theme's 8 words, once. A
+  document's vector is its theme's plus Gaussian noise, a chunk's is its document's plus noise, each part
+  renormalised (a cosine of about 0.94 to the theme); `chunk.embedder` is the embedder's name, so the service's
+  dense index uses them, and they lie where the models put questions made of those words. Each passage of a chunk
+  gets the chunk's vector plus noise, stored as ingestion stores passage vectors (the offline answerer reads them
+  for the chunks it quotes).
 - Questions: 80% (`--off-topic`) are made of 3-4 theme words of a random chunk in templates such as "Is there
   anything about A, B or C?"; the rest are the chit-chat and off-domain questions of bench/retrieval.py. The
   report shows how many on-topic questions were answered (the rest got the no-knowledge reply: the relevance decision
@@ -100,14 +101,17 @@ from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.config import Settings
 from botyard.db.base import new_uuid
 from botyard.db.session import Database as ServiceDatabase
-from botyard.embedding import encode_matrix, encode_vector
-from botyard.embedding.minilm import NAME as MINILM_NAME
+from botyard.embedding import encode_matrix, encode_vector, unit_parts
 from botyard.embedding.minilm import MiniLMEmbedder, default_tokenizer_path
+from botyard.embedding.pair import USE_SCALE, PairEmbedder
+from botyard.embedding.use import UseEmbedder
 from botyard.ingestion.repository import ChunkRepository
 from botyard.models import Chunk, DataSource
 from botyard.passages import passages
 
 ROOT = Path(__file__).resolve().parents[1]
+EMBEDDER = PairEmbedder(MiniLMEmbedder(), UseEmbedder(), USE_SCALE)
+"""The service's default embedder: its vectors are what the service searches (MiniLM's and USE-m3's parts)."""
 GOAL_TTFB_P95_MS = {10_000: 50.0, 100_000: 100.0}
 GOAL_ANSWERS_PER_SECOND = 50.0
 GOAL_LLM_TTFB_P99_MS = 1000.0
@@ -191,18 +195,18 @@ def make_themes(vocabulary: Vocabulary, count: int, seed: int) -> Themes:
         texts.append(". ".join(sentence.capitalize() for sentence in sentences) + ".")
 
     async def embed() -> Vector:
-        embedder = MiniLMEmbedder()
-        return np.asarray(await embedder.embed_documents(texts), dtype=np.float32)
+        return np.asarray(await EMBEDDER.embed_documents(texts), dtype=np.float32)
 
     started = time.perf_counter()
     vectors = asyncio.run(embed())
-    log(f"embedded {count} theme texts with MiniLM in {time.perf_counter() - started:.1f} s")
+    log(f"embedded {count} theme texts with {EMBEDDER.name} in {time.perf_counter() - started:.1f} s")
     return Themes(words, vectors)
 
 
 def _normalised(vectors: Vector) -> Vector:
-    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    return np.asarray(vectors / norms, dtype=np.float32)
+    """Each row with each of its parts (one per model, `Embedder.parts`) of unit length, as the embedder makes them."""
+    rows = np.atleast_2d(vectors)
+    return np.asarray([unit_parts(row, EMBEDDER.parts) for row in rows], dtype=np.float32).reshape(vectors.shape)
 
 
 @dataclass
@@ -262,7 +266,7 @@ class Knowledge:
                     "tokens": estimate,
                     "embedding": encode_vector(vectors[position]),
                     "passage_vectors": self._passage_vectors(text, vectors[position]),
-                    "embedder": MINILM_NAME,
+                    "embedder": EMBEDDER.name,
                 }
             )
             size, tokens = size + len(text), tokens + estimate

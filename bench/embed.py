@@ -1,7 +1,9 @@
-"""How fast the bundled MiniLM embedder is here: chunks per second when indexing, milliseconds per query.
+"""How fast the bundled embedders are here: chunks per second when indexing, milliseconds per query.
 
-Run: `python bench/embed.py [--chunks 128] [--queries 50]`. Chunks are about 250 tokens of varied prose (what the
-chunker produces); queries are short questions. One onnxruntime thread, as in the service.
+Run: `python bench/embed.py [--embedder multilingual|minilm|use] [--chunks 128] [--queries 50]`. The default is the
+service's default, the pair of MiniLM and USE-m3 (`embedding/pair.py`); `minilm` and `use` measure each model alone.
+Chunks are about 250 tokens of varied English prose (what the chunker produces), which both models read; queries are
+short questions. One thread per model, as in the service.
 """
 
 from __future__ import annotations
@@ -13,7 +15,12 @@ import random
 import statistics
 import time
 
-from botyard.embedding.minilm import MiniLMEmbedder
+from tokenizers import Tokenizer
+
+from botyard.embedding import Embedder
+from botyard.embedding.minilm import MiniLMEmbedder, default_tokenizer_path
+from botyard.embedding.pair import USE_SCALE, PairEmbedder
+from botyard.embedding.use import UseEmbedder
 
 TEXT = """the shop opens at nine and closes at five on weekdays while on saturdays it opens later customers can
 return items within thirty days of delivery shipping inside the european union takes three working days gift wrapping
@@ -28,13 +35,22 @@ def chunk(rng: random.Random, words: int = 190) -> str:
     return " ".join(sentences)
 
 
-async def run(chunks: int, queries: int) -> None:
+def build(name: str) -> Embedder:
+    if name == "minilm":
+        return MiniLMEmbedder()
+    if name == "use":
+        return UseEmbedder()
+    return PairEmbedder(MiniLMEmbedder(), UseEmbedder(), USE_SCALE)
+
+
+async def run(name: str, chunks: int, queries: int) -> None:
     rng = random.Random(7)
     started = time.perf_counter()
-    embedder = MiniLMEmbedder()
-    print(f"load (sha256 check, session, tokenizer): {time.perf_counter() - started:.2f} s")
+    embedder = build(name)
+    print(f"{embedder.name}: load (sha256 checks, sessions, tokenizers): {time.perf_counter() - started:.2f} s")
     documents = [chunk(rng) for _ in range(chunks)]
-    tokens = [len(embedder._tokenizer.encode(text).ids) for text in documents]
+    wordpieces = Tokenizer.from_file(str(default_tokenizer_path()))
+    tokens = [len(wordpieces.encode(text).ids) for text in documents]
     await embedder.embed_documents(documents[:4])  # warm-up
     started, cpu = time.perf_counter(), time.process_time()
     await embedder.embed_documents(documents)
@@ -55,10 +71,11 @@ async def run(chunks: int, queries: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--embedder", choices=("multilingual", "minilm", "use"), default="multilingual")
     parser.add_argument("--chunks", type=int, default=128)
     parser.add_argument("--queries", type=int, default=50)
     arguments = parser.parse_args()
-    asyncio.run(run(arguments.chunks, arguments.queries))
+    asyncio.run(run(arguments.embedder, arguments.chunks, arguments.queries))
 
 
 if __name__ == "__main__":

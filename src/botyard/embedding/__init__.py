@@ -13,6 +13,7 @@ from botyard.embedding.base import (
     decode_vector,
     encode_matrix,
     encode_vector,
+    part_cosines,
     similarities,
     unit_parts,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "decode_vector",
     "encode_matrix",
     "encode_vector",
+    "part_cosines",
     "similarities",
     "unit_parts",
 ]

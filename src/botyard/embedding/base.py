@@ -92,6 +92,24 @@ def cosines(rows: Vectors, vector: Vectors, parts: Sequence[int]) -> Vectors:
     return similarities(rows, vector, parts)[:, 0]
 
 
+def part_cosines(rows: Vectors, vector: Vectors, parts: Sequence[int]) -> list[Vectors]:
+    """The cosines of the rows with one question by each model that reads it (each part the question has, in order),
+    NaN for a row that part is missing from (a text that model did not read)."""
+    matrix = np.atleast_2d(np.asarray(rows, dtype=np.float32))
+    question = np.asarray(vector, dtype=np.float32)
+    found = []
+    start = 0
+    for width in parts:
+        own = question[start : start + width]
+        if np.any(own):
+            block = matrix[:, start : start + width]
+            cosine = np.asarray(block @ own, dtype=np.float32)
+            cosine[~np.any(block != 0.0, axis=1)] = np.nan
+            found.append(cosine)
+        start += width
+    return found
+
+
 def unit_parts(vector: Vectors, parts: Sequence[int]) -> Vectors:
     """`vector` with each of its parts scaled to unit length again (a part of zeros stays zeros)."""
     result = np.array(vector, dtype=np.float32)

@@ -31,10 +31,10 @@ def build_embedder(settings: Settings) -> Embedder | None:
 
     if settings.embedder == "minilm":
         return MiniLMEmbedder()
-    from botyard.embedding.pair import PairEmbedder
+    from botyard.embedding.pair import USE_SCALE, PairEmbedder
     from botyard.embedding.use import UseEmbedder
 
-    return PairEmbedder(MiniLMEmbedder(), UseEmbedder())
+    return PairEmbedder(MiniLMEmbedder(), UseEmbedder(), USE_SCALE)
 
 
 async def close_embedder(embedder: Embedder | None) -> None:

@@ -40,7 +40,8 @@ DIMENSION = 384
 MAX_TOKENS = 256
 BATCH_SIZE = 32
 KNOWN_WORDS = 0.5
-"""The share of a text's words the vocabulary must hold whole for the model to read it (`reads`)."""
+"""The share of a text's words the vocabulary must hold whole for the model to read it (`reads`): at least half
+("Define visceral?" is English although "visceral" is no word of the vocabulary)."""
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -140,16 +141,19 @@ class MiniLMEmbedder:
         return (DIMENSION,)
 
     def reads(self, text: str) -> bool:
-        """More than half of the words of `text` are whole words of the model's (English) vocabulary, and it has no
+        """At least half of the words of `text` are whole words of the model's (English) vocabulary, and it has no
         more function words of another Latin-script language than of English: true of English questions (57-100% of
         the answer probes' words are known), false of German (0-62%, most under a third), of Chinese (none: a run of
         Han characters is no word of it), and of most Spanish questions (whose "de", "la", "no" are known words).
         Whether its vector can be trusted for a question: `pair` embeds knowledge with it in any case."""
         found = _WORD.findall(text.lower())
         # Only Latin words count as known: the vocabulary also holds single Devanagari, Thai, ... characters, and a
-        # word of those scripts splits into fragments that would pass for words.
+        # word of those scripts splits into fragments that would pass for words. A run of Han characters is many
+        # words, so the letters of other scripts must not outnumber the Latin ones either ("超级碗的MVP是谁").
         known = sum(word.isascii() and word in self._vocabulary for word in found)
-        if not found or known / len(found) <= KNOWN_WORDS:
+        letters = sum(len(word) for word in found)
+        latin = sum(len(word) for word in found if word.isascii())
+        if not found or known / len(found) < KNOWN_WORDS or latin * 2 < letters:
             return False
         # Spanish or Italian share much of the vocabulary ("de", "la", "no"): their function words give them away.
         english, foreign = _function_words()

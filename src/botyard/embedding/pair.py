@@ -11,6 +11,13 @@ reads it (`similarities`): English questions by MiniLM, German or Chinese ones b
   by USE-m3 rather than by MiniLM's noise; and USE-m3's where it reads it. A question neither reads ("42",
   "asdfgh", Hindi) gets MiniLM's, as before: retrieval ignores the vector of a question no model reads
   (`Retriever.reads`), routing still places it somewhere.
+
+The two models' cosines are on different scales: on XQuAD-en, where both read the same questions and passages, a
+question and its passage score a median 0.57 with MiniLM and 0.41 with USE-m3, while unrelated pairs score about 0
+with both (0.02 and 0.05; 95th percentiles 0.21 and 0.18). The relevance decision's levels and routing's floors
+speak MiniLM's scale, so a question compared by USE-m3 gets its part lengthened by `USE_SCALE` = 0.57 / 0.41: its
+cosines then read as MiniLM's would (0.4: clearly on the subject), and rankings, which each model makes alone, do
+not change.
 """
 
 from __future__ import annotations
@@ -22,14 +29,19 @@ import numpy as np
 
 from botyard.embedding.base import Embedder, Vectors
 
+USE_SCALE = 1.39
+"""MiniLM's median question-passage cosine on XQuAD-en over USE-m3's (0.571 / 0.412): see the module."""
+
 
 class PairEmbedder:
     """Two embedders as the two parts of one vector (see the module): `first` for the texts it reads, `second` for
     the texts it reads."""
 
-    def __init__(self, first: Embedder, second: Embedder) -> None:
+    def __init__(self, first: Embedder, second: Embedder, second_scale: float = 1.0) -> None:
         self.first = first
         self.second = second
+        self.second_scale = second_scale
+        """What the second model's cosines are multiplied by to read on the first's scale (see the module)."""
 
     @property
     def name(self) -> str:
@@ -55,8 +67,10 @@ class PairEmbedder:
         second = self.second.reads(text)
         first = self.first.reads(text) or not second
         # Both models at once, each in its worker thread: a question waits for the slower one only.
-        found = await asyncio.gather(_query(self.first, text, first), _query(self.second, text, second))
-        return np.concatenate(found)
+        mine, its = await asyncio.gather(_query(self.first, text, first), _query(self.second, text, second))
+        if not first:  # the second model is the question's own: its cosines are read on the first one's scale
+            its = its * np.float32(self.second_scale)
+        return np.concatenate([mine, its])
 
 
 async def _documents(model: Embedder, texts: Sequence[str], chosen: Sequence[bool]) -> Vectors:

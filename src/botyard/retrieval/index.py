@@ -12,16 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from botyard.embedding import Vectors, cosines
+from botyard.embedding import Vectors, part_cosines
 from botyard.retrieval.dense import DenseIndex
 from botyard.retrieval.fusion import (
-    DENSE_WEIGHT,
     FEEDBACK_DOCS,
     Method,
     Ranked,
     candidates,
     feedback_query,
-    fuse_weighted,
+    fuse_standardised,
     lookup,
     order,
 )
@@ -129,7 +128,7 @@ class ChatbotIndex:
         elif method is Method.DENSE:
             score = dense
         else:
-            score = fuse_weighted(bm25, dense, DENSE_WEIGHT)
+            score = fuse_standardised(bm25, self._voters(rows, search.vector))
         if method is Method.HYBRID and len(rows):
             score = self._feedback(search, rows, score, bm25)
         best = order(rows, score)[: search.top_k]
@@ -144,6 +143,13 @@ class ChatbotIndex:
         assert self.dense is not None and search.vector is not None
         seeds = rows[order(rows, score)[:FEEDBACK_DOCS]]
         vector = feedback_query(np.asarray(search.vector, dtype=np.float32), self.dense.matrix[seeds], self.dense.parts)
-        moved = cosines(self.dense.matrix[rows], vector, self.dense.parts)
-        moved[~self.dense.present[rows]] = -np.inf
-        return fuse_weighted(bm25, np.asarray(moved, dtype=np.float32), DENSE_WEIGHT)
+        return fuse_standardised(bm25, self._voters(rows, vector))
+
+    def _voters(self, rows: npt.NDArray[np.int64], vector: Vectors | None) -> list[npt.NDArray[np.float32]]:
+        """Each model's cosines of the candidates with the question, for the models that read it (`fusion`)."""
+        if self.dense is None or vector is None:
+            return []
+        found = part_cosines(self.dense.matrix[rows], np.asarray(vector, dtype=np.float32), self.dense.parts)
+        for cosine in found:
+            cosine[~self.dense.present[rows]] = np.nan
+        return found
