@@ -96,6 +96,20 @@ def test_a_question_matching_a_q_and_a_pair_gets_its_answer_alone(alice: Api, cl
     assert text == "Yes, gift vouchers of 25, 50 or 100 EUR are sold at reception."
 
 
+def test_a_question_in_a_document_is_answered_by_what_follows_it(alice: Api) -> None:
+    bot: str = alice.chatbot("Workshop")["uuid"]
+    faq = b"""# Small repairs
+
+Do I need an appointment for a flat tyre? No. Punctures and small adjustments are done while you wait, usually
+within 30 minutes. Inspections are booked online.
+"""
+    upload(alice, bot, "faq.md", faq)
+    process(alice.client)
+    text = answer(alice, bot, "Must I book ahead when my tyre is flat?")
+    assert "30 minutes" in text
+    assert "?" not in text  # the document's own question is not the answer
+
+
 @pytest.mark.parametrize("greeting", ["Hello!", "Thanks a lot, bye"])
 def test_small_talk_is_greeted_back_not_declined(alice: Api, clinic: str, greeting: str) -> None:
     text = answer(alice, clinic, greeting)

@@ -104,6 +104,26 @@ def _neighbours(found: list[Quoted], best: Quoted) -> list[Quoted]:
     return []
 
 
+def _asks(passage: Passage) -> bool:
+    """Whether the passage is a question (a sentence ending in a question mark, Latin or full-width)."""
+    return passage.kind is PassageKind.SENTENCE and passage.text.rstrip().endswith(("?", "\uff1f"))
+
+
+def _answer_after(found: list[Quoted], question: Quoted) -> list[Quoted]:
+    """The passages right after `question` in its chunk, up to the next question or `MAX_WORDS`: its answer."""
+    by_position = {quoted.passage.position: quoted for quoted in found if quoted.rank == question.rank}
+    answer: list[Quoted] = []
+    total = 0
+    position = question.passage.position + 1
+    while position in by_position and not _asks(by_position[position].passage):
+        total += len(words(by_position[position].passage.text))
+        if answer and total > MAX_WORDS:
+            break
+        answer.append(by_position[position])
+        position += 1
+    return answer
+
+
 def ranked(found: list[Quoted]) -> list[Quoted]:
     """Best first; of equals, the better-ranked chunk, then the earlier passage."""
     return sorted(found, key=lambda quoted: (-quoted.score, quoted.rank, quoted.passage.position))
@@ -114,9 +134,12 @@ def select(found: list[Quoted]) -> list[Quoted]:
     few others that score nearly as well, and the list any of them announces (it ends with a colon)."""
     ranking = ranked(found)
     best = ranking[0]
+    answer = _answer_after(found, best) if _asks(best.passage) else []
+    if answer:  # a question of the knowledge's own (an FAQ, "No time to come in?") is answered by what follows it
+        best = answer[0]
     chosen = [best]
     total = len(words(best.passage.text))
-    for neighbour in _neighbours(found, best):
+    for neighbour in answer[1:] or _neighbours(found, best):
         length = len(words(neighbour.passage.text))
         if total + length <= MAX_WORDS or neighbour.passage.kind is PassageKind.ITEM:
             chosen.append(neighbour)
@@ -126,7 +149,9 @@ def select(found: list[Quoted]) -> list[Quoted]:
         if others == MAX_PASSAGES - 1 or quoted.score < FOLLOWER_SHARE * best.score or quoted.score <= 0:
             break
         length = len(words(quoted.passage.text))
-        if quoted in chosen or total + length > MAX_WORDS or any(_similar(quoted.passage, c.passage) for c in chosen):
+        if quoted in chosen or total + length > MAX_WORDS or _asks(quoted.passage):
+            continue
+        if any(_similar(quoted.passage, c.passage) for c in chosen):
             continue
         chosen.append(quoted)
         others += 1
