@@ -3,8 +3,8 @@ HTTP, with 10k and 100k chunks in one chatbot.
 
 Phases (a fresh database per chunk count, shared by its phases; every server is a child process on loopback):
 
-- `offline`: `botyard serve` with the offline answerer (the default: no LLM) and the bundled MiniLM embedding each
-  query. One client asks `--queries` questions one after the other (plain-text answers, a new chat session every
+- `offline`: `botyard serve` with the offline answerer (the default: no LLM) and the bundled embedders embedding
+  each query. One client asks `--queries` questions one after the other (plain-text answers, a new chat session every
   `--per-session` questions). The first answer also builds the chatbot's search index: it is reported on its own
   (the index build time is about that answer's time less a usual one), and 4 more warm-up answers are not counted.
   Figures: time to first byte (the first byte of the answer's body; the message is stored and retrieval done by

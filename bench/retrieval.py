@@ -3,7 +3,7 @@
 Each BEIR-layout dataset given (`corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`) is loaded into one chatbot of a fresh
 `botyard serve` (a fresh SQLite file, or a new PostgreSQL database): every passage is uploaded as a text file
 (`# title` first when it has one), and the run waits until ingestion, chunking and embedding are done (about
-4-5 minutes for 5,000 passages with the bundled MiniLM on 2 cores). Then every query goes through
+4.5 minutes for 5,000 passages with the bundled MiniLM and USE-m3 on 2 cores). Then every query goes through
 `POST /api/v1/chatbot/{uuid}/retrieve` once per method. A passage that is split into several chunks counts once,
 at its best rank. Graded relevance counts as gain (BEIR's nDCG). The endpoint's p50 latency is printed too.
 

@@ -7,7 +7,8 @@ question is worded differently from its answer, whatever the corpus.
 A passage (a retrieved chunk) is judged on two things it says about the question, each with a meaning of its own:
 
 - **similarity**: the cosine of the question's and the chunk's vectors (how close they are in meaning); with the
-  bundled MiniLM, unrelated texts score about 0-0.2 and texts on one subject 0.4 and more;
+  bundled MiniLM, unrelated texts score about 0-0.2 and texts on one subject 0.4 and more (USE-m3's cosines, for
+  the questions MiniLM does not read, are put on the same scale: `embedding.pair`);
 - **coverage**: the share of the question's content words, each weighted by how specific it is in this chatbot's
   knowledge (its idf), that the chunk, its heading or its source title contains. A word the knowledge never uses
   weighs the most, so a question about something the knowledge does not name ("botox" for a dental clinic's
