@@ -1,8 +1,8 @@
 """Exact dense search: one float32 matrix per chatbot and a matrix-vector product over the question's own part.
 
-Exact, not approximate: at 100k chunks x 384 dimensions (MiniLM's part) the product takes about 9 ms in numpy, an approximate index
-(HNSW) would add a build cost on every knowledge change and a recall loss for no gain at this scale. Past a few
-hundred thousand chunks per chatbot the documented path is a vector engine behind the `Retriever`.
+Exact, not approximate: at 100k chunks x 384 dimensions (MiniLM's part) the product takes about 9 ms in numpy, an
+approximate index (HNSW) would add a build cost on every knowledge change and a recall loss for no gain at this
+scale. Past a few hundred thousand chunks per chatbot the documented path is a vector engine behind the `Retriever`.
 """
 
 from __future__ import annotations
