@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from botyard.answering.evidence import Reading, UnitIntent
-from botyard.answering.intents import Intent, clauses
-from botyard.answering.routing import Candidate, Decision, best, decide, rated, spam_reason
+from botyard.answering.intents import PROTOTYPES, Intent, clauses
+from botyard.answering.routing import Candidate, Decision, best, decide, rated, small_talk, spam_reason
 from tests.support.agents import SHIPPING, agent, disable_default
 from tests.support.api import Api
 from tests.support.chat import ask, messages, new_session
@@ -138,7 +138,7 @@ GATED = [
 def reading(*units: tuple[Intent, float, float], closeness: list[float] | None = None) -> Reading:
     """A reading of as many units as given (intent, similarity, lead), each with the same `closeness`."""
     row = closeness or [0.3, 0.3, 0.3, 0.3, 0.3]
-    return Reading([row for _ in units], [UnitIntent(intent, sim, lead, None) for intent, sim, lead in units])
+    return Reading([row for _ in units], [UnitIntent(intent, sim, lead, lead, None) for intent, sim, lead in units])
 
 
 def test_the_special_agents_need_clear_evidence_and_the_default_agent_takes_the_rest() -> None:
@@ -152,6 +152,18 @@ def test_the_special_agents_need_clear_evidence_and_the_default_agent_takes_the_
     assert decide(GATED, "q", topic, None) == Decision(2, "topic")
     near = reading((Intent.QUESTION, 0.5, 0.1), closeness=[0.1, 0.1, 0.45, 0.4, 0.3])
     assert decide(GATED, "q", near, None) == Decision(3, "scored")  # its topic, but not clearly more than Desk's
+
+
+def test_small_talk_must_be_clearly_nearer_its_kind_than_any_question() -> None:
+    hello = next(p for p in PROTOTYPES if p.intent == Intent.SMALL_TALK and p.text == "hello")
+
+    def chat(similarity: float, question_lead: float) -> Decision | None:
+        unit = UnitIntent(Intent.SMALL_TALK, similarity, 0.3, question_lead, hello)
+        return small_talk(GATED, "hi", Reading([[0.3] * len(GATED)], [unit]))
+
+    assert chat(0.8, 0.4) == Decision(3, Intent.SMALL_TALK, "Hello! How can I help you today?")
+    assert chat(0.55, 0.08) is None  # about as near a question: it asks something ("how is the weather today?")
+    assert chat(0.45, 0.4) is None  # not near enough small talk at all
 
 
 def test_another_user_facing_agent_needs_a_clear_lead_and_more_so_against_the_last_one() -> None:

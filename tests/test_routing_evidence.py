@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (Chinese punctuation is what Chinese messages are written with)
 """The supervisor answers with the agents of other types only on evidence that the message is their job: greetings
 and thanks stay with the default agent (with a friendly reply), only a request for a person reaches the hand-off,
 only spam and attacks the spam guard, only its topic a pre-canned agent. Real app, real bundled embedding model, both
@@ -10,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from botyard import i18n
+from botyard.i18n import Language
 from tests.support.agents import agent, disable_default
 from tests.support.api import Api
 from tests.support.chat import ask, messages, new_session
@@ -63,6 +66,17 @@ def test_greetings_and_thanks_get_a_friendly_reply_from_the_default_agent(
     text, meta = routed(alice, chat, query)
     assert (meta["agent_name"], meta["routing"]) == ("Lending desk", {"forced": False, "reason": "small talk"})
     assert text == reply and not human_requested(alice, chat)
+
+
+def test_chinese_small_talk_is_greeted_and_a_chinese_question_is_not(alice: Api, library: str) -> None:
+    """Every intent has Chinese prototypes: without them a Chinese question went to the nearest greeting."""
+    text, meta = routed(alice, new_session(alice, library), "你好呀")
+    assert (meta["agent_name"], meta["routing"]["reason"]) == ("Lending desk", "small talk")
+    assert text == i18n.small_talk("greeting", Language.ZH)
+    for query in ("明天会下雨吗？", "借书证丢了怎么办？"):
+        text, meta = routed(alice, new_session(alice, library), query)
+        assert meta["agent_type"] == "user-facing" and meta["routing"]["reason"] != "small talk", query
+        assert text != i18n.small_talk("greeting", Language.ZH), query
 
 
 def test_only_a_request_for_a_person_reaches_the_hand_off(alice: Api, library: str) -> None:

@@ -34,6 +34,8 @@ class UnitIntent:
     similarity: float
     lead: float
     """How much closer it is to that intent than to the nearest other one."""
+    question_lead: float
+    """How much closer it is to that intent than to the nearest ordinary question (0 for a question)."""
     prototype: Prototype | None
     """The nearest built-in prototype of that intent (None: an agent's facet was nearer)."""
 
@@ -98,7 +100,8 @@ def nearest_intents(
             nearest[Intent.QUESTION] = (float(extra[unit]), None)
         ranked = sorted(nearest, key=lambda intent: -nearest[intent][0])
         similarity, prototype = nearest[ranked[0]]
-        found.append(UnitIntent(ranked[0], similarity, similarity - nearest[ranked[1]][0], prototype))
+        lead, question_lead = similarity - nearest[ranked[1]][0], similarity - nearest[Intent.QUESTION][0]
+        found.append(UnitIntent(ranked[0], similarity, lead, question_lead, prototype))
     return found
 
 

@@ -55,6 +55,10 @@ PERSON_LEAD = 0.05
 than spam is (the other intents are then the safeguard: a question or a complaint that mentions staff is nearer to
 its own intent)."""
 SMALL_TALK_FLOOR = 0.5
+SMALL_TALK_LEAD = 0.1
+"""Small talk asks nothing: it must be this much closer to its prototypes than to any ordinary question (or agent's
+facet), as spam must lead the other intents. "How is the weather today?" is nearly as close to "good day" as to a
+question, and it asks something; a greeting or thanks is far nearer its own kind (0.2-0.7 ahead)."""
 SMALL_TALK_WORDS = 8
 TOPIC_FLOOR = 0.4
 """A pre-canned agent's description must be at least this close to a clause..."""
@@ -148,6 +152,8 @@ def small_talk(candidates: Sequence[Candidate], query: str, reading: Reading) ->
     facing = [index for index, candidate in enumerate(candidates) if candidate.type == AgentType.USER_FACING]
     whole = reading.whole
     if not facing or whole.intent != Intent.SMALL_TALK or whole.similarity < SMALL_TALK_FLOOR:
+        return None
+    if whole.question_lead < SMALL_TALK_LEAD:
         return None
     if len(words(query)) > SMALL_TALK_WORDS or whole.prototype is None:
         return None
