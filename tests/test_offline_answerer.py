@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from typing import Any
 
 from botyard.answering.base import AnswerRequest, Finished, Turn
@@ -73,6 +74,21 @@ def test_a_qa_pair_below_a_page_answers_when_its_question_matches() -> None:
     pair = qa("How much is shipping?", "Shipping costs 4.90 euros, free above 50 euros.", "q1")
     text = compose(request("How much does shipping cost?", hit(HOURS, "s1"), pair))
     assert text.startswith("Shipping costs 4.90 euros") and "[2.1]" in text
+
+
+def test_a_qa_pair_whose_answer_only_shares_words_is_quoted_beside_what_answers() -> None:
+    records = qa(
+        "Can you get my records from my previous dentist?",
+        "Yes. Give reception the name and address of your previous practice and we request your records.",
+        "q1",
+    )
+    page = hit("Northgate opened in 2021 at 220 Northgate Road. It has six surgeries.", "s2")
+    # Meaning as retrieval gives it: the page is about the question, the pair much less.
+    hits = [replace(records, scores={"dense": 0.2}), replace(page, scores={"dense": 0.5})]
+    weights = {"address": 1.0, "northgat": 1.0, "practic": 1.0}  # the question's terms, as retrieval weighs them
+    text = compose(replace(request("What's the address of your Northgate practice?", *hits), term_weights=weights))
+    assert "220 Northgate Road" in text  # not the pair's answer alone, which the best-matching sentence is in
+    assert compose(request("Can you get my records from my previous dentist?", *hits)).startswith("Yes. Give")
 
 
 def test_the_answer_is_the_sentences_about_the_question_not_the_chunk() -> None:

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Sequence
 
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.context import search_query
-from botyard.answering.quote import Quoted, candidates, ranked, select
+from botyard.answering.quote import FOLLOWER_SHARE, Quoted, candidates, ranked, select
 from botyard.answering.text import content_words, word_groups
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
@@ -69,10 +69,32 @@ def compose(request: AnswerRequest) -> str:
     found = candidates(hits, weights)
     if not found:
         return _with_marker(_trim(hits[0].hit.text), hits[0].marker, request.show_citations)
-    best = hits[ranked(found)[0].rank]
-    if best.hit.source_type == "qa":  # the passage that answers is a Q&A pair's question or answer: its answer
-        return _with_marker(_qa_answer(best), best.marker, request.show_citations)
+    pair = _asked_pair(ranked(found), hits)
+    if pair is not None:
+        return _with_marker(_qa_answer(pair), pair.marker, request.show_citations)
     return _render(select(found), hits, request.show_citations)
+
+
+def _asked_pair(ranking: list[Quoted], hits: Sequence[CitedHit]) -> CitedHit | None:
+    """The Q&A pair whose question is the one asked, when the best passage is one of its own: its question, or a
+    sentence of its answer while its question scores nearly as well (`FOLLOWER_SHARE`). A pair whose answer merely
+    shares the question's words ("the name and address of your previous practice" for "the address of your Northgate
+    practice?", asked of a pair about getting records) is quoted like any text, beside what else answers."""
+    best = ranking[0]
+    cited = hits[best.rank]
+    if cited.hit.source_type != "qa":
+        return None
+    if _is_question_of(best.passage.text, cited):
+        return cited
+    asked = [q for q in ranking if q.rank == best.rank and _is_question_of(q.passage.text, cited)]
+    return cited if asked and asked[0].score >= FOLLOWER_SHARE * best.score else None
+
+
+def _is_question_of(text: str, cited: CitedHit) -> bool:
+    question = cited.hit.source_meta.get("question")
+    if not isinstance(question, str) or not question.strip():
+        question, _, _ = cited.hit.text.partition("\n\n")  # a Q&A chunk is "question\n\nanswer"
+    return text.strip() in question
 
 
 BORROWED_SHARE = 0.5
