@@ -102,3 +102,10 @@ def test_a_mixed_chatbot_reads_each_chunk_in_its_own_language() -> None:
     assert {"german", "english"} <= index.languages
     assert best_row(index, "Liefert ihr Fahrräder?") == 0
     assert best_row(index, "how long is the trial?") == len(GERMAN) + 2
+
+
+def test_a_letter_split_off_a_word_is_no_content_word() -> None:
+    index = index_of(ENGLISH)
+    weights = index.weights("What's my trial's length?")
+    assert "s" not in weights and "trial" in weights
+    assert coverage(weights, index.analyze(ENGLISH[2])) > 0.3  # "s" no longer weighs like an unknown word

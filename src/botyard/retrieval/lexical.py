@@ -167,7 +167,8 @@ class LexicalIndex:
             stop = len(word) <= 1 or is_stopword(word)
             for term in reader.analyze(word):
                 terms.append(self._resolve(term))
-                stops.append(stop)
+                # A lone Latin letter split off a word ("friend's" -> "friend", "s") says nothing either.
+                stops.append(stop or (len(term) == 1 and term.isascii() and term.isalpha()))
         if all(stops):  # nothing but stop words ("what is this?"): they are all the question says
             stops = [False] * len(stops)
         return terms, stops
