@@ -142,14 +142,14 @@ class ChatbotIndex:
         whole chatbot ranked exactly the same, at the cost of a second full matrix product."""
         assert self.dense is not None and search.vector is not None
         seeds = rows[order(rows, score)[:FEEDBACK_DOCS]]
-        vector = feedback_query(np.asarray(search.vector, dtype=np.float32), self.dense.matrix[seeds], self.dense.parts)
+        vector = feedback_query(np.asarray(search.vector, dtype=np.float32), self.dense.rows(seeds), self.dense.parts)
         return fuse_standardised(bm25, self._voters(rows, vector))
 
     def _voters(self, rows: npt.NDArray[np.int64], vector: Vectors | None) -> list[npt.NDArray[np.float32]]:
         """Each model's cosines of the candidates with the question, for the models that read it (`fusion`)."""
         if self.dense is None or vector is None:
             return []
-        found = part_cosines(self.dense.matrix[rows], np.asarray(vector, dtype=np.float32), self.dense.parts)
+        found = part_cosines(self.dense.rows(rows), np.asarray(vector, dtype=np.float32), self.dense.parts)
         for cosine in found:
             cosine[~self.dense.present[rows]] = np.nan
         return found
