@@ -212,6 +212,20 @@ def test_qa_page_and_file_sources_answer_with_citations(alice: Api, client: Test
     assert messages(alice, chat)[-1]["cite_data_json"] == "{}"
 
 
+def test_a_citation_shows_the_sources_title_after_a_rename(alice: Api, client: TestClient, site: WebSite) -> None:
+    bot, sources = knowledgeable_bot(alice, client, site)
+    chat = new_session(alice, bot)
+    query = "How many days do I have to return an item?"
+    ask(alice, chat, query)
+    before = next(iter(cited(messages(alice, chat)[-1]).values()))
+    assert before["data_source_uuid"] == sources["upload"] and before["file_name"] == "returns.md"
+    alice.ok(alice.post(f"/data-source/{sources['upload']}/update", {"title": "Returns policy 2026"}))
+    ask(alice, chat, query)
+    after = next(iter(cited(messages(alice, chat)[-1]).values()))
+    assert (after["title"], after["file_name"]) == ("Returns policy 2026", "returns.md")
+    assert before["title"] != after["title"]
+
+
 def test_without_show_citations_there_are_no_markers(alice: Api, client: TestClient, site: WebSite) -> None:
     bot, _ = knowledgeable_bot(alice, client, site)
     alice.ok(alice.post(f"/chatbot/{bot}/update", {"show_citations": False}))

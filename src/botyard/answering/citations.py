@@ -20,7 +20,8 @@ MARKER = re.compile(r"\[(\d+\.\d+)\]")
 
 @dataclass(frozen=True)
 class CitedSource:
-    """What a citation shows of its data source, read from the source row when the answer is stored."""
+    """What a citation shows of its data source: the source row as of the knowledge version the answer was found in
+    (the search index holds it with each chunk)."""
 
     title: str
     file_name: str

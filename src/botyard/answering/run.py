@@ -30,7 +30,6 @@ from botyard.models import MessageKind
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.relevance import Assessment
 from botyard.retrieval.retriever import Retriever
-from botyard.sources import service as sources
 
 log = logging.getLogger(__name__)
 
@@ -101,10 +100,12 @@ class AnswerRun:
                 strictness=self.prepared.strictness,
                 passages=not self.parts.answerer.model_decides,
             )
-            if retrieval.hits and (retrieval.relevant or self.parts.answerer.model_decides):
-                source_uuids = list(dict.fromkeys(hit.data_source_uuid for hit in retrieval.hits))
-                for row in await sources.in_chatbot(db, self.prepared.chatbot_uuid, source_uuids):
-                    self.sources[row.uuid] = CitedSource(row.title, row.file_name, row.type, dict(row.meta or {}))
+        if retrieval.hits and (retrieval.relevant or self.parts.answerer.model_decides):
+            # The index holds each hit's source as of its knowledge version, which this transaction read: the
+            # same rows a second query would return, without the round trip.
+            for hit in retrieval.hits:
+                cited = CitedSource(hit.source_title, hit.source_file_name, hit.source_type, dict(hit.source_meta))
+                self.sources.setdefault(hit.data_source_uuid, cited)
         return retrieval
 
     async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:

@@ -34,6 +34,8 @@ class Hit:
     """The language the index reads the chunk in (`retrieval.language`): the answerer reads its passages so."""
     coverage: float = 0.0
     """The share of the question's weighted words the chunk (with its heading and title) contains (`relevance`)."""
+    source_file_name: str = ""
+    """The source's file name, for citations (its title, type and meta are above)."""
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ class ChunkRow:
     source_meta: dict[str, Any]
     tokens: int = 0
     """The o200k count of `text`, made at ingestion (answerers report usage without counting again)."""
+    source_file_name: str = ""
+    """The source's file name (citations show it); like its title and meta, as of the knowledge version."""
 
 
 class RetrievalRepository:
@@ -61,6 +63,7 @@ class RetrievalRepository:
                 DataSource.title,
                 DataSource.type,
                 DataSource.meta,
+                DataSource.file_name,
             )
             .join(DataSource, DataSource.uuid == Chunk.data_source_uuid)
             .where(Chunk.chatbot_uuid == chatbot_uuid)
@@ -78,6 +81,7 @@ class RetrievalRepository:
                 source_type=row.type,
                 source_meta=dict(row.meta or {}),
                 tokens=row.tokens,
+                source_file_name=row.file_name or "",
             )
             for row in rows
         ]

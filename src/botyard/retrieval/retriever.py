@@ -228,6 +228,7 @@ def _hits(index: ChatbotIndex, ranked: Ranked, weights: dict[str, float], covere
                 tokens=row.tokens,
                 coverage=coverage(weights, index.lexical.analyze(lexical_text(row), row_id)) if rank < covered else 0.0,
                 language=index.lexical.readings[row_id],
+                source_file_name=row.source_file_name,
             )
         )
     return hits
