@@ -20,7 +20,7 @@ from botyard.answering.quote import FOLLOWER_SHARE, Quoted, candidates, ranked, 
 from botyard.answering.text import content_words, word_groups
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
-from botyard.passages import PassageKind
+from botyard.passages import PassageKind, passages
 from botyard.retrieval.lexical import index_terms
 
 MAX_CHUNKS = 4
@@ -91,10 +91,11 @@ def _asked_pair(ranking: list[Quoted], hits: Sequence[CitedHit]) -> CitedHit | N
 
 
 def _is_question_of(text: str, cited: CitedHit) -> bool:
+    """Whether the passage `text` is (one of the sentences of) the pair's question, not a piece of it ("No.")."""
     question = cited.hit.source_meta.get("question")
     if not isinstance(question, str) or not question.strip():
         question, _, _ = cited.hit.text.partition("\n\n")  # a Q&A chunk is "question\n\nanswer"
-    return text.strip() in question
+    return text.strip() in {passage.text.strip() for passage in passages(question)}
 
 
 BORROWED_SHARE = 0.5

@@ -87,6 +87,17 @@ def similarities(rows: Vectors, columns: Vectors, parts: Sequence[int]) -> Vecto
     return found
 
 
+def own_part(vector: Vectors, parts: Sequence[int]) -> int | None:
+    """Which part (by index) is the question's own model: the first part `vector` has (`similarities`); None for a
+    vector of zeros."""
+    start = 0
+    for index, width in enumerate(parts):
+        if np.any(vector[start : start + width]):
+            return index
+        start += width
+    return None
+
+
 def cosines(rows: Vectors, vector: Vectors, parts: Sequence[int]) -> Vectors:
     """The cosine of each row with one vector (`similarities` with one column)."""
     return similarities(rows, vector, parts)[:, 0]

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from botyard.embedding import Vectors, decode_vector
+from botyard.embedding import Vectors, decode_vector, own_part
 
 
 class DenseIndex:
@@ -30,18 +30,18 @@ class DenseIndex:
         self.parts = parts
         """The vectors' parts, one per model (`Embedder.parts`): cosines are taken part by part."""
         dimension = sum(parts)
-        whole = np.zeros((len(vectors), dimension), dtype=np.float32)
         self.present = np.zeros(len(vectors), dtype=bool)
+        self.blocks = [np.zeros((len(vectors), width), dtype=np.float32) for width in parts]
+        """One contiguous matrix per part (see the module)."""
+        bounds = list(itertools.pairwise(np.cumsum((0, *parts)).tolist()))
         for row, data in enumerate(vectors):
             if data is None:
                 continue
             vector = decode_vector(data)
             if vector.shape == (dimension,):  # a vector of another size belongs to another model: ignore it
-                whole[row] = vector
+                for block, (start, end) in zip(self.blocks, bounds, strict=True):
+                    block[row] = vector[start:end]
                 self.present[row] = True
-        bounds = np.cumsum((0, *parts))
-        self.blocks = [np.ascontiguousarray(whole[:, start:end]) for start, end in itertools.pairwise(bounds)]
-        """One contiguous matrix per part (see the module)."""
 
     @property
     def count(self) -> int:
@@ -57,12 +57,8 @@ class DenseIndex:
         it has, as `embedding.similarities`); -inf for rows without a vector. A row without that part scores 0."""
         question = np.asarray(query, dtype=np.float32)
         scores = np.zeros(len(self.present), dtype=np.float32)
-        start = 0
-        for width, block in zip(self.parts, self.blocks, strict=True):
-            own = question[start : start + width]
-            if np.any(own):
-                scores = np.asarray(block @ own, dtype=np.float32)
-                break
-            start += width
+        if (part := own_part(question, self.parts)) is not None:
+            start = sum(self.parts[:part])
+            scores = np.asarray(self.blocks[part] @ question[start : start + self.parts[part]], dtype=np.float32)
         scores[~self.present] = -np.inf
         return scores
