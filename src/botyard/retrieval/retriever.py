@@ -26,7 +26,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.config import Settings
 from botyard.embedding import Embedder, EmbeddingError, Vectors, cosines, decode_matrix
 from botyard.retrieval.base import Hit, Retrieval
-from botyard.retrieval.baseline import UNRELATED_QUESTIONS, unrelated_evidence
+from botyard.retrieval.baseline import (
+    UNRELATED_QUESTIONS,
+    less_excess_closeness,
+    unrelated_evidence,
+    usual_closeness,
+)
 from botyard.retrieval.fusion import Method, Ranked
 from botyard.retrieval.index import ChatbotIndex, Search, lexical_text
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, coverage, similarity
@@ -149,16 +154,26 @@ class Retriever:
         return sum(index.size for index in self._cache.values())
 
     async def _with_passages(self, repository: RetrievalRepository, hits: list[Hit], vector: Vectors) -> list[Hit]:
-        """The best hits with the cosine of each of their passages (the offline answerer quotes by meaning)."""
+        """The best hits with the cosine of each of their passages (the offline answerer quotes by meaning), less
+        how much closer each passage is to questions in general than the passages it competes with are
+        (`baseline.usual_closeness`): an FAQ's short question is near any question by its form alone."""
         assert self.embedder is not None
         best = hits[:JUDGED_HITS]
         stored = await repository.passage_vectors([hit.chunk_uuid for hit in best], self.embedder.name)
         dimension, parts = self.embedder.dimension, self.embedder.parts
+        question = np.asarray(vector, dtype=np.float32)
+        read: dict[int, tuple[Vectors, Vectors]] = {}  # by hit: its passages' cosines and usual closeness
         for index, hit in enumerate(best):
             data = stored.get(hit.chunk_uuid)
             if data is not None:
-                found = cosines(decode_matrix(data, dimension), np.asarray(vector, dtype=np.float32), parts)
-                hits[index] = replace(hit, passage_similarity=tuple(float(c) for c in found))
+                matrix = decode_matrix(data, dimension)
+                usual = usual_closeness(matrix, question, self._unrelated or [], parts)
+                read[index] = (cosines(matrix, question, parts), usual)
+        corrected = less_excess_closeness(
+            [cosine for cosine, _ in read.values()], [usual for _, usual in read.values()]
+        )
+        for index, found in zip(read, corrected, strict=True):
+            hits[index] = replace(best[index], passage_similarity=tuple(float(c) for c in found))
         return hits
 
     async def _unrelated_vectors(self) -> list[Vectors | None]:
