@@ -118,3 +118,10 @@ def test_every_catalogue_name_resolves_to_a_provider_model() -> None:
     assert {operated.resolve(name).provider_model for name in model_names() if name != "claude-4.5-sonnet-128k"} == {
         "llama3.1:8b"
     }
+
+
+def test_an_unknown_name_in_the_operators_map_is_refused_with_the_nearest_names() -> None:
+    with pytest.raises(ValueError, match="unknown catalogue") as refused:
+        ModelRegistry({"claude-4.5-sonet-128k": "claude-sonnet-4-5"})
+    assert "claude-4.5-sonnet-128k" in str(refused.value)
+    assert "o4-mini-4k" not in str(refused.value), "not the whole catalogue"
