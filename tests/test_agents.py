@@ -13,7 +13,7 @@ from botyard.agents import service
 from botyard.agents.rules import DEFAULT_MESSAGES
 from botyard.agents.schemas import AgentCreate
 from botyard.errors import AppError
-from botyard.llm.catalogue import DEFAULT_MODEL, model_costs, model_names
+from botyard.llm.catalogue import DEFAULT_MODEL
 from botyard.models import Agent, AgentDataSource, Chatbot, DataSource, ToolFunction
 from tests.support.agents import count, make_agent
 from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
@@ -536,18 +536,6 @@ def test_missing_and_foreign_agents_are_identical_404_and_stay_unchanged(alice: 
         assert_not_found(alice.post(f"/chatbot/{bot}/agent/create", {"name": "x", "type": "user-facing"}))
     assert bob.ok(bob.get(f"/agent/{theirs['uuid']}")) == theirs
     assert len(agents(bob, bob_bot)) == 2
-
-
-def test_models_and_costs(alice: Api) -> None:
-    models = alice.ok(alice.get("/agent/models"))
-    assert models == {"models": model_names()}
-    assert DEFAULT_MODEL in models["models"] and "gpt-4o-mini" not in models["models"]
-    costs = alice.ok(alice.get("/agent/model-costs"))
-    assert costs == {"model_costs": model_costs()}
-    assert list(costs["model_costs"]) == models["models"]
-    assert all(isinstance(value, int) and value > 0 for value in costs["model_costs"].values())
-    for path in ("/api/v1/agent/models", "/api/v1/agent/model-costs"):
-        assert_error(alice.client.get(path), 401, "unauthorized")
 
 
 @pytest.mark.parametrize("type_", ["human-escalation", "spam-defense"])

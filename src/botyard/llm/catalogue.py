@@ -1,57 +1,55 @@
 """The model catalogue: names agents may use, their context budget and their cost in credits.
 
-Names are `<base>-<context>k`; the suffix is the context budget in tokens for sources and history.
+Names are `<base>-<context>k`; the suffix is the context budget in tokens for sources and history. The names and
+costs are the hosted service's (`data/hosted-models.json`, see its NOTICE.md), so clients written against it find
+every model they know; a few names Botyard served before that list stay valid for agents that already use them.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from importlib.resources import files
 
 DEFAULT_MODEL = "gpt-4o-mini-4k"
 
-_NAME = re.compile(r"^(?P<base>[a-z0-9][a-z0-9.\-]*?)-(?P<context>\d+)k$")
+_NAME = re.compile(r"^(?P<base>[a-z0-9][a-z0-9.\-]*?)-(?P<context>[1-9]\d*)k$")
+
+# Botyard's own names that the hosted list lacks, with the cost Botyard gave them. Existing agents may store them,
+# so they must stay valid; every other name Botyard had is in the hosted list, whose cost wins.
+_PRE_HOSTED_NAMES: dict[str, int] = {"gpt-4o-mini-8k": 2}
 
 
 @dataclass(frozen=True)
 class CatalogueModel:
     name: str
     credits: int
-
-    @property
-    def base(self) -> str:
-        match = _NAME.match(self.name)
-        assert match is not None
-        return match["base"]
-
-    @property
-    def context_tokens(self) -> int:
-        match = _NAME.match(self.name)
-        assert match is not None
-        return int(match["context"]) * 1000
+    base: str
+    """What the name means without its budget (`gpt-4o-mini`): the provider model when the operator names none."""
+    context_tokens: int
 
 
-MODELS: tuple[CatalogueModel, ...] = (
-    CatalogueModel("gpt-4o-mini-4k", 1),
-    CatalogueModel("gpt-4o-mini-8k", 2),
-    CatalogueModel("gpt-4o-mini-16k", 4),
-    CatalogueModel("gpt-4o-mini-32k", 8),
-    CatalogueModel("gpt-4o-mini-64k", 16),
-    CatalogueModel("gpt-4o-mini-128k", 32),
-    CatalogueModel("gpt-4.1-mini-4k", 1),
-    CatalogueModel("gpt-4.1-mini-16k", 4),
-    CatalogueModel("gpt-4.1-mini-64k", 16),
-    CatalogueModel("gpt-4o-4k", 10),
-    CatalogueModel("gpt-4o-8k", 20),
-    CatalogueModel("gpt-4o-16k", 40),
-    CatalogueModel("gpt-4o-32k", 80),
-    CatalogueModel("gpt-4.1-4k", 10),
-    CatalogueModel("gpt-4.1-16k", 40),
-    CatalogueModel("gpt-5-4k", 10),
-    CatalogueModel("gpt-5-16k", 40),
-    CatalogueModel("gpt-5-mini-4k", 2),
-    CatalogueModel("gpt-5-mini-16k", 8),
-)
+def _entry(name: str, credits: object) -> CatalogueModel:
+    # Checked at import: a bad entry in the data file should stop the service, not fail one agent later.
+    match = _NAME.match(name)
+    if match is None:
+        raise ValueError(f"catalogue name {name!r} is not <base>-<N>k")
+    if type(credits) is not int or credits <= 0:
+        raise ValueError(f"catalogue model {name!r} costs {credits!r}, not a positive whole number of credits")
+    return CatalogueModel(name, credits, match["base"], int(match["context"]) * 1000)
+
+
+def _load() -> tuple[CatalogueModel, ...]:
+    text = files("botyard.llm").joinpath("data", "hosted-models.json").read_text(encoding="utf-8")
+    hosted: dict[str, object] = json.loads(text)
+    entries = [_entry(name, credits) for name, credits in (_PRE_HOSTED_NAMES | hosted).items()]
+    # Grouped by base, smallest budget first (the file's order is alphabetical: 128k before 16k before 2k), so a
+    # list of 200 names reads like a menu.
+    return tuple(sorted(entries, key=lambda model: (model.base, model.context_tokens)))
+
+
+MODELS: tuple[CatalogueModel, ...] = _load()
 
 _BY_NAME = {model.name: model for model in MODELS}
 

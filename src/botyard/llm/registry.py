@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from difflib import get_close_matches
 
 from botyard.config import Settings
 from botyard.llm import catalogue
@@ -38,9 +39,13 @@ class ModelRegistry:
     def __init__(self, model_map: Mapping[str, str] | None = None, default_model: str | None = None) -> None:
         unknown = sorted(name for name in model_map or {} if catalogue.lookup(name) is None)
         if unknown:
-            # Fail at startup: a typo here would otherwise silently route that model to the default.
-            known = ", ".join(catalogue.model_names())
-            raise ValueError(f"llm_models names unknown catalogue models {unknown}; known: {known}")
+            # Fail at startup: a typo here would otherwise silently route that model to the default. The catalogue
+            # has 200+ names, too many to list: suggest the nearest ones.
+            near = {name: get_close_matches(name, catalogue.model_names(), n=3) for name in unknown}
+            raise ValueError(
+                f"llm_models names unknown catalogue models (nearest known names): {near}; "
+                "GET /api/v1/agent/models lists them all"
+            )
         self._map = dict(model_map or {})
         self._default = default_model
 
