@@ -154,6 +154,20 @@ def test_a_server_error_before_the_first_byte_is_retried_once(shop: tuple[Api, s
     assert "error" not in stored_meta(api, chat)
 
 
+def test_a_failed_provider_gives_the_message_its_error_message(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, chat = shop
+    failing = Reply(status=503, error_body='{"error": {"message": "the model is overloaded"}}')
+    llm.script(failing, failing)  # the retry fails too
+    ask(api, chat, "Do you offer gift cards?")
+    llm.script(Reply(tokens=("Yes [1.1].",)))
+    ask(api, chat, "Do you offer gift cards?")
+    failed, answered = messages(api, chat)
+    assert failed["error_message"] and failed["error_message"] == json.loads(failed["meta_json"])["error"]
+    assert "503" in failed["error_message"] or "overloaded" in failed["error_message"]
+    assert answered["error_message"] == ""
+    assert api.ok(api.get(f"/message/{failed['uuid']}"))["error_message"] == failed["error_message"]
+
+
 def test_a_stall_after_some_tokens_ends_cleanly_and_keeps_the_text(shop: tuple[Api, str], llm: FakeLlm) -> None:
     api, chat = shop
     llm.script(Reply.words(10, stall_after=3))

@@ -106,6 +106,7 @@ PATH_OPERATIONS: list[tuple[str, str, Any]] = [
     ("GET", "/session/{session}/messages", None),
     ("GET", "/session/{session}/messages/plain-text", None),
     ("POST", "/session/{session}/delete", None),
+    ("GET", "/message/{message}", None),
     ("POST", "/message/{message}/delete", None),
 ]
 

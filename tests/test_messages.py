@@ -1,4 +1,5 @@
-"""Messages of a session: list, plain-text transcript, delete (single and bulk), and the 405 on `/message`."""
+"""Messages of a session: list, one message, the plain-text transcript (a JSON string), delete (single and bulk),
+and the 405 on `/message`."""
 
 from __future__ import annotations
 
@@ -55,6 +56,15 @@ def test_list_has_exact_keys_in_order_with_json_strings(alice: Api, db: Db) -> N
     assert json.loads(last["meta_json"]) == META
 
 
+def test_one_message_has_the_same_keys_and_values_as_the_list(alice: Api, db: Db) -> None:
+    chat = new_session(alice)
+    uuids = add_messages(db, chat, ("Hi", "Hello!"), ("Where?", "Here [1.1]"), cite_data=CITE, meta=META)
+    listed = messages(alice, chat)
+    assert [alice.ok(alice.get(f"/message/{uuid}")) for uuid in uuids] == listed
+    alice.ok(alice.post(f"/message/{uuids[0]}/delete"))
+    assert_not_found(alice.get(f"/message/{uuids[0]}"))
+
+
 def test_list_shows_only_the_sessions_own_messages(alice: Api, db: Db) -> None:
     bot = alice.chatbot()["uuid"]
     one, two = session(alice, bot)["uuid"], session(alice, bot)["uuid"]
@@ -66,23 +76,34 @@ def test_list_shows_only_the_sessions_own_messages(alice: Api, db: Db) -> None:
 # Plain-text transcript
 
 
-def test_transcript_format(alice: Api, db: Db) -> None:
+def transcript(api: Api, session_uuid: str) -> str:
+    response = api.get(f"/session/{session_uuid}/messages/plain-text")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    text: str = response.json()  # as the hosted docs' own example reads it
+    assert isinstance(text, str)
+    return text
+
+
+def test_transcript_is_a_json_string_with_one_line_per_turn(alice: Api, db: Db) -> None:
     chat = new_session(alice)
-    response = alice.get(f"/session/{chat}/messages/plain-text")
-    assert response.status_code == 200
-    assert response.headers["content-type"] == "text/plain; charset=utf-8"
-    assert response.text == ""
-    add_messages(db, chat, ("Hi", "Hello!"), ("Öffnungszeiten? 🕘", "Line one\nline two"), ("Empty?", ""))
-    response = alice.get(f"/session/{chat}/messages/plain-text")
-    assert response.status_code == 200
-    assert response.headers["content-type"] == "text/plain; charset=utf-8"
-    assert response.content.decode("utf-8") == (
-        "User: Hi\nAssistant: Hello!\n"
-        "\n"
-        "User: Öffnungszeiten? 🕘\nAssistant: Line one\nline two\n"
-        "\n"
-        "User: Empty?\nAssistant: \n"
+    assert transcript(alice, chat) == ""
+    add_messages(
+        db,
+        chat,
+        ("Hi", "Hello!"),
+        ("Öffnungszeiten? 🕘", "Line one\nline two\r\n\n  - item\u2028end"),
+        ("Two\nlines?", ""),
     )
+    text = transcript(alice, chat)
+    assert text == (
+        "User: Hi\nAssistant: Hello!\n"
+        "User: Öffnungszeiten? 🕘\nAssistant: Line one line two - item end\n"
+        "User: Two lines?\nAssistant: "
+    )
+    lines = text.split("\n")
+    assert len(lines) == 6 and all(line.strip() for line in lines)  # one line per turn, none blank
+    assert [line.split(": ", 1)[0] for line in lines] == ["User", "Assistant"] * 3
 
 
 # Delete one

@@ -1,5 +1,6 @@
 """One citation rule from server to browser: the page's `shared/citations.js` links a citation exactly where the
-server's `citation_link` does (the widget's messages API), for every shape a citation arrives in."""
+server's `citation_link` does (the widget's messages API), for every shape a citation arrives in: whole (the SSE
+events) and as a message shows it (the SDK's five keys, the link in `meta_json.citation_links`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from playwright.sync_api import Browser
 
-from botyard.answering.citations import citation_link
+from botyard.chat.wire import citation_link, citation_links, public_citations
 from tests.support.browser import Service
 
 ENTRIES: list[dict[str, Any]] = [
@@ -37,7 +38,16 @@ def test_the_browser_links_citations_where_the_server_does(browser: Browser, ser
             }""",
             ENTRIES,
         )
+        stored = {str(index): entry for index, entry in enumerate(ENTRIES)}
+        on_message = page.evaluate(
+            """async ([cites, links]) => {
+                const { citationOf } = await import("/static/shared/citations.js");
+                return Object.keys(cites).map((marker) => citationOf(cites[marker], marker, links[marker]).url);
+            }""",
+            [public_citations(stored), citation_links(stored)],
+        )
     finally:
         page.close()
     assert found == [citation_link(entry) for entry in ENTRIES]
+    assert on_message == found
     assert found[0] == "https://example.com/hours" and found[3] is None and found[4] is None

@@ -55,4 +55,12 @@ MESSAGE_KEYS = {
     "meta_json",
     "created_at",
     "modified_at",
+    "background_pending_tasks",
+    "detected_frustrations",
+    "error_message",
+    "feedback_json",
+    "labels",
+    "session_documents",
+    "ai_context_json",
 }
+"""A message's keys: exactly those of the official SDK's `ChatMessage` (COMPAT.md)."""

@@ -47,8 +47,9 @@ def markers_in(text: str) -> list[str]:
 
 
 def cite_entry(cited: CitedHit, source: CitedSource | None) -> dict[str, Any]:
-    """One `cite_data_json` value: `{data_source_uuid, title, text, file_name, type}` plus `reference_source_link`
-    when the source has one (COMPAT.md)."""
+    """One stored citation: `{data_source_uuid, title, text, file_name, type}` plus `reference_source_link` when the
+    source has one. The SSE events show it whole; a message's `cite_data_json` shows only the first five keys and
+    gives the link in `meta_json` (`chat.wire`), since the SDK refuses any other key in an entry (COMPAT.md)."""
     hit = cited.hit
     meta = source.meta if source is not None else hit.source_meta
     entry: dict[str, Any] = {
@@ -62,15 +63,6 @@ def cite_entry(cited: CitedHit, source: CitedSource | None) -> dict[str, Any]:
     if isinstance(link, str) and link:
         entry["reference_source_link"] = link
     return entry
-
-
-def citation_link(entry: Mapping[str, Any]) -> str | None:
-    """Where a citation links to: the source's reference link, else a web page's own address; http(s) only, else
-    nothing. The browser applies the same rule (`web/static/shared/citations.js`)."""
-    link = entry.get("reference_source_link")
-    if not link and entry.get("type") == "link":
-        link = entry.get("file_name")
-    return link if isinstance(link, str) and link.lower().startswith(("https://", "http://")) else None
 
 
 def cite_data(

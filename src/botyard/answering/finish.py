@@ -94,7 +94,7 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
             if phrase is not None:
                 await live.flag_for_operators(db, prepared.session_uuid, utcnow(), reason=f"said: {phrase}")
             if prepared.background and not prepared.live_chat:
-                await schedule_tagging(db, prepared.session_uuid, prepared.chatbot_uuid)
+                await schedule_tagging(db, prepared.session_uuid, prepared.chatbot_uuid, prepared.message_uuid)
     except Exception:
         log.exception("storing message %s failed", prepared.message_uuid)
     return citations

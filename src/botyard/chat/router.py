@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import JSONResponse
 
 from botyard.chat import service
 from botyard.chat.schemas import (
@@ -16,6 +16,7 @@ from botyard.chat.schemas import (
     SessionSummary,
     TimestampParam,
 )
+from botyard.chat.wire import transcript
 from botyard.deps import CurrentAccount, DbSession
 from botyard.errors import AppError, ErrorCode, error_response
 from botyard.schemas import Success
@@ -24,11 +25,14 @@ router = APIRouter(tags=["sessions and messages"])
 
 _TRANSCRIPT: dict[int | str, dict[str, Any]] = {
     200: {
-        "description": "`text/plain; charset=utf-8`. Each message, oldest first, is `User: <query>\\nAssistant: "
-        "<response>\\n`; messages are separated by one blank line; the body is empty when there are no messages.",
-        "content": {"text/plain": {"schema": {"type": "string"}}},
+        "description": "A JSON string (clients read it with `response.json()`): one line per turn, oldest first, "
+        "`User: <query>` then `Assistant: <response>` (an operator's reply `Operator: <text>`), joined by `\\n` with "
+        'no blank line and no trailing newline; a line break inside a text is shown as one space; `""` when the '
+        "session has no messages.",
+        "content": {"application/json": {"schema": {"type": "string"}}},
     }
 }
+_ONE_MESSAGE: dict[int | str, dict[str, Any]] = {404: {"description": "No such message, or another account's."}}
 _NO_PLAIN_MESSAGE: dict[int | str, dict[str, Any]] = {405: {"description": "Always: use `.../message/stream`."}}
 
 
@@ -84,14 +88,21 @@ async def delete_session_by_delete(uuid: str, db: DbSession, account: CurrentAcc
 
 @router.get("/session/{uuid}/messages", response_model=list[Message])
 async def list_messages(uuid: str, db: DbSession, account: CurrentAccount) -> list[Message]:
-    """List a session's messages, oldest first; `cite_data_json` and `meta_json` are JSON strings."""
-    return [service.message_to_wire(message) for message in await service.list_messages(db, account, uuid)]
+    """List a session's messages, oldest first, with exactly the hosted keys; `cite_data_json`, `meta_json`,
+    `feedback_json` and `ai_context_json` are JSON strings, `labels` the session's tags."""
+    return await service.list_messages_on_wire(db, account, uuid)
 
 
-@router.get("/session/{uuid}/messages/plain-text", response_class=PlainTextResponse, responses=_TRANSCRIPT)
-async def session_transcript(uuid: str, db: DbSession, account: CurrentAccount) -> PlainTextResponse:
-    """Plain-text transcript: per message a `User: <query>` line then `Assistant: <response>`, a blank line between."""
-    return PlainTextResponse(service.transcript(await service.list_messages(db, account, uuid)))
+@router.get("/session/{uuid}/messages/plain-text", response_model=str, responses=_TRANSCRIPT)
+async def session_transcript(uuid: str, db: DbSession, account: CurrentAccount) -> str:
+    """The session's transcript as one JSON string: a `User: ...` or `Assistant: ...` line per turn."""
+    return transcript(await service.list_messages(db, account, uuid))
+
+
+@router.get("/message/{uuid}", response_model=Message, responses=_ONE_MESSAGE)
+async def get_message(uuid: str, db: DbSession, account: CurrentAccount) -> Message:
+    """Fetch one message, with the same keys as the session's list."""
+    return await service.message_on_wire(db, await service.get_owned_message(db, account, uuid))
 
 
 @router.post("/message/{uuid}/delete", response_model=Success)

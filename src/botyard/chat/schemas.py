@@ -80,6 +80,8 @@ class Session(TypedDict):
 
 
 class Message(TypedDict):
+    """A message with exactly the keys of the hosted service (the official SDK's `ChatMessage(**message)`)."""
+
     uuid: str
     query: str
     response: str
@@ -88,3 +90,10 @@ class Message(TypedDict):
     meta_json: str
     created_at: str
     modified_at: str
+    background_pending_tasks: int
+    detected_frustrations: str
+    error_message: str
+    feedback_json: str
+    labels: list[str]
+    session_documents: list[Any]
+    ai_context_json: str

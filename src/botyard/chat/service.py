@@ -1,8 +1,8 @@
-"""Session and message rules: ownership through the chatbot, session meta, time filters, transcripts, deletes."""
+"""Session and message rules: ownership through the chatbot, session meta, time filters, deletes, and the messages
+as the API shows them (with their session's tags and pending background jobs; the shape is `chat.wire`)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -14,9 +14,11 @@ from botyard.chat.repository import ChatSessionRepository, MessageRepository, Se
 from botyard.chat.schemas import Message as MessageOut
 from botyard.chat.schemas import Session as SessionOut
 from botyard.chat.schemas import SessionCreate, SessionSummary
+from botyard.chat.wire import MessageContext, message_to_wire
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.errors import not_found, unknown_uuids
+from botyard.jobs.repository import JobRepository
 from botyard.models import Chatbot, ChatSession, Message, MessageKind, MessageMeta, SessionMeta
 
 INVALID_MESSAGE = "invalid message"
@@ -122,27 +124,40 @@ async def list_messages(db: AsyncSession, account_uuid: str, session_uuid: str) 
     return await MessageRepository(db).of_session(session.uuid)
 
 
-def transcript(messages: Sequence[Message]) -> str:
-    """Each message as `User: <query>\\nAssistant: <response>\\n`, separated by a blank line; "" for none. Live-chat
-    rows say who spoke: an operator's reply is `Operator: ...`; an announcement has no `User:` line, and a user's
-    message during a live chat no `Assistant:` line."""
-    return "\n".join(_transcript_entry(message) for message in messages)
-
-
-def _transcript_entry(message: Message) -> str:
-    kind = MessageMeta.of(message).kind
-    if kind == MessageKind.OPERATOR:
-        return f"Operator: {message.response}\n"
-    if kind in (MessageKind.LIVE_CHAT_START, MessageKind.LIVE_CHAT_END):
-        return f"Assistant: {message.response}\n"
-    if kind == MessageKind.LIVE_CHAT_USER:
-        return f"User: {message.query}\n"
-    return f"User: {message.query}\nAssistant: {message.response}\n"
+async def list_messages_on_wire(db: AsyncSession, account_uuid: str, session_uuid: str) -> list[MessageOut]:
+    """The account's session's messages, oldest first, with exactly the hosted keys."""
+    session = await get_owned_session(db, account_uuid, session_uuid)
+    return await messages_to_wire(db, session, await MessageRepository(db).of_session(session.uuid))
 
 
 async def _owned_messages(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> dict[str, Message]:
     wellformed = [uuid for uuid in dict.fromkeys(uuids) if _UUID.match(uuid)]
     return {message.uuid: message for message in await MessageRepository(db).owned_among(account_uuid, wellformed)}
+
+
+async def get_owned_message(db: AsyncSession, account_uuid: str, message_uuid: str) -> Message:
+    """The account's message, or the 404 a missing message gets (another account's message answers the same)."""
+    found = await _owned_messages(db, account_uuid, [message_uuid])
+    if message_uuid not in found:
+        raise not_found("Message")
+    return found[message_uuid]
+
+
+async def messages_to_wire(db: AsyncSession, session: ChatSession, messages: Sequence[Message]) -> list[MessageOut]:
+    """The session's `messages` with exactly the hosted keys: each labelled with the session's tags (the background
+    agents tag the conversation, not one message) and counting the background jobs still pending for it."""
+    pending = await JobRepository(db).pending_by_message([message.uuid for message in messages])
+    tags = SessionMeta.of(session).tags
+    return [message_to_wire(message, MessageContext(tags, pending.get(message.uuid, 0))) for message in messages]
+
+
+async def message_on_wire(db: AsyncSession, message: Message) -> MessageOut:
+    """One message with exactly the hosted keys (see `messages_to_wire`)."""
+    session = await ChatSessionRepository(db).get(message.session_uuid)
+    if session is None:  # deleted meanwhile: the message went with it
+        raise not_found("Message")
+    [shown] = await messages_to_wire(db, session, [message])
+    return shown
 
 
 async def delete_message(db: AsyncSession, account_uuid: str, message_uuid: str) -> None:
@@ -171,17 +186,4 @@ def session_to_wire(session: ChatSession) -> SessionOut:
         "created_at": iso(session.created_at),
         "modified_at": iso(session.modified_at),
         "meta": SessionMeta.of(session).dump(),
-    }
-
-
-def message_to_wire(message: Message) -> MessageOut:
-    return {
-        "uuid": message.uuid,
-        "query": message.query,
-        "response": message.response,
-        "finish_reason": message.finish_reason,
-        "cite_data_json": json.dumps(message.cite_data or {}),
-        "meta_json": json.dumps(MessageMeta.of(message).dump()),
-        "created_at": iso(message.created_at),
-        "modified_at": iso(message.modified_at),
     }

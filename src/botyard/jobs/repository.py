@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.engine import CursorResult
 
+from botyard.db.batches import batches
 from botyard.db.repository import Repository
 from botyard.models import Job
 
@@ -84,6 +86,20 @@ class JobRepository(Repository[Job]):
         await self.session.execute(
             delete(Job).where(Job.kind == kind, Job.chatbot_uuid == chatbot_uuid, Job.status == "queued")
         )
+
+    async def pending_by_message(self, message_uuids: Sequence[str]) -> dict[str, int]:
+        """How many jobs not yet done (queued or running) each message has: jobs whose payload names it as
+        `message_uuid` (the work that follows an answer). Messages with none are left out."""
+        named = Job.payload["message_uuid"].as_string()
+        pending: dict[str, int] = {}
+        for batch in batches(list(message_uuids)):
+            rows = await self.session.execute(
+                select(named, func.count())
+                .where(Job.status.in_(("queued", "running")), named.in_(batch))
+                .group_by(named)
+            )
+            pending |= {str(uuid): int(count) for uuid, count in rows}
+        return pending
 
     async def recover_expired(self, now: datetime) -> int:
         """Put back in the queue every job whose runner stopped renewing its lease (crash, kill -9, lost host, or an

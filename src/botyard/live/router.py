@@ -45,7 +45,7 @@ async def start_live_chat(uuid: str, db: DbSession, account: CurrentAccount) -> 
 async def operator_message(uuid: str, body: OperatorReply, db: DbSession, account: CurrentAccount) -> Message:
     """Reply to the user as the operator (a transcript row with an empty query and `meta_json.kind` `operator`).
     409 `live_chat_inactive` unless a live chat is on."""
-    return service.message_to_wire(await live.reply(db, account, uuid, body.text, utcnow()))
+    return await service.message_on_wire(db, await live.reply(db, account, uuid, body.text, utcnow()))
 
 
 @router.post("/session/{uuid}/live-chat/end", response_model=Session)

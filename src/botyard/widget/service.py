@@ -10,11 +10,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.answering.citations import citation_link
 from botyard.chat import ratelimit
 from botyard.chat.access import OPEN_VISIBILITIES
 from botyard.chat.service import open_session as open_chat_session
 from botyard.chat.service import session_with_chatbot
+from botyard.chat.wire import citation_link
 from botyard.chatbots.service import by_uuid as chatbot_by_uuid
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.chatbots.service import language as chatbot_language
@@ -190,5 +190,5 @@ def _citations(cite_data: dict[str, Any]) -> dict[str, WidgetCitation]:
 
 
 def citation(entry: dict[str, Any]) -> WidgetCitation:
-    """A stored citation as the widget shows it, with its link (`answering.citations.citation_link`)."""
+    """A stored citation as the widget shows it, with its link (`chat.wire.citation_link`)."""
     return {"title": str(entry.get("title") or ""), "url": citation_link(entry), "type": str(entry.get("type") or "")}

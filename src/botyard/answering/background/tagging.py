@@ -50,9 +50,11 @@ class TagRule:
         return f"{self.name}: {self.criteria}" if self.criteria.strip() else self.name
 
 
-async def schedule_tagging(db: AsyncSession, session_uuid: str, chatbot_uuid: str) -> None:
-    """Queue the tagging of a session after an answer (a run is cheap and idempotent: a tag is assigned once)."""
-    await enqueue(db, TAG_SESSION, {"session_uuid": session_uuid}, chatbot_uuid=chatbot_uuid, max_attempts=3)
+async def schedule_tagging(db: AsyncSession, session_uuid: str, chatbot_uuid: str, message_uuid: str) -> None:
+    """Queue the tagging of a session after the answer `message_uuid` (a run is cheap and idempotent: a tag is
+    assigned once). The payload names the message so that it shows the job in `background_pending_tasks`."""
+    payload = {"session_uuid": session_uuid, "message_uuid": message_uuid}
+    await enqueue(db, TAG_SESSION, payload, chatbot_uuid=chatbot_uuid, max_attempts=3)
 
 
 class SessionTagger:

@@ -16,11 +16,12 @@ export function numberCitations(text, cites) {
   return order;
 }
 
-/** An answer's body (Markdown) followed by the numbered list of its sources. */
-export function answerContent(text, cites = {}) {
+/** An answer's body (Markdown) followed by the numbered list of its sources; `links` maps markers to the links of
+ * a stored message (its `meta_json.citation_links`: stored entries carry none). */
+export function answerContent(text, cites = {}, links = {}) {
   const order = numberCitations(text, cites);
   const citations = new Map(
-    order.map((marker) => [marker, citationOf(cites[marker], marker)]),
+    order.map((marker) => [marker, citationOf(cites[marker], marker, links?.[marker])]),
   );
   const body = h("div", { class: "body", dir: "auto" }); // Arabic, Hebrew...: right to left
   body.append(
@@ -34,7 +35,7 @@ export function answerContent(text, cites = {}) {
   if (order.length) {
     const list = h("ol", { class: "citations", "aria-label": "Sources" });
     for (const marker of order) {
-      const { url, title } = citationOf(cites[marker], marker);
+      const { url, title } = citations.get(marker);
       const link = url ? h("a", { href: url, target: "_blank", rel: "noopener noreferrer nofollow" }, title) : title;
       list.append(h("li", {}, link));
     }
@@ -92,7 +93,7 @@ export function messageArticles(message) {
     "assistant",
     "Assistant",
     message.modified_at,
-    ...answerContent(message.response || "", cites),
+    ...answerContent(message.response || "", cites, meta.citation_links),
     agentLine(meta),
     ...notes.map((note) => h("p", { class: "agent-line" }, note)),
   );
