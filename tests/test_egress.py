@@ -471,6 +471,13 @@ def test_redirects_get_the_whole_check(net: Net, location: str, reason: str) -> 
     assert error.reason == reason
 
 
+@pytest.mark.parametrize("location", ["http://[::1", "http://[vX.y]/", "http://127.0.0.1:99999/"])
+def test_a_redirect_to_an_invalid_url_is_an_egress_refusal(net: Net, location: str) -> None:
+    # httpx parses the first two itself (for its own `next_request`): they used to escape as its protocol error.
+    error = net.failure(net.url(f"/redirect?to={location}"))
+    assert isinstance(error, EgressRefused) and error.reason == "invalid url" and error.status == "error:invalid url"
+
+
 @pytest.mark.parametrize("location", ["/page", "page", "//127.0.0.1:{port}/page", "http://127.0.0.1:{port}/page"])
 def test_relative_and_scheme_relative_redirects_are_followed(net: Net, location: str) -> None:
     start = net.url(f"/redirect?to={location.format(port=net.port)}")

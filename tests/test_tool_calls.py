@@ -49,6 +49,12 @@ class ToolServer:
                 )  # fmt: skip
                 if parts.path == "/slow":
                     time.sleep(3)
+                if parts.path == "/moved":  # a Location no URL parser accepts
+                    self.send_response(302)
+                    self.send_header("Location", "http://[::1")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 payload = json.dumps({"order": "shipped", "eta": "Tuesday"}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -231,3 +237,17 @@ def test_a_background_agent_calls_its_function_after_the_answer(
     [call] = meta["background_functions_called"]
     assert call["agent"] == "Complaints" and call["name"] == "log_complaint"
     assert SECRET not in json.dumps([r.body for r in llm.requests])
+
+
+def test_a_broken_redirect_is_a_tool_result_the_model_sees(
+    desk: tuple[Api, str, str], llm: FakeLlm, tools: ToolServer
+) -> None:
+    api, chat, agent = desk
+    function = {"name": "moved", "description": "moved", "parameters": {"type": "object"}}
+    api.ok(api.post(f"/agent/{agent}/function/create", function | {"external_url": f"{tools.url}/moved"}))
+    llm.script(tool_call("moved"), Reply(tokens=("The order service is unavailable.",)))
+    response = ask(api, chat, "Is my order late?")
+    # The answer used to be the generic failure: httpx's own protocol error escaped the egress client.
+    assert response.status_code == 200 and response.text == "The order service is unavailable."
+    assert calls_made(api, chat)[0]["content"] == "error: the function could not be called (invalid url)"
+    assert "(invalid url)" in llm.requests[1].messages[-1]["content"]

@@ -188,7 +188,7 @@ class EgressClient:
             seen = {(method, str(target.parsed.url))}
             while True:
                 pins[target.key] = target.addresses
-                response = await client.send(request, stream=True)
+                response = await _send(client, request)
                 try:
                     self._check_headers(response)
                     location = response.headers.get("location")
@@ -219,6 +219,19 @@ class EgressClient:
         if size > self._limits.max_header_bytes:
             url = str(response.request.url)
             raise EgressTooLarge(f"{url} sent {size} bytes of headers", Reason.HEADERS_TOO_LARGE, url=url)
+
+
+async def _send(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+    """`client.send`, with the one failure of the client library itself made an egress error: httpx parses a redirect's
+    Location on its own (for `Response.next_request`, even when it follows no redirect) before we check it, and one
+    it cannot parse (`http://[::1`) would escape as its protocol error, failing a whole crawl or answer. It is the
+    same refusal as our own check of a Location gives (`resolve_location`): nothing was sent to it, and trying
+    again would meet the same Location. Failures of the connection itself are the transport's (`transport`)."""
+    try:
+        return await client.send(request, stream=True)
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        url = str(request.url)
+        raise EgressRefused(f"{url} redirected to an invalid URL", Reason.INVALID_URL, url=url) from exc
 
 
 def _caller_headers(headers: Mapping[str, str] | None) -> httpx.Headers:
