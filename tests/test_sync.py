@@ -13,6 +13,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
+from botyard.config import Settings
+from botyard.crawl.sync import ChatbotSync
+from botyard.egress import EgressClient
 from botyard.embedding import Vectors
 from botyard.models import Job
 from tests.support.api import Api, assert_error, assert_not_found
@@ -142,6 +145,29 @@ def test_the_schedule_keeps_one_queued_run_per_chatbot(alice: Api, bob: Api, db:
     assert_not_found(bob.post(f"/chatbot/{bot}/sync", {"schedule": "daily"}))
     assert_not_found(bob.post(f"/chatbot/{bot}/sync/run"))
     assert queued_syncs(db, bot) == []
+
+
+def test_a_run_that_gives_up_still_queues_the_next(alice: Api, db: Db) -> None:
+    bot = alice.chatbot()["uuid"]
+    alice.ok(alice.post(f"/chatbot/{bot}/sync", {"schedule": "daily"}))
+    [job] = queued_syncs(db, bot)
+    handler = ChatbotSync(EgressClient(Settings()), delay=0.0)
+
+    async def fail_for_good(session: AsyncSession) -> None:
+        failed = await session.get(Job, job.uuid)
+        assert failed is not None
+        failed.status = "failed"  # what the runner does, in the transaction that calls `give_up`
+        await session.flush()
+        await handler.give_up(session, failed, "timeout")
+
+    db.run(fail_for_good)
+    shown = alice.ok(alice.get(f"/chatbot/{bot}/sync"))
+    next_run = datetime.fromisoformat(shown["next_run_at"].replace("Z", "+00:00"))
+    # Before, nothing was queued and next_run_at stayed where the failed run had been, forever.
+    assert shown["schedule"] == "daily" and shown["last_summary"] == {"error": "timeout"}
+    assert abs(next_run - (datetime.now(UTC) + timedelta(days=1))) < timedelta(minutes=1)
+    [queued] = queued_syncs(db, bot)
+    assert queued.uuid != job.uuid and queued.run_after.replace(microsecond=0) == next_run
 
 
 class CountingEmbedder(FakeEmbedder):

@@ -144,7 +144,10 @@ class ChatbotSync:
         await ctx.finish(lambda db: _next_run(db, chatbot_uuid, str(ctx.payload.get("run_at", "")), counts))
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        return None
+        """A run that failed for good still hands on to the next one, its reason as the summary: the schedule is a
+        chain of jobs, and without the next link it would show "daily" with `next_run_at` in the past forever."""
+        chatbot_uuid = str(job.payload.get("chatbot_uuid", ""))
+        await _next_run(session, chatbot_uuid, str(job.payload.get("run_at", "")), {"error": reason})
 
     async def _sitemap_lastmods(self, gate: HostGate, urls: list[str]) -> dict[str, str]:
         """`<lastmod>` of every page the sitemaps of these pages' sites list (one site at a time)."""
@@ -206,7 +209,7 @@ async def _record(db: AsyncSession, source_uuid: str, check: Check) -> str:
     return "changed"
 
 
-async def _next_run(db: AsyncSession, chatbot_uuid: str, run_at: str, summary: dict[str, int]) -> None:
+async def _next_run(db: AsyncSession, chatbot_uuid: str, run_at: str, summary: dict[str, int | str]) -> None:
     """Record the run and queue the next one, unless the schedule changed meanwhile (its own job is queued)."""
     row = await SyncScheduleRepository(db).get(chatbot_uuid)
     if row is None:

@@ -19,4 +19,5 @@ class Sync(TypedDict):
     next_run_at: str | None
     last_run_at: str | None
     last_summary: dict[str, Any]
-    """`checked`, `unchanged`, `changed`, `gone`, `failed` and `skipped` (unchanged by the sitemap's `<lastmod>`)."""
+    """`checked`, `unchanged`, `changed`, `gone`, `failed` and `skipped` (unchanged by the sitemap's `<lastmod>`); or
+    `error`, the reason, when the run failed for good (the next run is queued all the same)."""
