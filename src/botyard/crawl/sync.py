@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -209,12 +210,12 @@ async def _record(db: AsyncSession, source_uuid: str, check: Check) -> str:
     return "changed"
 
 
-async def _next_run(db: AsyncSession, chatbot_uuid: str, run_at: str, summary: dict[str, int | str]) -> None:
+async def _next_run(db: AsyncSession, chatbot_uuid: str, run_at: str, summary: Mapping[str, int | str]) -> None:
     """Record the run and queue the next one, unless the schedule changed meanwhile (its own job is queued)."""
     row = await SyncScheduleRepository(db).get(chatbot_uuid)
     if row is None:
         return
-    row.last_run_at, row.last_summary = utcnow(), summary
+    row.last_run_at, row.last_summary = utcnow(), dict(summary)
     if row.next_run_at is not None and iso(row.next_run_at) != run_at:
         return
     interval = INTERVALS.get(row.schedule)
