@@ -160,3 +160,11 @@ def test_the_session_views_keep_the_stored_keys() -> None:
     row = MessageMeta.transcript_row(MessageKind.OPERATOR)
     assert row.dump() == {"kind": "operator"} and row.kind is MessageKind.OPERATOR
     assert MessageMeta({"kind": "something-new"}).kind is None
+
+
+def test_the_operators_stream_refuses_an_id_no_database_holds(alice: Api) -> None:
+    bot = helpdesk(alice)
+    assert_error(alice.get(f"/chatbot/{bot}/events", params={"after": 2**63}), 422, "validation_error")
+    path = f"/api/v1/chatbot/{bot}/events"
+    with alice.client.stream("GET", path, headers=alice.auth | {"Last-Event-ID": "²".encode("latin-1")}) as body:
+        assert body.status_code == 200 and next(body.iter_lines()) == ": events"

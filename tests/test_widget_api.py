@@ -326,3 +326,13 @@ def test_the_widget_script_is_small_and_the_dashboard_is_served(client: TestClie
     assert client.get("/", follow_redirects=False).headers["location"] == "/dashboard"
     module = client.get("/static/chat/chat.js")
     assert module.status_code == 200 and module.headers["cache-control"] == "no-cache"  # revalidated after upgrades
+
+
+@pytest.mark.parametrize("resume", ["²", "9" * 5000, str(2**63), "-1", "1e3"])
+def test_a_resume_id_that_is_no_id_streams_from_now(alice: Api, client: TestClient, resume: str) -> None:
+    # "²" passed str.isdigit and 5,000 digits int's limit: both answered 500; 2**63 failed the stream's query.
+    chat = widget_session(client, public_bot(alice))
+    path = f"/api/v1/widget/session/{chat}/events"
+    with client.stream("GET", path, headers={"Last-Event-ID": resume.encode("latin-1")}) as body:
+        assert body.status_code == 200 and next(body.iter_lines()) == ": events"
+    assert_error(client.get(path, params={"after": 2**63}), 422, "validation_error")

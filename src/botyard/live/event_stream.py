@@ -23,9 +23,18 @@ EventReader = Callable[[AsyncSession, int], Awaitable[list[StreamedEvent]]]
 """Reads the events after an id, oldest first."""
 
 
+MAX_EVENT_ID = 2**63 - 1
+"""The largest id a BIGINT column holds: comparing with a larger one fails the stream's query on PostgreSQL."""
+
+
 def resume_point(header: str | None) -> int | None:
-    """The id in a `Last-Event-ID` header, if it is one."""
-    return int(header) if header is not None and header.strip().isdigit() else None
+    """The id in a `Last-Event-ID` header, if it is one: ASCII digits ("²" is a digit to `str.isdigit`, not to
+    `int`) of an id a database can hold; anything else is no id, and the stream starts from now."""
+    text = (header or "").strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_EVENT_ID)):
+        return None  # also keeps `int` from parsing (or refusing) thousands of digits
+    value = int(text)
+    return value if value <= MAX_EVENT_ID else None
 
 
 async def start_after(after: int | None, last_event_id: str | None, latest: Callable[[], Awaitable[int]]) -> int:

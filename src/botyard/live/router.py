@@ -16,7 +16,7 @@ from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
 from botyard.deps import AppDatabase, CurrentAccount, DbSession
 from botyard.live import service as live
-from botyard.live.event_stream import StreamedEvent, event_response, start_after
+from botyard.live.event_stream import MAX_EVENT_ID, StreamedEvent, event_response, start_after
 from botyard.live.schemas import OperatorReply
 
 router = APIRouter(tags=["live chat"])
@@ -60,7 +60,9 @@ async def chatbot_events(
     db: DbSession,
     account: CurrentAccount,
     database: AppDatabase,
-    after: Annotated[int | None, Query(ge=0, description="Send the events after this id (default: from now).")] = None,
+    after: Annotated[
+        int | None, Query(ge=0, le=MAX_EVENT_ID, description="Send the events after this id (default: from now).")
+    ] = None,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     """Follow the chatbot's operator events (server-sent events) until the client disconnects."""

@@ -17,7 +17,7 @@ from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
 from botyard.deps import AppClock, AppDatabase, CurrentAccount, DbSession, ReadDbSession
 from botyard.live import service as live
-from botyard.live.event_stream import EventReader, StreamedEvent, event_response, start_after
+from botyard.live.event_stream import MAX_EVENT_ID, EventReader, StreamedEvent, event_response, start_after
 from botyard.models import ChatbotEventKind
 from botyard.widget import service
 from botyard.widget.origins import check_origin
@@ -132,7 +132,9 @@ async def widget_events(
     request: Request,
     db: ReadDbSession,
     database: AppDatabase,
-    after: Annotated[int | None, Query(ge=0, description="Send the events after this id (default: from now).")] = None,
+    after: Annotated[
+        int | None, Query(ge=0, le=MAX_EVENT_ID, description="Send the events after this id (default: from now).")
+    ] = None,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     """Follow the session's live chat: an operator taking over, their replies, the hand-back (works with
