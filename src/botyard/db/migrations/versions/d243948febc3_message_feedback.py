@@ -1,4 +1,4 @@
-"""message feedback
+"""message feedback: the end user's verdict on an answer (thumbs up or down, a comment), one row per rated message
 
 Revision ID: d243948febc3
 Revises: c4e81a5d0f3b
