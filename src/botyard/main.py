@@ -14,6 +14,7 @@ from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
 from botyard.answering.router import router as answering_router
 from botyard.answering.sweep import sweep_streaming
+from botyard.chat.feedback.router import router as feedback_router
 from botyard.chat.router import router as chat_router
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
@@ -80,6 +81,7 @@ def _include_routers(app: FastAPI) -> None:
         sources_router,
         crawl_router,
         chat_router,
+        feedback_router,
         answering_router,
         live_router,
         hit_testing_router,

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.chat.feedback.service import feedback_of
 from botyard.chat.repository import ChatSessionRepository, MessageRepository, SessionFilter
 from botyard.chat.schemas import Message as MessageOut
 from botyard.chat.schemas import Session as SessionOut
@@ -145,10 +146,16 @@ async def get_owned_message(db: AsyncSession, account_uuid: str, message_uuid: s
 
 async def messages_to_wire(db: AsyncSession, session: ChatSession, messages: Sequence[Message]) -> list[MessageOut]:
     """The session's `messages` with exactly the hosted keys: each labelled with the session's tags (the background
-    agents tag the conversation, not one message) and counting the background jobs still pending for it."""
-    pending = await JobRepository(db).pending_by_message([message.uuid for message in messages])
+    agents tag the conversation, not one message), counting the background jobs still pending for it, with the end
+    user's feedback on it."""
+    uuids = [message.uuid for message in messages]
+    pending = await JobRepository(db).pending_by_message(uuids)
+    feedback = await feedback_of(db, uuids)
     tags = SessionMeta.of(session).tags
-    return [message_to_wire(message, MessageContext(tags, pending.get(message.uuid, 0))) for message in messages]
+    return [
+        message_to_wire(message, MessageContext(tags, pending.get(message.uuid, 0), feedback.get(message.uuid)))
+        for message in messages
+    ]
 
 
 async def message_on_wire(db: AsyncSession, message: Message) -> MessageOut:

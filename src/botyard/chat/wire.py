@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from botyard.chat.feedback.schemas import Feedback
 from botyard.chat.schemas import Message as MessageOut
 from botyard.db.base import iso
 from botyard.models import Message, MessageKind, MessageMeta
@@ -24,11 +25,12 @@ CITATION_LINKS = "citation_links"
 
 @dataclass(frozen=True)
 class MessageContext:
-    """What a message shows beyond its own row: its session's tags (the `labels`) and the background jobs still
-    pending for it (`background_pending_tasks`)."""
+    """What a message shows beyond its own row: its session's tags (the `labels`), the background jobs still
+    pending for it (`background_pending_tasks`) and the end user's verdict on it (`feedback_json`)."""
 
     labels: Sequence[str] = ()
     pending_tasks: int = 0
+    feedback: Feedback | None = None
 
 
 def citation_link(entry: Mapping[str, Any]) -> str | None:
@@ -64,8 +66,8 @@ def _meta_json(message: Message) -> str:
 
 
 def message_to_wire(message: Message, context: MessageContext) -> MessageOut:
-    """The message with exactly the hosted keys. Botyard has no frustration detection, no answer feedback and no
-    session documents yet: those keys carry the hosted empty values."""
+    """The message with exactly the hosted keys. Botyard has no frustration detection and no session documents yet:
+    those keys carry the hosted empty values. `feedback_json` is the end user's verdict (`chat.feedback`)."""
     return {
         "uuid": message.uuid,
         "query": message.query,
@@ -78,7 +80,7 @@ def message_to_wire(message: Message, context: MessageContext) -> MessageOut:
         "background_pending_tasks": context.pending_tasks,
         "detected_frustrations": "",
         "error_message": MessageMeta.of(message).error or "",
-        "feedback_json": "{}",
+        "feedback_json": json.dumps(context.feedback or {}),
         "labels": list(context.labels),
         "session_documents": [],
         "ai_context_json": "{}",

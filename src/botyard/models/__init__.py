@@ -10,8 +10,9 @@ from botyard.models.chunk import Chunk
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.job import Job
-from botyard.models.kinds import AgentType, ChatbotEventKind, MessageKind, MessageState, Visibility, WidgetRole
+from botyard.models.kinds import AgentType, ChatbotEventKind, MessageKind, MessageState, Rating, Visibility, WidgetRole
 from botyard.models.message import Message
+from botyard.models.message_feedback import MessageFeedback
 from botyard.models.meta import MessageMeta, SessionMeta
 from botyard.models.rate_limit import RateLimitHit
 from botyard.models.source_tag import SourceTag, SourceTagMember
@@ -38,10 +39,12 @@ __all__ = [
     "EscalationSettings",
     "Job",
     "Message",
+    "MessageFeedback",
     "MessageKind",
     "MessageMeta",
     "MessageState",
     "RateLimitHit",
+    "Rating",
     "SessionMeta",
     "SourceFile",
     "SourceTag",

@@ -51,6 +51,13 @@ class MessageState(StrEnum):
     COMPLETE = "complete"
 
 
+class Rating(StrEnum):
+    """`message_feedback.rating`: the end user's thumbs up or down on an answer."""
+
+    UP = "up"
+    DOWN = "down"
+
+
 class ChatbotEventKind(StrEnum):
     """`chatbot_event.kind`, the SSE event name of the operators' (and the widget's) event streams."""
 

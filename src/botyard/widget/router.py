@@ -13,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.answering.prepare import Ask
 from botyard.answering.router import Answers
 from botyard.answering.wire import AnswerResponse, wants_events
+from botyard.chat.feedback.schemas import Feedback
+from botyard.chat.feedback.service import feedback_of
 from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
 from botyard.deps import AppClock, AppDatabase, CurrentAccount, DbSession, ReadDbSession
@@ -24,6 +26,7 @@ from botyard.widget.origins import check_origin
 from botyard.widget.schemas import (
     WidgetConfig,
     WidgetEntry,
+    WidgetFeedbackCreate,
     WidgetMessageCreate,
     WidgetSession,
     WidgetSessionCreate,
@@ -45,6 +48,14 @@ _STREAM: dict[int | str, dict[str, Any]] = {
         "content": {"text/plain": {"schema": {"type": "string"}}, "text/event-stream": {"schema": {"type": "string"}}},
     },
     429: {"description": "Over the chatbot's rate limit for this device: its `rate_limit_message`, `Retry-After`."},
+}
+_FEEDBACK: dict[int | str, dict[str, Any]] = {
+    **_REFUSED,
+    404: {
+        "description": "No such session, or its chatbot is private; or the message is not an answer of this "
+        "session (missing, another session's or chatbot's, a live-chat row, or still streaming)."
+    },
+    429: {"description": "Over the chatbot's rate limit for this device's feedback: `Retry-After`."},
 }
 _EVENTS: dict[int | str, dict[str, Any]] = {
     **_REFUSED,
@@ -98,7 +109,8 @@ async def widget_messages(session_uuid: str, request: Request, db: ReadDbSession
     """The conversation so far, oldest first, as the widget shows it (restored after a page reload)."""
     session, opened = await service.open_session(db, session_uuid)
     check_origin(request, opened.allowed_origins)
-    return service.entries(await session_messages(db, session.uuid))
+    messages = await session_messages(db, session.uuid)
+    return service.entries(messages, await feedback_of(db, [message.uuid for message in messages]))
 
 
 @router.post(
@@ -124,6 +136,26 @@ async def widget_stream(
     events = wants_events(accept)
     run = await answers.begin(Ask(session_uuid=session_uuid, query=body.query, device=device), events=events)
     return AnswerResponse(run, events=events)
+
+
+@router.post(
+    "/widget/session/{session_uuid}/message/{message_uuid}/feedback", response_model=Feedback, responses=_FEEDBACK
+)
+async def widget_feedback(
+    session_uuid: str,
+    message_uuid: str,
+    body: WidgetFeedbackCreate,
+    request: Request,
+    db: DbSession,
+    clock: AppClock,
+) -> Feedback:
+    """The widget user's verdict on an answer of the session: `rating` `up` or `down` and an optional `comment`
+    (no key: the session uuid is the capability). Giving it again replaces it. It shows as the message's
+    `feedback_json` and in the owner's `GET /chatbot/{uuid}/feedback`."""
+    session, opened = await service.open_session(db, session_uuid)
+    check_origin(request, opened.allowed_origins)
+    device = service.device(body.device_id, _client_address(request))
+    return await service.give_feedback(db, opened, session, message_uuid, body, device, clock())
 
 
 @router.get("/widget/session/{session_uuid}/events", response_class=StreamingResponse, responses=_EVENTS)

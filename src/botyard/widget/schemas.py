@@ -5,6 +5,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 from typing_extensions import TypedDict
 
+from botyard.chat.feedback.schemas import Comment, Feedback, RatingName
 from botyard.schemas import Color, RequestModel
 from botyard.widget.origins import normalise_host, normalise_origin
 
@@ -97,6 +98,12 @@ class WidgetMessageCreate(RequestModel):
     device_id: DeviceId
 
 
+class WidgetFeedbackCreate(RequestModel):
+    rating: RatingName = Field(description="The end user's verdict on the answer: `up` or `down`.")
+    comment: Comment = Field(default="", description="Optional, at most 1000 characters (after trimming).")
+    device_id: DeviceId
+
+
 class WidgetCitation(TypedDict):
     title: str
     url: str | None
@@ -111,3 +118,5 @@ class WidgetEntry(TypedDict):
     text: str
     citations: dict[str, WidgetCitation]
     created_at: str
+    feedback: Feedback | None
+    """The end user's verdict on an assistant answer (null: none yet, or not an answer)."""

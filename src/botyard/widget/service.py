@@ -3,7 +3,7 @@ and the conversation as the widget shows it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -12,6 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat import ratelimit
 from botyard.chat.access import OPEN_VISIBILITIES
+from botyard.chat.feedback import service as feedback
+from botyard.chat.feedback.schemas import Feedback
 from botyard.chat.service import open_session as open_chat_session
 from botyard.chat.service import session_with_chatbot
 from botyard.chat.wire import citation_link
@@ -32,7 +34,14 @@ from botyard.models import (
     WidgetSettings,
 )
 from botyard.widget.repository import WidgetSettingsRepository
-from botyard.widget.schemas import DEFAULTS, WidgetCitation, WidgetConfig, WidgetEntry, WidgetSettingsUpdate
+from botyard.widget.schemas import (
+    DEFAULTS,
+    WidgetCitation,
+    WidgetConfig,
+    WidgetEntry,
+    WidgetFeedbackCreate,
+    WidgetSettingsUpdate,
+)
 from botyard.widget.schemas import WidgetSettings as WidgetSettingsOut
 
 _FIELDS = tuple(DEFAULTS)
@@ -158,9 +167,27 @@ async def create_session(db: AsyncSession, opened: OpenChatbot, device_key: str,
     return await open_chat_session(db, opened.chatbot.uuid, now)
 
 
-def entries(messages: Sequence[Message]) -> list[WidgetEntry]:
+async def give_feedback(
+    db: AsyncSession,
+    opened: OpenChatbot,
+    session: ChatSession,
+    message_uuid: str,
+    body: WidgetFeedbackCreate,
+    device_key: str,
+    now: datetime,
+) -> Feedback:
+    """The widget user's verdict on an answer of their session. Verdicts count against the chatbot's rate limit in
+    a window of their own (like new sessions), so rating answers never uses up the messages a visitor may send, and a
+    script cannot rewrite verdicts without end."""
+    await ratelimit.admit(db, opened.chatbot, f"feedback:{device_key}", now)
+    return await feedback.give(db, session, message_uuid, body.rating, body.comment, now)
+
+
+def entries(messages: Sequence[Message], verdicts: Mapping[str, Feedback] | None = None) -> list[WidgetEntry]:
     """The conversation as the widget shows it: a stored exchange is a user line and an assistant line; live-chat
-    rows are announcements, operator replies, or a user line alone."""
+    rows are announcements, operator replies, or a user line alone. An assistant line carries the user's verdict on
+    it (from `verdicts`, by message uuid), so a reloaded widget shows the thumb that was chosen."""
+    verdicts = verdicts or {}
     shown: list[WidgetEntry] = []
     for message in messages:
         kind = MessageMeta.of(message).kind
@@ -169,7 +196,8 @@ def entries(messages: Sequence[Message]) -> list[WidgetEntry]:
         if kind is not None and kind in _ROLE_OF_KIND:
             shown.append(_entry(message, _ROLE_OF_KIND[kind], message.response))
         elif kind != MessageKind.LIVE_CHAT_USER and message.state != MessageState.STREAMING:
-            shown.append(_entry(message, WidgetRole.ASSISTANT, message.response, _citations(message.cite_data)))
+            entry = _entry(message, WidgetRole.ASSISTANT, message.response, _citations(message.cite_data))
+            shown.append(entry | {"feedback": verdicts.get(message.uuid)})
     return shown
 
 
@@ -182,6 +210,7 @@ def _entry(
         "text": text,
         "citations": citations or {},
         "created_at": iso(message.created_at),
+        "feedback": None,
     }
 
 

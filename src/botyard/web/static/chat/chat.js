@@ -7,6 +7,7 @@ import { citationOf } from "../shared/citations.js";
 import { renderMarkdown } from "../shared/markdown.js";
 import { ChatbotEventKind, WidgetRole } from "../shared/names.js";
 import { readEvents } from "../shared/sse.js";
+import { addFeedback, feedbackSender } from "./feedback.js";
 import {
   citationMap,
   element,
@@ -48,6 +49,7 @@ const shownOperatorMessages = new Set(); // the event stream may repeat a reply 
 let session = store.get(sessionKey);
 let events = null;
 let busy = true; // until the stored conversation is shown (Send starts disabled in the HTML)
+const rating = { send: feedbackSender(sessionPath, deviceId), notify: showNotice }; // addFeedback's
 
 if (config) {
   applySettings();
@@ -162,6 +164,7 @@ function showStored(message) {
     const entry = addEntry(WidgetRole.ASSISTANT);
     entry.dataset.state = "done";
     showAnswer(entry, message.text, citationMap(message.citations), config.image_hosts);
+    if (message.uuid) addFeedback(entry, message.uuid, message.feedback, rating); // thumbs up or down, a comment
   }
 }
 
@@ -176,6 +179,7 @@ async function ask(text) {
   updateSuggestions();
   page.log.scrollTop = page.log.scrollHeight;
   let answer = null;
+  let answered = null; // the stored answer's message uuid, once the stream has ended
   try {
     const response = await postQuery(query);
     if (!response.ok) throw new ChatError(await errorText(response));
@@ -183,7 +187,7 @@ async function ask(text) {
     answer.dataset.state = "streaming";
     answer.setAttribute("aria-busy", "true"); // screen readers hear the finished answer, not every word of it
     showAnswer(answer, "", new Map(), config.image_hosts);
-    await streamAnswer(response, answer);
+    answered = await streamAnswer(response, answer);
   } catch (error) {
     const message = error instanceof ChatError ? error.message : word("connection_failed");
     showNotice(message);
@@ -198,6 +202,7 @@ async function ask(text) {
     }
   } finally {
     if (answer) finishAnswer(answer);
+    if (answer?.isConnected && answered) addFeedback(answer, answered, null, rating);
     setBusy(false);
   }
 }
@@ -243,10 +248,12 @@ function forgetSession() {
   events = null;
 }
 
-/** Fills `entry` as the answer streams in; the Markdown is rendered again from the whole text at each delta. */
+/** Fills `entry` as the answer streams in; the Markdown is rendered again from the whole text at each delta.
+ * Resolves to the stored message's uuid (from the `end` event). */
 async function streamAnswer(response, entry) {
   let text = "";
   let ended = false;
+  let messageUuid = null;
   const citations = new Map();
   for await (const { event, data } of readEvents(response)) {
     if (event === "delta") {
@@ -255,6 +262,7 @@ async function streamAnswer(response, entry) {
       citations.set(data.marker, citationOf(data));
     } else if (event === "end") {
       ended = true;
+      messageUuid = typeof data.message_uuid === "string" ? data.message_uuid : null;
       for (const [marker, citation] of citationMap(data.citations)) citations.set(marker, citation);
     } else {
       if (event === "error") showNotice(data.error || word("incomplete"));
@@ -263,7 +271,9 @@ async function streamAnswer(response, entry) {
     keepingScroll(page.log, () => showAnswer(entry, text, citations, config.image_hosts));
   }
   if (!ended) throw new ChatError(word("interrupted"));
+  return messageUuid;
 }
+
 
 /** Live chat: an operator's replies and the take-over/hand-back notices arrive over an EventSource. */
 function listen() {

@@ -20,6 +20,12 @@ const ENGLISH = {
   too_many: "Too many messages. Please wait a moment.",
   unavailable: "This chat is not available right now.",
   failed: "Something went wrong. Please try again.",
+  rate_answer: "Was this answer helpful?",
+  helpful: "Helpful",
+  not_helpful: "Not helpful",
+  feedback_comment: "What was wrong? (optional)",
+  feedback_send: "Send feedback",
+  feedback_thanks: "Thank you for your feedback.",
 };
 
 let words = ENGLISH;

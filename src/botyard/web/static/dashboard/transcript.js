@@ -1,8 +1,9 @@
 // Rendering of stored messages and answers (conversations, inbox, playground): Markdown and citations through the
-// shared renderer, and which agent answered (meta_json.agent_name / agent_type).
+// shared renderer, which agent answered (meta_json.agent_name / agent_type), and the visitor's verdict on it
+// (feedback_json).
 import { citationOf } from "/static/shared/citations.js";
 import { renderMarkdown } from "/static/shared/markdown.js";
-import { MessageKind } from "/static/shared/names.js";
+import { MessageKind, Rating } from "/static/shared/names.js";
 import { formatDate, h } from "./ui.js";
 
 const MARKER = /\[(\d+\.\d+)\]/g;
@@ -57,6 +58,20 @@ export function agentLine(meta) {
   return h("p", { class: "agent-line" }, `Answered by ${meta.agent_name}${type}${why}${relevance}`);
 }
 
+/** The visitor's thumbs up or down on the answer, with their comment (`feedback_json`); null when none. */
+export function feedbackLine(feedback) {
+  if (feedback?.rating !== Rating.UP && feedback?.rating !== Rating.DOWN) return null;
+  // Words, not thumb emoji: a machine without an emoji font shows those as empty boxes. The border colour repeats it.
+  const verdict = feedback.rating === Rating.UP ? "Helpful (thumbs up)" : "Not helpful (thumbs down)";
+  const when = feedback.created_at ? ` · ${formatDate(feedback.created_at)}` : "";
+  return h(
+    "div",
+    { class: `feedback-line feedback-${feedback.rating}`, "data-rating": feedback.rating },
+    h("p", {}, `Visitor's rating: ${verdict}${when}`),
+    feedback.comment ? h("blockquote", { class: "plain", dir: "auto" }, feedback.comment) : null,
+  );
+}
+
 const parse = (text) => {
   try {
     return JSON.parse(text || "{}") ?? {};
@@ -96,6 +111,7 @@ export function messageArticles(message) {
     ...answerContent(message.response || "", cites, meta.citation_links),
     agentLine(meta),
     ...notes.map((note) => h("p", { class: "agent-line" }, note)),
+    feedbackLine(parse(message.feedback_json)),
   );
   answer.dataset.state = message.finish_reason === "streaming" ? "streaming" : "done";
   if (message.response || !message.query) out.push(answer);

@@ -48,3 +48,9 @@ export const WidgetRole = Object.freeze({
   OPERATOR: "operator",
   ANNOUNCEMENT: "announcement",
 });
+
+/** An end user's verdict on an answer (`feedback_json.rating`). */
+export const Rating = Object.freeze({
+  UP: "up",
+  DOWN: "down",
+});
