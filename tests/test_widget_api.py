@@ -12,6 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from botyard.agents.rules import DEFAULT_HUMAN_ESCALATION_SETTINGS
+from botyard.web.router import content_security_policy
 from tests.support.api import Api, assert_error, assert_not_found, assert_timestamp
 from tests.support.chat import sse_events
 from tests.support.jobs import process
@@ -73,6 +74,11 @@ def test_settings_start_at_the_defaults_and_change_field_by_field(alice: Api) ->
         {"primary_color": "red"},
         {"suggested_questions": ["a?"] * 7},
         {"image_hosts": ["https://images.example.com"]},
+        {"image_hosts": ["cdn.acme.io; script-src *"]},  # would add a directive to the chat page's CSP
+        {"image_hosts": ["*"]},
+        {"image_hosts": ["cdn\x07acme.io"]},
+        {"image_hosts": ["cdn\u2028acme.io"]},
+        {"image_hosts": ["-cdn.acme.io"]},
         {"title": "x" * 201},
     ],
 )
@@ -336,3 +342,15 @@ def test_a_resume_id_that_is_no_id_streams_from_now(alice: Api, client: TestClie
     with client.stream("GET", path, headers={"Last-Event-ID": resume.encode("latin-1")}) as body:
         assert body.status_code == 200 and next(body.iter_lines()) == ": events"
     assert_error(client.get(path, params={"after": 2**63}), 422, "validation_error")
+
+
+def test_image_hosts_are_names_the_policy_can_hold(alice: Api, client: TestClient) -> None:
+    bot = public_bot(alice)
+    hosts = ["Bücher.Example", "*.cdn.acme.io", "10.0.0.7"]
+    saved = alice.ok(alice.post(f"/chatbot/{bot}/widget", {"image_hosts": hosts}))
+    assert saved["image_hosts"] == ["xn--bcher-kva.example", "*.cdn.acme.io", "10.0.0.7"]
+    csp = client.get(f"/chat/{bot}").headers["content-security-policy"]
+    assert "https://xn--bcher-kva.example" in csp and "https://*.cdn.acme.io" in csp
+    # A row stored before hosts were checked this strictly never shapes the policy.
+    policy = content_security_policy(image_hosts=["cdn.acme.io; script-src *", "*", "ok.example"])
+    assert "script-src *" not in policy and " * " not in policy and "https://ok.example" in policy

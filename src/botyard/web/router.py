@@ -21,7 +21,7 @@ from botyard.deps import ReadDbSession
 from botyard.errors import AppError
 from botyard.models import Visibility
 from botyard.widget import service
-from botyard.widget.origins import origin_allowed, referrer_origin
+from botyard.widget.origins import normalise_host, origin_allowed, referrer_origin
 
 STATIC = Path(__file__).parent / "static"
 CONFIG_MARKER = "__BOTYARD_CONFIG__"
@@ -30,8 +30,16 @@ _SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-c
 router = APIRouter(include_in_schema=False)
 
 
+def _is_host(value: str) -> bool:
+    try:
+        return normalise_host(value) == value
+    except ValueError:
+        return False
+
+
 def content_security_policy(*, frame_ancestors: str = "'none'", image_hosts: list[str] | None = None) -> str:
-    images = " ".join(f"https://{host} http://{host}" for host in image_hosts or [])
+    # Stored hosts are checked again: a row written before `normalise_host` was strict must not shape the policy.
+    images = " ".join(f"https://{host} http://{host}" for host in image_hosts or [] if _is_host(host))
     return "; ".join(
         (
             "default-src 'self'",

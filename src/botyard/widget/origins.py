@@ -8,6 +8,7 @@ get through. The browser enforces the same list through CORS and the chat page's
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
@@ -31,12 +32,25 @@ def normalise_origin(value: str) -> str:
     return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != default else "")
 
 
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+"""One label of a host name (letters, digits, inner hyphens): the host goes into a CSP header, where `;`, `*`, a
+space or a control character would start another directive or source, and a non-Latin-1 character cannot be sent."""
+
+
 def normalise_host(value: str) -> str:
-    """A bare host name (no scheme, path or port), lower case; raises ValueError."""
+    """A bare host name (no scheme, path or port), lower case, an international one in its ASCII (punycode) form;
+    `*.example.com` for every subdomain of a name. Raises ValueError for anything else."""
     host = value.strip().lower()
-    if not host or any(c in host for c in "/:@?# ") or host.startswith(".") or host.endswith("."):
-        raise ValueError("a host is a bare name such as images.example.com")
-    return host
+    wildcard = host.startswith("*.")
+    name = host.removeprefix("*.")
+    try:
+        name = name.encode("idna").decode("ascii")
+    except UnicodeError as error:
+        raise ValueError("a host is a bare name such as images.example.com") from error
+    labels = name.split(".")
+    if len(name) > 253 or not all(_LABEL.match(label) for label in labels) or (wildcard and len(labels) < 2):
+        raise ValueError("a host is a bare name such as images.example.com, or *.example.com for its subdomains")
+    return f"*.{name}" if wildcard else name
 
 
 def own_origin(request: Request) -> str:
