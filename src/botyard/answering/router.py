@@ -55,7 +55,8 @@ async def stream_message(
     answers: Answers,
     accept: Annotated[str | None, Header()] = None,
 ) -> AnswerResponse:
-    """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots."""
+    """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots;
+    `session_document_uuids` attaches the key's session documents (`/session-document/upload`)."""
     events = wants_events(accept)
     run = await answers.begin(_ask(uuid, body, account), events=events)
     return AnswerResponse(run, events=events)
