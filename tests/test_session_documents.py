@@ -3,6 +3,8 @@ replies, the offline answer from a document, and the messages' `session_document
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from starlette.testclient import TestClient
 
@@ -21,6 +23,12 @@ def test_an_upload_answers_the_document_with_its_token_count(alice: Api) -> None
     assert_timestamp(body["created_at"])
     assert body["name"] == "story.txt" and body["size"] == len(STORY.encode())
     assert 540 <= body["tokens"] <= 600  # the parser's Markdown of a 563-token story
+
+
+@pytest.mark.parametrize("name", ["hello.pdf", "faq.html", "prices.csv"])
+def test_documents_are_read_with_the_ingestion_parsers(alice: Api, sample_dir: Path, name: str) -> None:
+    body = alice.ok(upload_response(alice, name, (sample_dir / name).read_bytes(), "application/octet-stream"))
+    assert body["name"] == name and body["tokens"] > 0
 
 
 def test_the_form_field_names_the_file(alice: Api) -> None:
