@@ -27,6 +27,7 @@ from botyard.hit_testing.router import router as hit_testing_router
 from botyard.live.router import router as live_router
 from botyard.middleware import RequestBodyGuard
 from botyard.runtime import Runtime
+from botyard.session_documents.router import router as session_documents_router
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
 from botyard.web.router import mount as mount_web
@@ -83,6 +84,7 @@ def _include_routers(app: FastAPI) -> None:
         chat_router,
         feedback_router,
         answering_router,
+        session_documents_router,
         live_router,
         hit_testing_router,
         widget_router,

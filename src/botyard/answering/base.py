@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from botyard.answering.tools import Tool
 from botyard.llm.provider import TextDelta, Usage
 from botyard.retrieval.base import Hit
+from botyard.session_documents.budget import AttachedDocument
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class AnswerRequest:
     call_tool: Callable[[Tool, dict[str, Any]], Awaitable[str]] | None = None
     term_weights: dict[str, float] = field(default_factory=dict)
     """The searched question's content terms with their idf in this chatbot (`Retrieval.term_weights`)."""
+    documents: Sequence[AttachedDocument] = ()
+    """The session documents the message uses, whole, in the order they joined the conversation."""
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """The first step of an answer, committed before any byte is streamed: authorise, choose the agent, count against
-the rate limit and store the query as a message in state `streaming`."""
+the rate limit and store the query as a message in state `streaming`, with the session documents it uses (or, when
+they do not fit the agent's model, the reply that says so: `answering.documents`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.agents.roster import enabled_agents
 from botyard.answering import variables
 from botyard.answering.base import Turn
+from botyard.answering.documents import admission, read_documents
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roster
 from botyard.answering.sweep import stream_owner
 from botyard.chat import access, conversation, ratelimit
@@ -23,6 +25,8 @@ from botyard.i18n import DEFAULT, Language
 from botyard.live import service as live
 from botyard.models import Chatbot, ChatbotEventKind, ChatSession, Message, MessageMeta, MessageState, SessionMeta
 from botyard.retrieval.relevance import Strictness
+from botyard.session_documents.budget import AttachedDocument
+from botyard.session_documents.repository import SessionDocumentRepository
 
 HISTORY_TURNS = 6
 
@@ -36,6 +40,8 @@ class Ask:
     query: str
     account_uuid: str | None = None
     device: str | None = None
+    document_uuids: tuple[str, ...] = ()
+    """Session documents the message attaches (the caller's account's)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,6 +66,10 @@ class Prepared:
     """Phrases that, in the AI's reply, flag the session for operators."""
     background: bool = False
     """Background agents have work after the answer: it queues a `tag_session` job."""
+    documents: list[AttachedDocument] = field(default_factory=list)
+    """The session documents the answer uses (linked to the message)."""
+    refusal: str | None = None
+    """The exact reply when the message's documents do not fit the agent's model: it is the whole answer."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +81,8 @@ class _Read:
     turns: list[Message]
     roster: Roster
     language: Language
+    new_documents: list[AttachedDocument]
+    earlier_documents: list[AttachedDocument]
 
 
 async def prepare(database: Database, router: AgentRouter, ask: Ask, now: datetime, *, tools: bool) -> Prepared:
@@ -89,9 +101,11 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
     filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)
     values = {**SessionMeta.of(read.session).variables, **filled}
     agent = None if live_chat else await router.choose(read.roster.cards, ask.query, _last_agent(read.turns), values)
+    admitted = admission(agent, ask.query, read.chatbot.show_citations, read.new_documents, read.earlier_documents)
     try:
         async with database.transaction() as db:
             message = await _store(db, ask, read, agent, filled, now)
+            await SessionDocumentRepository(db).link(message.uuid, [document.uuid for document in admitted.documents])
     except IntegrityError as error:  # the session (or its chatbot) was deleted between the two transactions
         raise not_found("Session") from error
     return Prepared(
@@ -107,6 +121,8 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
         live_chat=live_chat,
         monitored=next((card.monitored for card in read.roster.cards if card.monitored), []),
         background=read.roster.background,
+        documents=admitted.documents,
+        refusal=admitted.refusal,
     )
 
 
@@ -115,7 +131,8 @@ async def _read(db: AsyncSession, ask: Ask, tools: bool) -> _Read:
     turns = await conversation.recent_exchanges(db, session.uuid, HISTORY_TURNS)
     enabled = await enabled_agents(db, chatbot.uuid, functions=tools)
     spoken = await chatbots.language(db, chatbot)  # remembered per knowledge version: a query once per change
-    return _Read(session, chatbot, list(turns), roster(enabled, tools=tools), spoken.language)
+    new, earlier = await read_documents(db, ask.account_uuid, session.uuid, ask.document_uuids)
+    return _Read(session, chatbot, list(turns), roster(enabled, tools=tools), spoken.language, new, earlier)
 
 
 async def _store(

@@ -33,7 +33,16 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     401: {"description": "No valid key, and the chatbot is private."},
     429: {"description": "Over the chatbot's rate limit: `Retry-After` and its `rate_limit_message`; nothing stored."},
+    422: {
+        "description": "`session_document_uuids` names a document that is not this key's (`unknown_uuids`, one "
+        "entry per uuid); nothing stored."
+    },
 }
+
+
+def _ask(session_uuid: str, body: MessageCreate, account: str | None) -> Ask:
+    documents = tuple(body.session_document_uuids or ())
+    return Ask(session_uuid=session_uuid, query=body.query, account_uuid=account, document_uuids=documents)
 
 
 @router.post(
@@ -46,16 +55,21 @@ async def stream_message(
     answers: Answers,
     accept: Annotated[str | None, Header()] = None,
 ) -> AnswerResponse:
-    """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots."""
+    """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots;
+    `session_document_uuids` attaches the key's session documents (`/session-document/upload`)."""
     events = wants_events(accept)
-    run = await answers.begin(Ask(session_uuid=uuid, query=body.query, account_uuid=account), events=events)
+    run = await answers.begin(_ask(uuid, body, account), events=events)
     return AnswerResponse(run, events=events)
 
 
-@router.post("/session/{uuid}/message/non-stream", response_model=MessageReply, responses={429: STREAM_RESPONSES[429]})
+@router.post(
+    "/session/{uuid}/message/non-stream",
+    response_model=MessageReply,
+    responses={code: STREAM_RESPONSES[code] for code in (422, 429)},
+)
 async def message_non_stream(
     uuid: str, body: MessageCreate, account: OptionalAccount, answers: Answers
 ) -> MessageReply:
     """Send a message and get the whole answer at once as `{"response": "..."}`."""
-    run = await answers.begin(Ask(session_uuid=uuid, query=body.query, account_uuid=account), events=False)
+    run = await answers.begin(_ask(uuid, body, account), events=False)
     return {"response": await collect(run)}

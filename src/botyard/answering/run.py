@@ -16,6 +16,7 @@ import anyio
 from botyard.answering import finish
 from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Finished
 from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
+from botyard.answering.documents import document_hits, merged_hits
 from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, with_heartbeat
 from botyard.answering.json_guard import json_guard
 from botyard.answering.prepare import Prepared
@@ -27,7 +28,7 @@ from botyard.i18n import no_answer, reply_language
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
 from botyard.models import MessageKind
-from botyard.retrieval.base import Retrieval
+from botyard.retrieval.base import Hit, Retrieval
 from botyard.retrieval.relevance import Assessment
 from botyard.retrieval.retriever import Retriever
 
@@ -115,6 +116,10 @@ class AnswerRun:
         if self.prepared.live_chat:  # the operator answers, through the live-chat endpoints
             yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
             return
+        if self.prepared.refusal is not None:  # the attached documents do not fit the agent's model
+            async for event in _canned(self.prepared.refusal, query):
+                yield event
+            return
         if agent is not None and agent.reply is not None:  # pre-canned, spam defense, human hand-off: no search
             async for event in _canned(agent.reply, query):
                 yield event
@@ -124,18 +129,33 @@ class AnswerRun:
         self.assessment = retrieval.assessment
         with_tools = agent is not None and bool(agent.tools) and self.parts.answerer.uses_tools
         decides = self.parts.answerer.model_decides
-        if agent is None or (not decides and not with_tools and (not retrieval.relevant or not retrieval.hits)):
+        hits, relevant, term_weights = self._with_documents(retrieval)
+        if agent is None or (not decides and not with_tools and (not relevant or not hits)):
             reply = self._no_answer()
             if agent is not None and agent.greets and self.parts.greeting is not None:
                 reply = await self.parts.greeting(agent, query) or reply
             async for event in _canned(reply, query):
                 yield event
             return
-        self.cited = number_hits(retrieval.hits) if retrieval.relevant or decides else []
-        request = self._request(agent, with_tools, retrieval.term_weights)
+        self.cited = number_hits(hits) if relevant or decides else []
+        request = self._request(agent, with_tools, term_weights)
         async with aclosing(self.parts.answerer.answer(request)) as events:  # type: ignore[type-var]
             async for event in events:
                 yield event
+
+    def _with_documents(self, retrieval: Retrieval) -> tuple[list[Hit], bool, dict[str, float]]:
+        """The hits to answer from, whether they answer, and the question's term weights. A model reads the session
+        documents whole in its prompt; offline, their passages that hold the question compete with the knowledge's
+        relevant hits for the quote (`answering.documents`)."""
+        if self.parts.answerer.model_decides or not self.prepared.documents:
+            return retrieval.hits, retrieval.relevant, retrieval.term_weights
+        found, weights = document_hits(self.prepared.documents, self.prepared.query)
+        for hit in found:
+            self.sources.setdefault(
+                hit.data_source_uuid, CitedSource(hit.source_title, hit.source_file_name, hit.source_type, {})
+            )
+        hits = merged_hits(found, retrieval.hits if retrieval.relevant else [], TOP_K)
+        return hits, bool(hits), retrieval.term_weights or weights
 
     def _no_answer(self) -> str:
         """The agent's own no-answer message, else ours in the question's language, or the chatbot's."""
@@ -157,6 +177,7 @@ class AnswerRun:
             tools=agent.tools if with_tools else [],
             call_tool=self.parts.call_tool,
             term_weights=term_weights,
+            documents=self.prepared.documents,
         )
 
     def _new_citations(self, announced: set[str]) -> list[Citation]:

@@ -54,6 +54,11 @@ class MessageCreate(RequestModel):
     query: Annotated[str, StringConstraints(min_length=1, max_length=100_000)] = Field(
         description="The user's message."
     )
+    session_document_uuids: list[str] | None = Field(
+        default=None,
+        max_length=100,
+        description="Session documents (`/session-document/upload`) that join the conversation from this message on.",
+    )
 
 
 class MessageReply(TypedDict):

@@ -21,6 +21,7 @@ from botyard.db.base import iso
 from botyard.errors import not_found, unknown_uuids
 from botyard.jobs.repository import JobRepository
 from botyard.models import Chatbot, ChatSession, Message, MessageKind, MessageMeta, SessionMeta
+from botyard.session_documents.repository import SessionDocumentRepository
 
 INVALID_MESSAGE = "invalid message"
 _UUID = re.compile(r"^[0-9a-f]{32}$")
@@ -147,13 +148,22 @@ async def get_owned_message(db: AsyncSession, account_uuid: str, message_uuid: s
 async def messages_to_wire(db: AsyncSession, session: ChatSession, messages: Sequence[Message]) -> list[MessageOut]:
     """The session's `messages` with exactly the hosted keys: each labelled with the session's tags (the background
     agents tag the conversation, not one message), counting the background jobs still pending for it, with the end
-    user's feedback on it."""
+    user's feedback on it and the session documents it used."""
     uuids = [message.uuid for message in messages]
     pending = await JobRepository(db).pending_by_message(uuids)
     feedback = await feedback_of(db, uuids)
+    used = await SessionDocumentRepository(db).used_by(uuids)
     tags = SessionMeta.of(session).tags
     return [
-        message_to_wire(message, MessageContext(tags, pending.get(message.uuid, 0), feedback.get(message.uuid)))
+        message_to_wire(
+            message,
+            MessageContext(
+                tags,
+                pending.get(message.uuid, 0),
+                feedback.get(message.uuid),
+                [{"uuid": uuid, "name": name} for uuid, name in used.get(message.uuid, [])],
+            ),
+        )
         for message in messages
     ]
 

@@ -17,6 +17,7 @@ from botyard.chat.feedback.schemas import Feedback
 from botyard.chat.schemas import Message as MessageOut
 from botyard.db.base import iso
 from botyard.models import Message, MessageKind, MessageMeta
+from botyard.session_documents.schemas import DocumentRef
 
 CITATION_KEYS = ("data_source_uuid", "title", "text", "file_name", "type")
 CITATION_LINKS = "citation_links"
@@ -26,11 +27,14 @@ CITATION_LINKS = "citation_links"
 @dataclass(frozen=True)
 class MessageContext:
     """What a message shows beyond its own row: its session's tags (the `labels`), the background jobs still
-    pending for it (`background_pending_tasks`) and the end user's verdict on it (`feedback_json`)."""
+    pending for it (`background_pending_tasks`), the end user's verdict on it (`feedback_json`) and the session
+    documents it used (`session_documents`)."""
 
     labels: Sequence[str] = ()
     pending_tasks: int = 0
     feedback: Feedback | None = None
+    documents: Sequence[DocumentRef] = ()
+    """The session documents the message used, as `{uuid, name}`, in the order they were given to the model."""
 
 
 def citation_link(entry: Mapping[str, Any]) -> str | None:
@@ -66,8 +70,8 @@ def _meta_json(message: Message) -> str:
 
 
 def message_to_wire(message: Message, context: MessageContext) -> MessageOut:
-    """The message with exactly the hosted keys. Botyard has no frustration detection and no session documents yet:
-    those keys carry the hosted empty values. `feedback_json` is the end user's verdict (`chat.feedback`)."""
+    """The message with exactly the hosted keys. Botyard has no frustration detection: that key carries the hosted
+    empty value. `feedback_json` is the end user's verdict (`chat.feedback`)."""
     return {
         "uuid": message.uuid,
         "query": message.query,
@@ -82,7 +86,7 @@ def message_to_wire(message: Message, context: MessageContext) -> MessageOut:
         "error_message": MessageMeta.of(message).error or "",
         "feedback_json": json.dumps(context.feedback or {}),
         "labels": list(context.labels),
-        "session_documents": [],
+        "session_documents": [dict(document) for document in context.documents],
         "ai_context_json": "{}",
     }
 

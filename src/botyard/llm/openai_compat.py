@@ -221,6 +221,10 @@ def _wire_tool(tool: ToolSpec) -> dict[str, Any]:
 
 def _wire_message(message: ChatMessage) -> dict[str, Any]:
     wired: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.images:
+        # The content-parts form only when there are images: text-only servers keep getting a plain string.
+        images = [{"type": "image_url", "image_url": {"url": url}} for url in message.images]
+        wired["content"] = [{"type": "text", "text": message.content}, *images]
     if message.tool_calls:
         wired["tool_calls"] = [
             {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}

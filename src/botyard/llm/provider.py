@@ -52,6 +52,8 @@ class ChatMessage:
     """On an assistant message: the calls it asked for."""
     tool_call_id: str | None = None
     """On a tool message: the call whose result `content` is."""
+    images: tuple[str, ...] = ()
+    """On a user message: images (`data:` URLs) sent after the text as image parts, for models that see images."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from botyard.models.message import Message
 from botyard.models.message_feedback import MessageFeedback
 from botyard.models.meta import MessageMeta, SessionMeta
 from botyard.models.rate_limit import RateLimitHit
+from botyard.models.session_document import MessageDocument, SessionDocument
 from botyard.models.source_tag import SourceTag, SourceTagMember
 from botyard.models.sync_schedule import SyncSchedule
 from botyard.models.tool_function import ToolFunction
@@ -39,12 +40,14 @@ __all__ = [
     "EscalationSettings",
     "Job",
     "Message",
+    "MessageDocument",
     "MessageFeedback",
     "MessageKind",
     "MessageMeta",
     "MessageState",
     "RateLimitHit",
     "Rating",
+    "SessionDocument",
     "SessionMeta",
     "SourceFile",
     "SourceTag",
