@@ -13,10 +13,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
-from tests.support.api import Api
+from botyard.models import ToolFunction
+from tests.support.api import Api, assert_error
 from tests.support.apps import llm_app
 from tests.support.chat import ask, messages, new_session
 from tests.support.database import Db, backend_params
@@ -165,12 +168,15 @@ def test_at_most_five_calls_per_question(desk: tuple[Api, str, str], llm: FakeLl
 
 
 def test_a_private_address_is_refused_and_a_hang_times_out(
-    desk: tuple[Api, str, str], llm: FakeLlm, tools: ToolServer
+    desk: tuple[Api, str, str], llm: FakeLlm, tools: ToolServer, tool_client: TestClient
 ) -> None:
     api, chat, agent = desk
-    for name, url in (("metadata", "http://169.254.169.254/latest"), ("slow", f"{tools.url}/slow")):
+    for name, url in (("metadata", f"{tools.url}/metadata"), ("slow", f"{tools.url}/slow")):
         function = {"name": name, "description": name, "parameters": {"type": "object"}, "external_url": url}
         api.ok(api.post(f"/agent/{agent}/function/create", function))
+    # The API refuses a private address (`test_a_private_url_is_refused_when_the_function_is_saved`); one stored
+    # before that check, or a name that resolves elsewhere by now, meets the egress guard at call time.
+    Db(tool_client).run(lambda session: _point_at(session, "metadata", "http://169.254.169.254/latest"))
     llm.script(tool_call("metadata"), Reply(tokens=("That did not work.",)))
     response = ask(api, chat, "Show me the metadata")
     assert response.status_code == 200 and response.text == "That did not work."
@@ -251,3 +257,21 @@ def test_a_broken_redirect_is_a_tool_result_the_model_sees(
     assert response.status_code == 200 and response.text == "The order service is unavailable."
     assert calls_made(api, chat)[0]["content"] == "error: the function could not be called (invalid url)"
     assert "(invalid url)" in llm.requests[1].messages[-1]["content"]
+
+
+async def _point_at(session: AsyncSession, name: str, url: str) -> None:
+    await session.execute(update(ToolFunction).where(ToolFunction.name == name).values(external_url=url))
+
+
+@pytest.mark.parametrize("url", ["http://169.254.169.254/latest", "http://10.0.0.8/orders", "http://[::1]:8080/x"])
+def test_a_private_url_is_refused_when_the_function_is_saved(
+    desk: tuple[Api, str, str], tools: ToolServer, url: str
+) -> None:
+    api, _, agent = desk
+    function = {"name": "lookup", "description": "lookup", "parameters": {"type": "object"}, "external_url": url}
+    refused = assert_error(api.post(f"/agent/{agent}/function/create", function), 422, "url_refused")
+    assert refused["details"][0]["field"] == "external_url"
+    [kept] = api.ok(api.get(f"/agent/{agent}"))["tool_functions"]
+    assert kept["name"] == "order_status"  # nothing was created
+    assert_error(api.post(f"/function/{kept['uuid']}/update", {"external_url": url}), 422, "url_refused")
+    assert api.ok(api.get(f"/agent/{agent}"))["tool_functions"][0]["external_url"] == f"{tools.url}/orders"

@@ -85,7 +85,7 @@ def test_create_with_every_field(alice: Api) -> None:
         parameters={**PARAMETERS, "required": ["order_id", "order_id"]},
         headers={"X-Api-Key": "secret", "Accept": "application/json"},
         enabled=False,
-        external_url="  http://orders.example.com:8080/v1?x=1  ",
+        external_url="  https://orders.example.com/v1?x=1  ",
         method="post",
         meta={"allow_gpt_trainer_properties": 1, "note": "kept"},
     )
@@ -93,7 +93,7 @@ def test_create_with_every_field(alice: Api) -> None:
     assert function["name"] == "Order-Lookup_2"
     assert function["enabled"] == 0
     assert function["method"] == "POST"
-    assert function["external_url"] == "http://orders.example.com:8080/v1?x=1"
+    assert function["external_url"] == "https://orders.example.com/v1?x=1"
     assert function["parameters"] == PARAMETERS
     assert function["headers"] == {"X-Api-Key": "secret", "Accept": "application/json"}
     assert function["meta"] == {"allow_gpt_trainer_properties": True, "note": "kept"}

@@ -5,8 +5,9 @@ from fastapi import APIRouter
 from botyard.agents import functions, service, wire
 from botyard.agents.function_schemas import ToolFunction, ToolFunctionCreate, ToolFunctionUpdate
 from botyard.agents.schemas import Agent, AgentCreate, AgentListed, AgentUpdate, AgentUpdated, ModelCosts, ModelList
-from botyard.deps import CurrentAccount, DbSession
+from botyard.deps import CurrentAccount, DbSession, Egress
 from botyard.schemas import Success
+from botyard.sources.service import check_link
 
 router = APIRouter(tags=["agents"])
 
@@ -58,16 +59,22 @@ async def delete_agent(uuid: str, db: DbSession, account: CurrentAccount) -> Suc
 
 
 @router.post("/agent/{uuid}/function/create", response_model=ToolFunction)
-async def create_function(uuid: str, body: ToolFunctionCreate, db: DbSession, account: CurrentAccount) -> ToolFunction:
-    """Give a user-facing or background agent an HTTP call it may make; the model fills only `parameters`."""
+async def create_function(
+    uuid: str, body: ToolFunctionCreate, db: DbSession, account: CurrentAccount, egress: Egress
+) -> ToolFunction:
+    """Give a user-facing or background agent an HTTP call it may make; the model fills only `parameters`. A URL the
+    egress policy refuses (a private address, another scheme or port) is refused here, as a URL source's is."""
+    await check_link(egress, body.external_url, field="external_url")  # before any database work (DNS may wait)
     return wire.function_out(await functions.create(db, account, uuid, body))
 
 
 @router.post("/function/{uuid}/update", response_model=ToolFunction)
 async def update_function(
-    uuid: str, db: DbSession, account: CurrentAccount, body: ToolFunctionUpdate | None = None
+    uuid: str, db: DbSession, account: CurrentAccount, egress: Egress, body: ToolFunctionUpdate | None = None
 ) -> ToolFunction:
-    """Update a tool function; fields left out keep their value."""
+    """Update a tool function; fields left out keep their value. A new URL is checked as at creation."""
+    if body is not None and body.external_url is not None:
+        await check_link(egress, body.external_url, field="external_url")
     return wire.function_out(await functions.update(db, account, uuid, body or ToolFunctionUpdate()))
 
 

@@ -124,13 +124,14 @@ async def create_qa(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body
     return source
 
 
-async def check_link(egress: EgressClient, url: str) -> None:
+async def check_link(egress: EgressClient, url: str, field: str = "url") -> None:
     """Refuse at creation a URL the egress policy would refuse (private address, scheme, port...): a clear 422
-    instead of a source that can only fail. A host that does not resolve now is accepted; its fetch will tell."""
+    instead of a source (or a tool function, its `field` named so) that can only fail. A host that does not resolve
+    now is accepted; its fetch will tell."""
     try:
         await egress.check_url(url)
     except EgressRefused as error:
-        detail = {"field": "url", "message": error.reason, "type": ErrorCode.URL_REFUSED.value}
+        detail = {"field": field, "message": error.reason, "type": ErrorCode.URL_REFUSED.value}
         raise AppError(422, ErrorCode.URL_REFUSED, f"URL refused: {error.reason}", [detail]) from error
     except (EgressNetworkError, EgressTimeout):
         pass
