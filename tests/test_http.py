@@ -70,3 +70,23 @@ def test_nul_characters_are_refused_anywhere_in_a_body(alice: Api) -> None:
         assert_error(alice.post(path, body), 422, "validation_error")
     assert [b["name"] for b in alice.ok(alice.get("/chatbots"))] == ["Support bot"]
     assert alice.ok(alice.get(f"/chatbot/{bot['uuid']}/data-sources")) == []
+
+
+def test_every_response_forbids_sniffing_and_sends_no_referrer(alice: Api, client: TestClient) -> None:
+    bot = alice.chatbot()["uuid"]
+    answers = [
+        alice.get("/chatbots"),  # JSON
+        alice.get(f"/chatbot/{'0' * 32}"),  # an error body
+        client.get("/api/v1/chatbots"),  # 401
+        alice.post("/chatbot/create", {"name": 5}),  # 422
+        client.get("/dashboard"),
+        client.get("/healthz"),
+        client.options(
+            "/api/v1/widget/config", headers={"Origin": "https://a.example", "Access-Control-Request-Method": "GET"}
+        ),
+        alice.get(f"/chatbot/{bot}/sync"),
+    ]
+    for response in answers:
+        # JSON responses used to go without nosniff, and the dashboard without a Referrer-Policy.
+        assert response.headers["x-content-type-options"] == "nosniff", response.request.url
+        assert response.headers["referrer-policy"] == "no-referrer", response.request.url

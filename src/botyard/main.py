@@ -27,6 +27,7 @@ from botyard.hit_testing.router import router as hit_testing_router
 from botyard.live.router import router as live_router
 from botyard.middleware import RequestBodyGuard
 from botyard.runtime import Runtime
+from botyard.security_headers import SecurityHeaders
 from botyard.session_documents.router import router as session_documents_router
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
@@ -106,7 +107,8 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
             allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type"],
         )
-    app.add_middleware(WidgetCors)  # outermost: the widget API's CORS follows each chatbot's allowed origins
+    app.add_middleware(WidgetCors)  # the widget API's CORS follows each chatbot's allowed origins
+    app.add_middleware(SecurityHeaders)  # around everything, errors and CORS preflights included
 
 
 async def sweep_streams(runtime: Runtime) -> None:
