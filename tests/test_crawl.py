@@ -16,15 +16,21 @@ from typing import Any
 import asyncpg
 import httpx2 as httpx
 import pytest
+from sqlalchemy import select
 from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.config import Settings
 from botyard.crawl.crawler import WORKERS, CrawlConfig, Crawler
+from botyard.crawl.jobs import CRAWL_SITE
+from botyard.egress import EgressClient
+from botyard.jobs.runner import shown_reason
+from botyard.models import Job
 from botyard.runtime import Runtime
 from tests.support.api import Api, assert_error, assert_not_found
 from tests.support.crawl_site import CrawlSite
-from tests.support.database import backend_params, fresh_settings
+from tests.support.database import Db, backend_params, fresh_settings
 from tests.support.fake_dns import FakeDns
 from tests.support.jobs import process, run_jobs
 from tests.support.servers import LEASE_SECONDS, Server, running
@@ -277,3 +283,27 @@ def test_the_byte_and_time_caps_end_a_crawl_early(
     assert f"not fetched: {reason}" in {failure["reason"] for failure in done["failures"]}
     fetched = sum(count for path, count in site.hits.items() if path != "/robots.txt")
     assert fetched <= done["pages_done"] + done["pages_failed"] + done["pages_skipped"]
+
+
+def test_a_crawl_that_fails_for_good_shows_no_exception_text(alice: Api, db: Db, site: CrawlSite) -> None:
+    bot = alice.chatbot()["uuid"]
+    started = crawl(alice, bot, site.url("/docs/"), mode="links")
+
+    async def fail_for_good(session: AsyncSession) -> None:
+        [job] = (await session.execute(select(Job).where(Job.kind == CRAWL_SITE))).scalars()
+        job.status = "failed"
+        await session.flush()
+        await Crawler(EgressClient(Settings())).give_up(session, job, "OperationalError: /var/lib/botyard/x.sqlite3")
+
+    db.run(fail_for_good)
+    failed = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
+    # The reason used to be the exception's own text (a path here; SQL or an address elsewhere).
+    assert failed["state"] == "failed" and failed["reason"] == "processing failed"
+
+
+@pytest.mark.parametrize(
+    ("reason", "shown"),
+    [("private address", "private address"), ("http 503", "http 503"), ("ValueError: bad", "processing failed")],
+)
+def test_only_machine_reasons_are_shown(reason: str, shown: str) -> None:
+    assert shown_reason(reason) == shown

@@ -29,7 +29,7 @@ from botyard.crawl.urls import Scope, host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient, EgressError, EgressHTTPError
 from botyard.egress.result import FetchResult
-from botyard.jobs.runner import JobContext
+from botyard.jobs.runner import JobContext, shown_reason
 from botyard.models import Crawl, CrawlPage, Job
 from botyard.sources.service import add_crawled_page
 
@@ -66,7 +66,7 @@ class Crawler:
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
         crawl = await CrawlRepository(session).get(str(job.payload.get("crawl_uuid")))
         if crawl is not None and crawl.state not in FINAL_STATES:
-            crawl.state, crawl.reason, crawl.finished_at = "failed", reason[:500], utcnow()
+            crawl.state, crawl.reason, crawl.finished_at = "failed", shown_reason(reason), utcnow()
 
 
 class CrawlRun:

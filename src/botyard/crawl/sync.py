@@ -29,7 +29,7 @@ from botyard.egress import EgressClient
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, Check, check_page
 from botyard.ingestion.repository import SourceFileRepository, SourceRepository
 from botyard.jobs.repository import JobRepository
-from botyard.jobs.runner import JobContext
+from botyard.jobs.runner import JobContext, shown_reason
 from botyard.jobs.service import enqueue
 from botyard.models import DataSource, Job, SourceFile, SyncSchedule
 from botyard.sources.service import schedule_processing
@@ -148,7 +148,7 @@ class ChatbotSync:
         """A run that failed for good still hands on to the next one, its reason as the summary: the schedule is a
         chain of jobs, and without the next link it would show "daily" with `next_run_at` in the past forever."""
         chatbot_uuid = str(job.payload.get("chatbot_uuid", ""))
-        await _next_run(session, chatbot_uuid, str(job.payload.get("run_at", "")), {"error": reason})
+        await _next_run(session, chatbot_uuid, str(job.payload.get("run_at", "")), {"error": shown_reason(reason)})
 
     async def _sitemap_lastmods(self, gate: HostGate, urls: list[str]) -> dict[str, str]:
         """`<lastmod>` of every page the sitemaps of these pages' sites list (one site at a time)."""

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import os
 import random
+import re
 import socket
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -263,3 +264,15 @@ def _reason(error: Exception) -> str:
     if isinstance(error, PermanentError):
         return str(error) or "failed"
     return f"{type(error).__name__}: {error}"[:500]
+
+
+_MACHINE_REASON = re.compile(r"^[a-z0-9][a-z0-9 _\-]{0,47}$")
+"""A reason made to be shown: short, lower case, no punctuation ("private address", "http 503", "no text")."""
+FAILED = "processing failed"
+
+
+def shown_reason(reason: str) -> str:
+    """What an owner sees of a reason a handler's `give_up` got: a machine reason as it is; anything else (an
+    exception's own text, which may name files, SQL or addresses) as "processing failed". The whole text stays in the
+    job's `error` and the log, for the operator."""
+    return reason if _MACHINE_REASON.match(reason) else FAILED
