@@ -90,6 +90,24 @@ def test_stopping_the_supervisor_stops_every_worker(workers: Server) -> None:
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
 
 
+def test_workers_die_with_a_killed_supervisor(workers: Server) -> None:
+    pids = list(listeners(workers))
+    assert workers.process is not None and len(pids) == 2
+    workers.process.kill()  # SIGKILL: the supervisor stops nobody
+    workers.process.wait(timeout=10)
+    # The workers used to go on serving the port (and running jobs) as orphans.
+    wait_for(lambda: all(not Path(f"/proc/{pid}").exists() or "zombie" in _status(pid) for pid in pids), seconds=40)
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{workers.base}/healthz", timeout=5)
+
+
+def _status(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return "zombie"  # gone between the two reads
+
+
 def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

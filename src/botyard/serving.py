@@ -7,7 +7,7 @@ each worker listens on its own socket and the kernel spreads new connections ove
 
 The supervisor (this process) reserves the port first, so a port in use fails at once with a clear message, starts
 the workers, starts a new one when one dies, and on SIGINT or SIGTERM stops them all (uvicorn's graceful shutdown
-in each: open requests finish).
+in each: open requests finish). A worker whose supervisor was killed outright stops by itself within a second.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import contextlib
 import logging
 import multiprocessing
 import multiprocessing.process
+import os
 import signal
 import socket
+import threading
 import time
 from types import FrameType
 
@@ -27,6 +29,8 @@ STOP_SECONDS = 30.0
 """How long stopping workers may take their open requests to finish before they are killed."""
 RESTART_PAUSE = 1.0
 """Seconds between restarts of workers that keep dying, so that a broken set-up does not spin."""
+ORPHAN_CHECK_SECONDS = 0.5
+"""How often a worker checks that its supervisor is still its parent."""
 
 
 def listening_socket(host: str, port: int, *, listen: bool = True) -> socket.socket:
@@ -45,7 +49,7 @@ def listening_socket(host: str, port: int, *, listen: bool = True) -> socket.soc
     return sock
 
 
-def run_worker(host: str, port: int) -> None:
+def run_worker(host: str, port: int, supervisor: int) -> None:
     """One worker process: the app from the environment's settings, on its own socket.
 
     The socket is bound here but listens only once the app has started (uvicorn's server calls `listen` after the
@@ -53,9 +57,22 @@ def run_worker(host: str, port: int) -> None:
     a worker still starting (a replacement, under load) would hold them unanswered for as long as it starts."""
     import uvicorn
 
+    threading.Thread(target=_stop_when_orphaned, args=(supervisor,), name="botyard-orphan-watch", daemon=True).start()
     config = uvicorn.Config("botyard.main:create_app", factory=True, proxy_headers=False)
     sock = listening_socket(host, port, listen=False)
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def _stop_when_orphaned(supervisor: int) -> None:
+    """Stop this worker once its supervisor is gone (`kill -9` skips the supervisor's own stop): an orphan would go
+    on serving the port and running jobs beside the next `serve`. It stops as on SIGTERM (open requests finish),
+    and is ended outright if that takes longer than `STOP_SECONDS`."""
+    while os.getppid() == supervisor:
+        time.sleep(ORPHAN_CHECK_SECONDS)
+    log.warning("the supervisor (pid %d) is gone; this worker stops", supervisor)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(STOP_SECONDS)
+    os._exit(1)
 
 
 class Supervisor:
@@ -81,7 +98,8 @@ class Supervisor:
                     signal.signal(number, handler)
 
     def _start(self) -> multiprocessing.process.BaseProcess:
-        process = self.context.Process(target=run_worker, args=(self.host, self.port), name="botyard-worker")
+        arguments = (self.host, self.port, os.getpid())
+        process = self.context.Process(target=run_worker, args=arguments, name="botyard-worker")
         process.start()
         return process
 
