@@ -9,6 +9,7 @@ integrity check.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import sqlite3
 import time
@@ -22,6 +23,7 @@ from sqlalchemy.engine import make_url
 
 from botyard.config import Settings
 from tests.support.database import backend_params, fresh_settings
+from tests.support.fake_llm import FakeLlm, Reply
 from tests.support.servers import LEASE_SECONDS, Server, running
 from tests.support.web_site import Page, WebSite
 
@@ -138,3 +140,32 @@ def test_kill_9_during_ingestion_loses_and_doubles_nothing(backend: str, slow_si
     assert not stuck, f"seed {seed}: sources still in progress after restart: {stuck}"
     assert all(status == "success" or status.startswith("error:") for status in statuses.values())
     assert counts == clean_counts, f"seed {seed}: chunk counts differ from a clean run"
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_kill_9_mid_answer_keeps_what_was_streamed(backend: str, tmp_path: Path) -> None:
+    """The message used to be marked interrupted with an empty response, though the client had the first part."""
+    with FakeLlm(Reply.words(200, delay=0.05)) as llm, fresh_settings(backend, tmp_path) as settings:
+        server = Server(settings)
+        server.env |= {"BOTYARD_LLM_BASE_URL": llm.url, "BOTYARD_LLM_API_KEY": "sk-test"}
+        key = server.key()
+        headers = {"Authorization": f"Bearer {key}"}
+        api = f"{server.base}/api/v1"
+        with running(server):
+            bot = httpx.post(f"{api}/chatbot/create", headers=headers, json={"name": "crash"}).json()["uuid"]
+            chat = httpx.post(f"{api}/chatbot/{bot}/session/create", headers=headers).json()["uuid"]
+            received = ""
+            body = {"query": "Tell me everything"}
+            with httpx.stream("POST", f"{api}/session/{chat}/message/stream", headers=headers, json=body) as answer:
+                started = time.monotonic()
+                for piece in answer.iter_text():
+                    received += piece
+                    if time.monotonic() - started > 2.5:  # past two checkpoints
+                        break
+                server.kill()
+            server.start()
+            [message] = httpx.get(f"{api}/session/{chat}/messages", headers=headers).json()
+    assert json.loads(message["meta_json"])["interrupted"] is True
+    kept = message["response"]
+    # What was streamed is kept, but for at most the last checkpoint interval (1 s, about 20 words here).
+    assert kept and received.startswith(kept) and len(received.split()) - len(kept.split()) <= 30

@@ -23,6 +23,7 @@ from botyard.answering.prepare import Prepared
 from botyard.answering.supervisor import ChosenAgent
 from botyard.answering.text import word_groups
 from botyard.answering.tools import Tool
+from botyard.chat import conversation
 from botyard.db.session import Database
 from botyard.i18n import no_answer, reply_language
 from botyard.ingestion.tokens import count_tokens
@@ -41,6 +42,9 @@ MODEL_TOP_K = 12
 probes the expected answer of 3 of the 4 covered questions whose top 8 missed it ranked 9th to 11th (context recall
 96.7% with 8)."""
 FAILURE_MESSAGE = "Sorry, something went wrong while answering. Please try again."
+CHECKPOINT_SECONDS = 1.0
+"""How often a streaming answer's text so far is saved: what a process killed mid-answer loses at most (the client
+may have received that much more). An answer done within it (the offline answerer's) is written once, at the end."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +82,8 @@ class AnswerRun:
         self.assessment: Assessment | None = None
         self.error: str | None = None
         self.finalised = False
+        self.saved_at: float | None = None
+        """When the text so far was last saved (`_checkpoint`); None before the first delta."""
         self.stream = self.events()
 
     @property
@@ -203,6 +209,7 @@ class AnswerRun:
                         if event.text:
                             self.pieces.append(event.text)
                             yield event
+                            await self._checkpoint()
                             for citation in self._new_citations(announced):
                                 yield citation
                     else:
@@ -210,6 +217,20 @@ class AnswerRun:
         except Exception:
             log.exception("answering message %s failed", self.prepared.message_uuid)
             self.error = "answer_failed"
+
+    async def _checkpoint(self) -> None:
+        """Save the text so far when `CHECKPOINT_SECONDS` have passed since the start or the last save."""
+        now = asyncio.get_running_loop().time()
+        if self.saved_at is None:
+            self.saved_at = now
+        if now - self.saved_at < CHECKPOINT_SECONDS:
+            return
+        self.saved_at = now
+        try:
+            async with self.parts.database.transaction() as db:
+                await conversation.save_partial(db, self.prepared.message_uuid, self.text)
+        except Exception:  # a busy database delays the checkpoint; the answer goes on
+            log.warning("could not save the partial answer of message %s", self.prepared.message_uuid, exc_info=True)
 
     async def events(self) -> AsyncGenerator[ChatEvent, None]:
         prepared = self.prepared

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.repository import ChatSessionRepository, MessageRepository
-from botyard.models import ChatSession, Message, MessageMeta, SessionMeta
+from botyard.models import ChatSession, Message, MessageMeta, MessageState, SessionMeta
 
 
 async def recent_exchanges(db: AsyncSession, session_uuid: str, limit: int) -> list[Message]:
@@ -27,6 +27,15 @@ async def finish_message(db: AsyncSession, message_uuid: str, values: dict[str, 
     message = await repository.get(message_uuid)
     if message is not None:
         await repository.update(message, values)
+
+
+async def save_partial(db: AsyncSession, message_uuid: str, text: str) -> None:
+    """Keep the answer streamed so far in its message, which stays `streaming`: a process killed mid-answer loses
+    only what came after (the start-up sweep marks the message interrupted, with this text)."""
+    repository = MessageRepository(db)
+    message = await repository.get(message_uuid)
+    if message is not None and message.state == MessageState.STREAMING:
+        await repository.update(message, {"response": text})
 
 
 async def streaming_messages(db: AsyncSession) -> Sequence[Message]:
