@@ -12,7 +12,10 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
-@pytest.mark.parametrize("script", ["chat.py", "ingest.py", "retrieval.py", "embed.py", "crawl.py", "answers.py"])
+SCRIPTS = ["chat.py", "ingest.py", "retrieval.py", "embed.py", "crawl.py", "answers.py", "large_documents.py"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
 def test_the_benchmark_starts(script: str) -> None:
     result = subprocess.run(
         [sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=120, check=False

@@ -46,6 +46,18 @@ class Settings(BaseSettings):
     max_upload_mb: int = Field(default=50, ge=1, description="Cap on uploaded files.")
     cors_origins: list[str] = Field(default_factory=list, description="Origins allowed to call the API from a browser.")
 
+    # Ingestion
+    ingest_max_chars: int = Field(
+        default=5_000_000,
+        ge=1,
+        description="Characters of text kept from one file or page; the rest of a longer document is dropped.",
+    )
+    ingest_max_chunks: int = Field(
+        default=10_000,
+        ge=1,
+        description="A source that makes more chunks ends `error:too large - over N chunks` without being embedded.",
+    )
+
     # Chat
     chat_ping_seconds: float = Field(
         default=15.0, gt=0, description="Interval of `ping` events in an SSE answer stream while nothing else is sent."

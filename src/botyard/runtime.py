@@ -37,8 +37,9 @@ from botyard.retrieval.retriever import Retriever
 def ingestion_config(settings: Settings) -> IngestionConfig:
     return IngestionConfig(
         chunking=ChunkingConfig(),
-        parse_limits=ParseLimits(),
+        parse_limits=ParseLimits(max_chars=settings.ingest_max_chars),
         max_fetch_bytes=settings.egress_max_response_bytes,
+        max_chunks=settings.ingest_max_chunks,
     )
 
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from botyard.ingestion.tokens import count_tokens
+from botyard.ingestion.tokens import count_tokens, split_tokens
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -94,19 +94,6 @@ def _sentences(text: str) -> list[str]:
     return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
 
 
-def _split_words(text: str, max_tokens: int) -> Iterator[str]:
-    """Last resort for a single "sentence" longer than a chunk (a URL list, a code line)."""
-    words = text.split(" ")
-    piece: list[str] = []
-    for word in words:
-        if piece and count_tokens(" ".join([*piece, word])) > max_tokens:
-            yield " ".join(piece)
-            piece = []
-        piece.append(word)
-    if piece:
-        yield " ".join(piece)
-
-
 def _pieces(block: _Block, max_tokens: int) -> Iterator[str]:
     """The block itself, or parts of it that each fit in a chunk."""
     if count_tokens(block.text) <= max_tokens:
@@ -118,6 +105,12 @@ def _pieces(block: _Block, max_tokens: int) -> Iterator[str]:
         body = rows[len(header) :]
         current: list[str] = []
         for row in body:
+            if count_tokens(row) > max_tokens:  # one row over a chunk by itself: a cell holding a whole text
+                if current:
+                    yield "\n".join([*header, *current])
+                    current = []
+                yield from split_tokens(row, max_tokens)
+                continue
             if current and count_tokens("\n".join([*header, *current, row])) > max_tokens:
                 yield "\n".join([*header, *current])
                 current = []
@@ -129,7 +122,7 @@ def _pieces(block: _Block, max_tokens: int) -> Iterator[str]:
         if count_tokens(sentence) <= max_tokens:
             yield sentence
         else:
-            yield from _split_words(sentence, max_tokens)
+            yield from split_tokens(sentence, max_tokens)  # a URL list, a code line, a text without spaces
 
 
 def _tail(text: str, overlap_tokens: int) -> str:

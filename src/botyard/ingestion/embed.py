@@ -29,6 +29,11 @@ from botyard.passages import passages
 
 log = logging.getLogger(__name__)
 
+EMBED_BATCH_CHUNKS = 64
+"""Chunks embedded in one call, with their passages (a few hundred texts): the texts, their encodings and their
+vectors for one batch at a time, so that a source of thousands of chunks (a 240-sheet workbook) embeds in memory
+bounded by the batch instead of by the source, and a cancelled job stops between batches."""
+
 REASON = "embedding"
 """The failure reason: a source whose chunks could not be embedded ends `error:embedding`."""
 
@@ -67,12 +72,12 @@ async def embed_with_passages(embedder: Embedder, chunks: Sequence[tuple[str, st
 
 async def embed_chunks(embedder: Embedder, chunks: Sequence[Chunk]) -> None:
     """Give new (not yet stored) chunks their vectors and the embedder's name."""
-    if not chunks:
-        return
-    embedded = await embed_with_passages(embedder, [(chunk.heading, chunk.text) for chunk in chunks])
-    for chunk, (vector, passage_vectors) in zip(chunks, embedded, strict=True):
-        chunk.embedding, chunk.passage_vectors = vector, passage_vectors
-        chunk.embedder = embedder.name
+    for start in range(0, len(chunks), EMBED_BATCH_CHUNKS):
+        batch = chunks[start : start + EMBED_BATCH_CHUNKS]
+        embedded = await embed_with_passages(embedder, [(chunk.heading, chunk.text) for chunk in batch])
+        for chunk, (vector, passage_vectors) in zip(batch, embedded, strict=True):
+            chunk.embedding, chunk.passage_vectors = vector, passage_vectors
+            chunk.embedder = embedder.name
 
 
 async def stale_chunks(ctx: JobContext, source_uuid: str, embedder: Embedder) -> list[tuple[str, str, str]]:
@@ -82,10 +87,12 @@ async def stale_chunks(ctx: JobContext, source_uuid: str, embedder: Embedder) ->
 
 async def embed_stale(embedder: Embedder, stale: Sequence[tuple[str, str, str]]) -> list[tuple[str, bytes, bytes]]:
     """(chunk uuid, vector, passage vectors) for the chunks `stale_chunks` found, to write with `ChunkRepository`."""
-    if not stale:
-        return []
-    embedded = await embed_with_passages(embedder, [(heading, text) for _, heading, text in stale])
-    return [(uuid, *vectors) for (uuid, _, _), vectors in zip(stale, embedded, strict=True)]
+    found: list[tuple[str, bytes, bytes]] = []
+    for start in range(0, len(stale), EMBED_BATCH_CHUNKS):
+        batch = stale[start : start + EMBED_BATCH_CHUNKS]
+        embedded = await embed_with_passages(embedder, [(heading, text) for _, heading, text in batch])
+        found += [(uuid, *vectors) for (uuid, _, _), vectors in zip(batch, embedded, strict=True)]
+    return found
 
 
 class SourceReembedder:

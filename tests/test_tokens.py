@@ -1,0 +1,49 @@
+"""Token counting on texts of any size: bpe-openai refuses an input of 1,000,000 characters or 200,000 tokens, so
+the counter works in bounded windows (issue 17, item 1)."""
+
+from __future__ import annotations
+
+import random
+import string
+
+from botyard.ingestion.tokens import WINDOW_CHARS, count_tokens, split_tokens, truncate_tokens
+
+SENTENCE = "The warehouse ships every order within two days, and returns are free for thirty days. "
+
+
+def test_a_text_of_over_a_million_characters_is_counted() -> None:
+    repeats = 1_100_000 // len(SENTENCE)
+    text = SENTENCE * repeats
+    assert len(text) > 1_000_000
+    # Windows are cut where whitespace starts, so prose is counted exactly: each further sentence adds what the
+    # second one adds to the first (its trailing space joins the next sentence's first word).
+    each = count_tokens(SENTENCE * 2) - count_tokens(SENTENCE)
+    assert count_tokens(text) == count_tokens(SENTENCE) + each * (repeats - 1)
+
+
+def test_a_text_of_over_200_000_tokens_without_spaces_is_counted() -> None:
+    text = "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=900_000))
+    assert count_tokens(text) > 200_000  # one encode of it raised TokenLimitError
+
+
+def test_truncating_a_huge_text_keeps_a_prefix_of_the_limit() -> None:
+    text = SENTENCE * 20_000  # 1.7 million characters
+    kept = truncate_tokens(text, 250_000)
+    assert text.startswith(kept) and len(kept) > WINDOW_CHARS
+    assert 249_990 <= count_tokens(kept) <= 250_000
+    assert truncate_tokens(text, 10) == truncate_tokens(SENTENCE, 10)
+
+
+def test_split_tokens_cuts_a_word_longer_than_the_limit() -> None:
+    word = "".join(random.Random(3).choices(string.ascii_letters, k=50_000))
+    pieces = list(split_tokens(word, 300))
+    assert "".join(pieces) == word
+    assert all(count_tokens(piece) <= 300 for piece in pieces)
+
+
+def test_split_tokens_keeps_words_whole_and_never_splits_a_character() -> None:
+    text = "naïve café " * 500 + "日本語のテキスト" * 300 + "🙂" * 200
+    pieces = list(split_tokens(text, 7))
+    assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
+    assert all(count_tokens(piece) <= 7 for piece in pieces)
+    assert all(piece.split(" ")[0] in {"naïve", "café"} for piece in pieces[:50])
