@@ -11,6 +11,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.ingestion.embed import SourceReembedder
+from botyard.ingestion.pipeline import SourceProcessor
 from botyard.jobs.runner import JobContext, JobRunner, LeaseLost, PermanentError, RunnerConfig
 from botyard.jobs.service import enqueue
 from botyard.models import Account, Chatbot, DataSource, Job
@@ -126,6 +128,27 @@ def test_a_job_that_overruns_its_timeout_is_retried(db: Db) -> None:
     assert handler.done == []
     assert handler.gave_up == [(job, "timeout")]
     assert job_states(db)[job] == ("failed", 1, "no result after 0s")
+
+
+@dataclass
+class SameEveryTime(Recorder):
+    """A handler whose work takes as long on every attempt (a document's ingestion)."""
+
+    retries_timeouts: bool = False
+
+
+def test_a_handler_whose_timeout_would_repeat_is_not_retried(db: Db) -> None:
+    handler = SameEveryTime(timeout_seconds=0.05, delay=0.5)
+    [job] = add_jobs(db, 1, max_attempts=5)
+    runner = JobRunner(db.database, [handler], FAST)
+    call(db, runner.run_once)
+    # It used to run its whole timeout five times over.
+    assert handler.runs == [job] and handler.gave_up == [(job, "timeout")]
+    assert job_states(db)[job] == ("failed", 1, "no result after 0s")
+
+
+def test_ingestion_does_not_retry_its_timeouts() -> None:
+    assert SourceProcessor.retries_timeouts is False and SourceReembedder.retries_timeouts is False
 
 
 def test_an_expired_lease_is_recovered_and_the_old_owner_is_fenced_out(db: Db) -> None:

@@ -101,6 +101,7 @@ class SourceReembedder:
 
     kind = REEMBED_SOURCE
     timeout_seconds = 1800.0
+    retries_timeouts = False  # the same document takes as long again: `JobHandler`
 
     def __init__(self, embedder: Embedder | None) -> None:
         self.embedder = embedder

@@ -72,6 +72,7 @@ class SourceProcessor:
 
     kind = PROCESS_SOURCE
     timeout_seconds = 1800.0
+    retries_timeouts = False  # the same document takes as long again: `JobHandler`
     """Embedding runs at about 20 chunks/s on the bundled model: a large upload (thousands of chunks) needs minutes.
     The lease, not this timeout, is what notices a dead worker."""
 

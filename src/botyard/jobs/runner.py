@@ -83,7 +83,11 @@ class JobContext:
 
 
 class JobHandler(Protocol):
-    """One kind of job. `run` must be idempotent: a job can run again after a crash."""
+    """One kind of job. `run` must be idempotent: a job can run again after a crash.
+
+    A handler whose work takes as long on every attempt (a document's ingestion) sets `retries_timeouts = False`:
+    a run that used its whole `timeout_seconds` then fails at once instead of taking them again four times. Without
+    the attribute a timeout is retried (a provider that hung may answer next time)."""
 
     kind: str
     timeout_seconds: float
@@ -214,7 +218,8 @@ class JobRunner:
                 return
             raise
         except TimeoutError:
-            await self._failed(job, handler, "timeout", f"no result after {handler.timeout_seconds:.0f}s", False)
+            detail = f"no result after {handler.timeout_seconds:.0f}s"
+            await self._failed(job, handler, "timeout", detail, not getattr(handler, "retries_timeouts", True))
             return
         except Exception as error:
             permanent = isinstance(error, PermanentError)
