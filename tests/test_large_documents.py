@@ -81,7 +81,7 @@ def test_a_prose_text_of_over_a_million_characters_reaches_success(alice: Api, b
 def test_a_text_without_spaces_is_cut_into_bounded_chunks(alice: Api, bot: str, db: Db) -> None:
     text = "".join(random.Random(5).choices(string.ascii_letters + string.digits, k=1_050_000))
     created = upload(alice, bot, "blob.txt", text.encode())
-    process(alice.client, embedder=None)
+    run_jobs(alice.client, [processor(alice.client, None, max_chunks=10_000)])  # dense text: ~4,000 chunks
     done = source(alice, created["uuid"])
     assert done["status"] == "success", done
     stored = chunks(db, created["uuid"])
@@ -164,4 +164,4 @@ def test_a_many_sheet_workbook_is_cut_at_the_character_cap(alice: Api, bot: str,
 def test_the_ingestion_caps_are_settings(settings: Settings) -> None:
     config = ingestion_config(settings.model_copy(update={"ingest_max_chars": 1234, "ingest_max_chunks": 56}))
     assert (config.parse_limits.max_chars, config.max_chunks) == (1234, 56)
-    assert (Settings().ingest_max_chars, Settings().ingest_max_chunks) == (5_000_000, 10_000)
+    assert (Settings().ingest_max_chars, Settings().ingest_max_chunks) == (5_000_000, 2_000)

@@ -60,9 +60,9 @@ class IngestionConfig:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     parse_limits: ParseLimits = field(default_factory=ParseLimits)
     max_fetch_bytes: int = 20 * 1024 * 1024
-    max_chunks: int = 10_000
-    """A source that makes more chunks fails at once (`error:too large - over N chunks`) instead of spending many
-    minutes embedding them: the bundled model embeds about 20 chunks a second on two cores."""
+    max_chunks: int = 2_000
+    """A source that makes more chunks fails at once (`error:too large - over N chunks`) instead of running out the
+    job's timeout embedding them (`Settings.ingest_max_chunks` says how the default was chosen)."""
     show_stage_after: float = SHOW_AFTER
     """Seconds a stage must last before the source's status shows it."""
 
