@@ -5,7 +5,6 @@ background agents' tags, pending background jobs); citation links for our own cl
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
 from typing import Any
 
 from starlette.testclient import TestClient
@@ -15,6 +14,7 @@ from tests.support.api import MISSING, Api, assert_not_found
 from tests.support.chat import ask, messages, new_session, sse_events
 from tests.support.database import Db
 from tests.support.jobs import process
+from tests.support.sdk import as_sdk
 from tests.support.sessions import add_messages
 
 RETURNS = "You can return any item within 30 days of delivery for a full refund."
@@ -24,51 +24,6 @@ REFUND = {
     "criteria": "The user asks for a refund or wants their money back",
     "color": "#FF0000",
 }
-
-
-@dataclass
-class SdkChatMessage:
-    """The official SDK's message: every field required except `ai_context_json`; an unknown key is a TypeError."""
-
-    uuid: str
-    query: str
-    response: str
-    finish_reason: str
-    cite_data_json: str
-    meta_json: str
-    created_at: str
-    modified_at: str
-    background_pending_tasks: int
-    detected_frustrations: str
-    error_message: str
-    feedback_json: str
-    labels: list[str]
-    session_documents: list[Any]
-    ai_context_json: str = "{}"
-
-
-@dataclass
-class SdkCitation:
-    """The official SDK's `ChatMessageCitation`."""
-
-    data_source_uuid: str
-    title: str
-    text: str
-    file_name: str
-    type: str
-
-
-def as_sdk(message: dict[str, Any]) -> SdkChatMessage:
-    """The message as the SDK builds it, with every citation built too; checks the JSON strings and the types."""
-    built = SdkChatMessage(**message)
-    assert isinstance(built.background_pending_tasks, int) and built.background_pending_tasks >= 0
-    assert isinstance(built.labels, list) and isinstance(built.session_documents, list)
-    for text in (built.meta_json, built.feedback_json, built.ai_context_json):
-        assert isinstance(json.loads(text), dict)
-    for entry in json.loads(built.cite_data_json).values():
-        assert set(entry) == {field.name for field in fields(SdkCitation)}
-        SdkCitation(**entry)
-    return built
 
 
 def one(api: Api, uuid: str) -> dict[str, Any]:
