@@ -15,9 +15,9 @@ from tests.support.api import MISSING, Api, assert_error, assert_not_found, asse
 from tests.support.chat import sse_events
 from tests.support.database import Db
 from tests.support.sessions import add_messages
+from tests.support.widget import calling_from, widget_ask, widget_session
 from tests.support.widget import give_feedback as give
 from tests.support.widget import open_bot as public_bot
-from tests.support.widget import widget_ask, widget_session
 
 
 def feedback_json(api: Api, message: str) -> dict[str, Any]:
@@ -158,7 +158,7 @@ def test_feedback_checks_the_widgets_allowed_origins(alice: Api, client: TestCli
     assert give(client, chat, answer, {"rating": "up"}, Origin="https://shop.example.com").status_code == 200
 
 
-def test_feedback_is_rate_limited_per_device_apart_from_messages(alice: Api, client: TestClient, db: Db) -> None:
+def test_feedback_is_rate_limited_per_address_apart_from_messages(alice: Api, client: TestClient, db: Db) -> None:
     bot = public_bot(alice, rate_limit=[2, 60], rate_limit_message="Slow down, please")
     chat = widget_session(client, bot)
     [first, second] = add_messages(db, chat, ("One?", "One."), ("Two?", "Two."))
@@ -168,9 +168,12 @@ def test_feedback_is_rate_limited_per_device_apart_from_messages(alice: Api, cli
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
     assert refused.json() == {"error": "Slow down, please", "code": "rate_limited"}
     assert feedback_json(alice, second)["rating"] == "up"  # the refused verdict changed nothing
-    # Verdicts have a window of their own: the device may still send its messages, and another device rate.
+    # Verdicts have a window of their own: the visitor may still send its messages. They count per client
+    # address: another device id is no way round it, another address is another visitor.
     assert widget_ask(client, chat, "Three?").status_code == 200
-    assert give(client, chat, second, {"rating": "down"}, device="device-0002").status_code == 200
+    assert give(client, chat, second, {"rating": "down"}, device="device-0002").status_code == 429
+    with calling_from(client, "2001:db8::7"):
+        assert give(client, chat, second, {"rating": "down"}, device="device-0002").status_code == 200
 
 
 def test_the_owners_list_is_newest_first_filtered_by_rating_and_paged(alice: Api, client: TestClient, db: Db) -> None:

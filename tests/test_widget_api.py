@@ -16,6 +16,7 @@ from botyard.web.router import content_security_policy
 from tests.support.api import Api, assert_error, assert_not_found, assert_timestamp
 from tests.support.chat import sse_events
 from tests.support.jobs import process
+from tests.support.widget import calling_from
 
 SITE = "https://shop.example.com"
 DEVICE = "device-0001"
@@ -181,7 +182,7 @@ def test_a_bad_device_id_is_refused(alice: Api, client: TestClient, device: str)
     assert alice.ok(alice.get(f"/chatbot/{bot}/sessions")) == []
 
 
-def test_the_rate_limit_counts_per_device(alice: Api, client: TestClient) -> None:
+def test_the_rate_limit_counts_per_client_address(alice: Api, client: TestClient) -> None:
     bot = public_bot(alice, rate_limit=[2, 60], rate_limit_message="Slow down, please")
     chat = widget_session(client, bot)
     assert widget_ask(client, chat, "one").status_code == 200
@@ -189,10 +190,14 @@ def test_the_rate_limit_counts_per_device(alice: Api, client: TestClient) -> Non
     refused = widget_ask(client, chat, "three")
     assert refused.json() == {"error": "Slow down, please", "code": "rate_limited"}
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
-    # Another device in the same session has its own count; the owner's API traffic counts per session.
-    assert widget_ask(client, chat, "four", device="device-0002").status_code == 200
+    # The device id and the session are the client's to choose: another of either changes nothing.
+    assert widget_ask(client, chat, "four", device="device-0002").status_code == 429
+    assert widget_ask(client, widget_session(client, bot, device="device-0003"), "five").status_code == 429
+    # Another address has a window of its own.
+    with calling_from(client, "198.51.100.7"):
+        assert widget_ask(client, chat, "six", device="device-0002").status_code == 200
     queries = [m["query"] for m in alice.ok(alice.get(f"/session/{chat}/messages"))]
-    assert queries == ["one", "two", "four"]
+    assert queries == ["one", "two", "six"]
 
 
 def test_new_sessions_count_against_the_rate_limit_too(alice: Api, client: TestClient) -> None:

@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from botyard.client_address import trusted_networks
+
 
 class Settings(BaseSettings):
     """Service configuration, read from `BOTYARD_*` environment variables (or given directly in tests)."""
@@ -45,6 +47,21 @@ class Settings(BaseSettings):
     max_body_kb: int = Field(default=1024, ge=1, description="Cap on JSON request bodies.")
     max_upload_mb: int = Field(default=50, ge=1, description="Cap on uploaded files.")
     cors_origins: list[str] = Field(default_factory=list, description="Origins allowed to call the API from a browser.")
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Addresses or CIDRs of reverse proxies whose `X-Forwarded-For` names the client (comma-separated).",
+    )
+
+    # Anonymous traffic (the widget, and keyless messages to public chatbots)
+    anonymous_messages_per_minute: int = Field(
+        default=60,
+        ge=0,
+        description="Messages (and, separately, new sessions) one chatbot takes per minute from all callers without "
+        "a key together, whatever their addresses; 0: no ceiling.",
+    )
+    streams_per_address: int = Field(
+        default=10, ge=1, description="Event streams one client address may hold open at once in one process."
+    )
 
     # Ingestion
     ingest_max_chars: int = Field(
@@ -136,11 +153,17 @@ class Settings(BaseSettings):
     llm_max_connections: int = Field(default=1000, ge=1, description="Concurrent connections to the LLM server.")
     tool_call_timeout: float = Field(default=10.0, gt=0, description="Wall-clock cap on one tool function call.")
 
-    @field_validator("egress_allowlist", "egress_allowed_ports", mode="before")
+    @field_validator("egress_allowlist", "egress_allowed_ports", "trusted_proxies", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         # Environment variables carry "a, b" rather than JSON lists.
         return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        trusted_networks(value)  # a typo must stop the start, not silently trust nobody (or everybody)
+        return value
 
     @field_validator("llm_models", mode="before")
     @classmethod

@@ -11,6 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.auth.service import authenticate
+from botyard.client_address import client_network, trusted_networks
 from botyard.config import Settings
 from botyard.db.session import Database
 from botyard.egress import EgressClient
@@ -107,3 +108,14 @@ async def _optional_account(request: Request) -> str | None:
 
 OptionalAccount = Annotated[str | None, Depends(_optional_account)]
 """The uuid of the account whose key signed the request, or None when no `Authorization` header was sent."""
+
+
+def _client_network(request: Request) -> str:
+    settings: Settings = request.app.state.settings
+    peer = request.client.host if request.client is not None else None
+    trusted = trusted_networks(settings.trusted_proxies)  # a few microseconds: cheaper than keeping it in sync
+    return client_network(peer, request.headers.get("x-forwarded-for"), trusted)
+
+
+ClientNetwork = Annotated[str, Depends(_client_network)]
+"""The caller's address (its IPv6 /64), read through the trusted proxies: what the limits on anonymous traffic count."""

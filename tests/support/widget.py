@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx2 as httpx
@@ -42,3 +44,16 @@ def give_feedback(
         json={"device_id": device, **body},
         headers=headers,
     )
+
+
+@contextmanager
+def calling_from(client: TestClient, address: str) -> Iterator[None]:
+    """Inside the block, `client`'s requests come from `address`: the TCP peer the service sees (the test client
+    has one fixed peer, and the limits on anonymous traffic count by it)."""
+    transport = client._transport
+    before = transport.client
+    transport.client = address, 50000
+    try:
+        yield
+    finally:
+        transport.client = before

@@ -34,12 +34,12 @@ HISTORY_TURNS = 6
 @dataclass(frozen=True, kw_only=True)
 class Ask:
     """One incoming question: who asks (`account_uuid`, None without a key), where, and who the rate limit counts
-    (`device`: the widget's browser; API traffic counts per session)."""
+    (`visitor`, for a caller without a key; a key's traffic counts per session)."""
 
     session_uuid: str
     query: str
     account_uuid: str | None = None
-    device: str | None = None
+    visitor: ratelimit.Visitor | None = None
     document_uuids: tuple[str, ...] = ()
     """Session documents the message attaches (the caller's account's)."""
 
@@ -95,7 +95,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
     several server processes meet at its lock, so the shorter the write, the more answers per second.
     """
     async with database.transaction(write=False) as db:
-        read = await _read(db, ask, tools)
+        read = await _read(db, ask, tools, now)
     live_chat = live.is_live(read.session)
     declared = [variable for card in read.roster.cards for variable in card.variables if isinstance(variable, dict)]
     filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)
@@ -126,8 +126,9 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
     )
 
 
-async def _read(db: AsyncSession, ask: Ask, tools: bool) -> _Read:
+async def _read(db: AsyncSession, ask: Ask, tools: bool, now: datetime) -> _Read:
     session, chatbot = await access.chat_session(db, ask.account_uuid, ask.session_uuid)
+    await ratelimit.check(db, chatbot, _windows(ask, session, chatbot), now)
     turns = await conversation.recent_exchanges(db, session.uuid, HISTORY_TURNS)
     enabled = await enabled_agents(db, chatbot.uuid, functions=tools)
     spoken = await chatbots.language(db, chatbot)  # remembered per knowledge version: a query once per change
@@ -140,7 +141,7 @@ async def _store(
 ) -> Message:
     """The write transaction: the rate-limit count, the query's message, the variables it gave, the hand-off."""
     session = read.session
-    await ratelimit.admit(db, read.chatbot, ask.device or ratelimit.session_device(session.uuid), now)
+    await ratelimit.admit(db, read.chatbot, _windows(ask, session, read.chatbot), now)
     meta = MessageMeta().with_values(streaming_owner=stream_owner())
     message = await conversation.add_message(
         db,
@@ -161,6 +162,10 @@ async def _store(
     elif live.is_live(session) or live.is_flagged(session):
         await live.record(db, session, ChatbotEventKind.USER_MESSAGE, now, message_uuid=message.uuid, query=ask.query)
     return message
+
+
+def _windows(ask: Ask, session: ChatSession, chatbot: Chatbot) -> list[ratelimit.Window]:
+    return ratelimit.for_messages(chatbot, session.uuid, None if ask.account_uuid else ask.visitor)
 
 
 async def _fill(router: AgentRouter, declared: list[dict[str, Any]], query: str) -> dict[str, str]:

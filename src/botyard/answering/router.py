@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from botyard.answering.pipeline import Pipeline
 from botyard.answering.prepare import Ask
 from botyard.answering.wire import AnswerResponse, collect, wants_events
+from botyard.chat.ratelimit import CallingVisitor, Visitor
 from botyard.chat.schemas import MessageCreate, MessageReply
 from botyard.deps import OptionalAccount
 
@@ -32,7 +33,10 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
         "content": {"text/plain": {"schema": {"type": "string"}}, "text/event-stream": {"schema": {"type": "string"}}},
     },
     401: {"description": "No valid key, and the chatbot is private."},
-    429: {"description": "Over the chatbot's rate limit: `Retry-After` and its `rate_limit_message`; nothing stored."},
+    429: {
+        "description": "Over the chatbot's rate limit (per session with a key; without one, per client address and "
+        "under the service's anonymous ceiling): `Retry-After` and its `rate_limit_message`; nothing stored."
+    },
     422: {
         "description": "`session_document_uuids` names a document that is not this key's (`unknown_uuids`, one "
         "entry per uuid); nothing stored."
@@ -40,9 +44,15 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _ask(session_uuid: str, body: MessageCreate, account: str | None) -> Ask:
+def _ask(session_uuid: str, body: MessageCreate, account: str | None, visitor: Visitor) -> Ask:
     documents = tuple(body.session_document_uuids or ())
-    return Ask(session_uuid=session_uuid, query=body.query, account_uuid=account, document_uuids=documents)
+    return Ask(
+        session_uuid=session_uuid,
+        query=body.query,
+        account_uuid=account,
+        visitor=None if account else visitor,
+        document_uuids=documents,
+    )
 
 
 @router.post(
@@ -52,13 +62,14 @@ async def stream_message(
     uuid: str,
     body: MessageCreate,
     account: OptionalAccount,
+    visitor: CallingVisitor,
     answers: Answers,
     accept: Annotated[str | None, Header()] = None,
 ) -> AnswerResponse:
     """Send a message and stream the answer. The key is optional for `public` and `hybrid` chatbots;
     `session_document_uuids` attaches the key's session documents (`/session-document/upload`)."""
     events = wants_events(accept)
-    run = await answers.begin(_ask(uuid, body, account), events=events)
+    run = await answers.begin(_ask(uuid, body, account, visitor), events=events)
     return AnswerResponse(run, events=events)
 
 
@@ -68,8 +79,8 @@ async def stream_message(
     responses={code: STREAM_RESPONSES[code] for code in (422, 429)},
 )
 async def message_non_stream(
-    uuid: str, body: MessageCreate, account: OptionalAccount, answers: Answers
+    uuid: str, body: MessageCreate, account: OptionalAccount, visitor: CallingVisitor, answers: Answers
 ) -> MessageReply:
     """Send a message and get the whole answer at once as `{"response": "..."}`."""
-    run = await answers.begin(_ask(uuid, body, account), events=False)
+    run = await answers.begin(_ask(uuid, body, account, visitor), events=False)
     return {"response": await collect(run)}

@@ -15,6 +15,7 @@ from botyard.answering.router import Answers
 from botyard.answering.wire import AnswerResponse, wants_events
 from botyard.chat.feedback.schemas import Feedback
 from botyard.chat.feedback.service import feedback_of
+from botyard.chat.ratelimit import CallingVisitor
 from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
 from botyard.deps import AppClock, AppDatabase, CurrentAccount, DbSession, ReadDbSession
@@ -47,7 +48,10 @@ _STREAM: dict[int | str, dict[str, Any]] = {
         "During a live chat the answer is empty: the message went to the operator.",
         "content": {"text/plain": {"schema": {"type": "string"}}, "text/event-stream": {"schema": {"type": "string"}}},
     },
-    429: {"description": "Over the chatbot's rate limit for this device: its `rate_limit_message`, `Retry-After`."},
+    429: {
+        "description": "Over the chatbot's rate limit for this client address, or over the service's ceiling for "
+        "anonymous messages: its `rate_limit_message`, `Retry-After`."
+    },
 }
 _FEEDBACK: dict[int | str, dict[str, Any]] = {
     **_REFUSED,
@@ -55,7 +59,7 @@ _FEEDBACK: dict[int | str, dict[str, Any]] = {
         "description": "No such session, or its chatbot is private; or the message is not an answer of this "
         "session (missing, another session's or chatbot's, a live-chat row, or still streaming)."
     },
-    429: {"description": "Over the chatbot's rate limit for this device's feedback: `Retry-After`."},
+    429: {"description": "Over the chatbot's rate limit for this client address's feedback: `Retry-After`."},
 }
 _EVENTS: dict[int | str, dict[str, Any]] = {
     **_REFUSED,
@@ -94,13 +98,18 @@ async def widget_config(chatbot_uuid: str, request: Request, db: ReadDbSession) 
 
 @router.post("/widget/{chatbot_uuid}/session", response_model=WidgetSession, responses=_REFUSED)
 async def widget_session(
-    chatbot_uuid: str, body: WidgetSessionCreate, request: Request, db: DbSession, clock: AppClock
+    chatbot_uuid: str,
+    body: WidgetSessionCreate,
+    request: Request,
+    visitor: CallingVisitor,
+    db: DbSession,
+    clock: AppClock,
 ) -> WidgetSession:
-    """Start a session for a widget user (no key); creating sessions counts against the rate limit per device."""
+    """Start a session for a widget user (no key); new sessions count against the chatbot's rate limit per client
+    address, in a window of their own."""
     opened = await service.open_chatbot(db, chatbot_uuid)
     check_origin(request, opened.allowed_origins)
-    device = service.device(body.device_id, _client_address(request))
-    session = await service.create_session(db, opened, device, clock())
+    session = await service.create_session(db, opened, visitor, clock())
     return WidgetSession(session_uuid=session.uuid, created_at=iso(session.created_at))
 
 
@@ -123,18 +132,18 @@ async def widget_stream(
     session_uuid: str,
     body: WidgetMessageCreate,
     request: Request,
+    visitor: CallingVisitor,
     answers: Answers,
     database: AppDatabase,
     accept: Annotated[str | None, Header()] = None,
 ) -> AnswerResponse:
-    """Send a widget user's message and stream the answer; the rate limit counts per device (the widget's device
-    id with the client's address)."""
+    """Send a widget user's message and stream the answer; the rate limit counts per client address (whatever
+    device id or session it sends), and all visitors together are held to the service's anonymous ceiling."""
     async with database.transaction(write=False) as db:
         _, opened = await service.open_session(db, session_uuid)
     check_origin(request, opened.allowed_origins)
-    device = service.device(body.device_id, _client_address(request))
     events = wants_events(accept)
-    run = await answers.begin(Ask(session_uuid=session_uuid, query=body.query, device=device), events=events)
+    run = await answers.begin(Ask(session_uuid=session_uuid, query=body.query, visitor=visitor), events=events)
     return AnswerResponse(run, events=events)
 
 
@@ -146,6 +155,7 @@ async def widget_feedback(
     message_uuid: str,
     body: WidgetFeedbackCreate,
     request: Request,
+    visitor: CallingVisitor,
     db: DbSession,
     clock: AppClock,
 ) -> Feedback:
@@ -154,8 +164,7 @@ async def widget_feedback(
     `feedback_json` and in the owner's `GET /chatbot/{uuid}/feedback`."""
     session, opened = await service.open_session(db, session_uuid)
     check_origin(request, opened.allowed_origins)
-    device = service.device(body.device_id, _client_address(request))
-    return await service.give_feedback(db, opened, session, message_uuid, body, device, clock())
+    return await service.give_feedback(db, opened, session, message_uuid, body, visitor, clock())
 
 
 @router.get("/widget/session/{session_uuid}/events", response_class=StreamingResponse, responses=_EVENTS)
@@ -194,7 +203,3 @@ def _session_events(session_uuid: str) -> EventReader:
         return shown
 
     return read
-
-
-def _client_address(request: Request) -> str:
-    return request.client.host if request.client is not None else "unknown"

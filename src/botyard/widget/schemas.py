@@ -85,7 +85,9 @@ class WidgetConfig(WidgetLook):
 
 
 class WidgetSessionCreate(RequestModel):
-    device_id: DeviceId = Field(description="The widget's id for this browser (kept in its storage).")
+    device_id: DeviceId = Field(
+        description="The widget's id for this browser (kept in its storage). Limits count by client address, not by it."
+    )
 
 
 class WidgetSession(BaseModel):

@@ -155,15 +155,12 @@ async def config(db: AsyncSession, opened: OpenChatbot) -> WidgetConfig:
     }
 
 
-def device(device_id: str, client_address: str) -> str:
-    """The rate limit's device: the widget's id for the browser, together with the address it calls from."""
-    return f"widget:{device_id}@{client_address}"
-
-
-async def create_session(db: AsyncSession, opened: OpenChatbot, device_key: str, now: datetime) -> ChatSession:
-    """A new session for a widget user. New sessions count against the chatbot's rate limit of their own, so a
-    script cannot mint sessions without end."""
-    await ratelimit.admit(db, opened.chatbot, f"new-session:{device_key}", now)
+async def create_session(
+    db: AsyncSession, opened: OpenChatbot, visitor: ratelimit.Visitor, now: datetime
+) -> ChatSession:
+    """A new session for a widget user. New sessions count against the chatbot's rate limit in a window of their
+    own, per client address and under the anonymous ceiling, so a script cannot mint sessions without end."""
+    await ratelimit.admit(db, opened.chatbot, ratelimit.for_new_sessions(opened.chatbot, visitor), now)
     return await open_chat_session(db, opened.chatbot.uuid, now)
 
 
@@ -173,13 +170,13 @@ async def give_feedback(
     session: ChatSession,
     message_uuid: str,
     body: WidgetFeedbackCreate,
-    device_key: str,
+    visitor: ratelimit.Visitor,
     now: datetime,
 ) -> Feedback:
     """The widget user's verdict on an answer of their session. Verdicts count against the chatbot's rate limit in
     a window of their own (like new sessions), so rating answers never uses up the messages a visitor may send, and a
     script cannot rewrite verdicts without end."""
-    await ratelimit.admit(db, opened.chatbot, f"feedback:{device_key}", now)
+    await ratelimit.admit(db, opened.chatbot, ratelimit.for_feedback(opened.chatbot, visitor), now)
     return await feedback.give(db, session, message_uuid, body.rating, body.comment, now)
 
 
