@@ -34,6 +34,7 @@ class ErrorCode(StrEnum):
     URL_REFUSED = "url_refused"
     UNKNOWN_UUIDS = "unknown_uuids"
     RATE_LIMITED = "rate_limited"
+    TOO_MANY_STREAMS = "too_many_streams"
     LIVE_CHAT_ACTIVE = "live_chat_active"
     LIVE_CHAT_INACTIVE = "live_chat_inactive"
     ORIGIN_NOT_ALLOWED = "origin_not_allowed"

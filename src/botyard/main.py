@@ -24,7 +24,9 @@ from botyard.db.session import Database
 from botyard.egress import Resolver
 from botyard.errors import install_error_handlers
 from botyard.hit_testing.router import router as hit_testing_router
+from botyard.live.event_stream import StreamSlots
 from botyard.live.router import router as live_router
+from botyard.live.wakeup import EventWatch
 from botyard.middleware import RequestBodyGuard
 from botyard.runtime import Runtime
 from botyard.security_headers import SecurityHeaders
@@ -58,12 +60,15 @@ def create_app(
         app.state.retriever = runtime.retriever
         app.state.answers = runtime.answers
         app.state.clock = runtime.clock
+        app.state.event_watch = EventWatch(runtime.database)
+        app.state.stream_slots = StreamSlots(settings.streams_per_address)
         try:
             await sweep_streams(runtime)
             if settings.jobs_in_process:
                 await runtime.start_jobs()
             yield
         finally:
+            await app.state.event_watch.close()
             await runtime.close()
 
     app = FastAPI(title="Botyard", version=__version__, description=DESCRIPTION, lifespan=lifespan)

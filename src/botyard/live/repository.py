@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import func, select, text
 
 from botyard.db.repository import Repository
 from botyard.models import ChatbotEvent
@@ -42,3 +42,21 @@ class ChatbotEventRepository(Repository[ChatbotEvent]):
     async def last_id_of_session(self, session_uuid: str) -> int:
         statement = select(ChatbotEvent.id).where(ChatbotEvent.session_uuid == session_uuid)
         return int((await self.session.execute(statement.order_by(ChatbotEvent.id.desc()).limit(1))).scalar() or 0)
+
+    async def notify(self, channel: str, payload: str) -> None:
+        """PostgreSQL's `NOTIFY`, sent when the caller's transaction commits."""
+        await self.session.execute(
+            text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload}
+        )
+
+    async def last_id(self) -> int:
+        return int((await self.session.execute(select(func.max(ChatbotEvent.id)))).scalar() or 0)
+
+    async def whose_after(self, after: int) -> list[tuple[int, str, str]]:
+        """The id, chatbot and session of every event after the id `after`, oldest first."""
+        statement = (
+            select(ChatbotEvent.id, ChatbotEvent.chatbot_uuid, ChatbotEvent.session_uuid)
+            .where(ChatbotEvent.id > after)
+            .order_by(ChatbotEvent.id)
+        )
+        return [(event_id, chatbot, session) for event_id, chatbot, session in await self.session.execute(statement)]

@@ -16,8 +16,9 @@ from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
 from botyard.deps import AppDatabase, CurrentAccount, DbSession
 from botyard.live import service as live
-from botyard.live.event_stream import MAX_EVENT_ID, StreamedEvent, event_response, start_after
+from botyard.live.event_stream import MAX_EVENT_ID, AppEventWatch, StreamedEvent, event_response, start_after
 from botyard.live.schemas import OperatorReply
+from botyard.live.wakeup import chatbot_topic
 
 router = APIRouter(tags=["live chat"])
 
@@ -60,6 +61,7 @@ async def chatbot_events(
     db: DbSession,
     account: CurrentAccount,
     database: AppDatabase,
+    watch: AppEventWatch,
     after: Annotated[
         int | None, Query(ge=0, le=MAX_EVENT_ID, description="Send the events after this id (default: from now).")
     ] = None,
@@ -72,4 +74,4 @@ async def chatbot_events(
     async def read(db: AsyncSession, after: int) -> list[StreamedEvent]:
         return [(e.id, e.kind, live.event_to_wire(e)) for e in await live.events_after(db, chatbot.uuid, after)]
 
-    return event_response(database, read, start)
+    return event_response(database, watch, chatbot_topic(chatbot.uuid), read, start)

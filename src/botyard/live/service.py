@@ -21,6 +21,7 @@ from botyard.chat.service import add_transcript_row, get_owned_session, get_sess
 from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode
 from botyard.live.repository import ChatbotEventRepository
+from botyard.live.wakeup import announce
 from botyard.models import ChatbotEvent, ChatbotEventKind, ChatSession, Message, MessageKind, SessionMeta
 
 # The event kinds by their old names, which other modules still import.
@@ -49,6 +50,7 @@ async def record(db: AsyncSession, session: ChatSession, kind: ChatbotEventKind,
         chatbot_uuid=session.chatbot_uuid, session_uuid=session.uuid, kind=kind.value, data=data, created_at=now
     )
     await ChatbotEventRepository(db).add(event)
+    await announce(db, event)
 
 
 async def flag_for_operators(db: AsyncSession, session_uuid: str, now: datetime, reason: str) -> None:

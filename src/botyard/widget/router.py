@@ -18,9 +18,18 @@ from botyard.chat.feedback.service import feedback_of
 from botyard.chat.ratelimit import CallingVisitor
 from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
-from botyard.deps import AppClock, AppDatabase, CurrentAccount, DbSession, ReadDbSession
+from botyard.deps import AppClock, AppDatabase, ClientNetwork, CurrentAccount, DbSession, ReadDbSession
 from botyard.live import service as live
-from botyard.live.event_stream import MAX_EVENT_ID, EventReader, StreamedEvent, event_response, start_after
+from botyard.live.event_stream import (
+    MAX_EVENT_ID,
+    AppEventWatch,
+    AppStreamSlots,
+    EventReader,
+    StreamedEvent,
+    event_response,
+    start_after,
+)
+from botyard.live.wakeup import session_topic
 from botyard.models import ChatbotEventKind
 from botyard.widget import service
 from botyard.widget.origins import check_origin
@@ -69,6 +78,7 @@ _EVENTS: dict[int | str, dict[str, Any]] = {
         "({text}); `ping` every 15 s.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     },
+    429: {"description": "`too_many_streams`: this client address already holds its streams open; `Retry-After`."},
 }
 
 
@@ -171,19 +181,24 @@ async def widget_feedback(
 async def widget_events(
     session_uuid: str,
     request: Request,
+    address: ClientNetwork,
     db: ReadDbSession,
     database: AppDatabase,
+    watch: AppEventWatch,
+    slots: AppStreamSlots,
     after: Annotated[
         int | None, Query(ge=0, le=MAX_EVENT_ID, description="Send the events after this id (default: from now).")
     ] = None,
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> StreamingResponse:
     """Follow the session's live chat: an operator taking over, their replies, the hand-back (works with
-    `EventSource`)."""
+    `EventSource`). One client address may hold `BOTYARD_STREAMS_PER_ADDRESS` of these open at once (429
+    `too_many_streams` beyond)."""
     session, opened = await service.open_session(db, session_uuid)
     check_origin(request, opened.allowed_origins)
     start = await start_after(after, last_event_id, lambda: live.last_session_event_id(db, session.uuid))
-    return event_response(database, _session_events(session.uuid), start)
+    give_back = slots.take(address)  # last: a refusal above holds no slot
+    return event_response(database, watch, session_topic(session.uuid), _session_events(session.uuid), start, give_back)
 
 
 def _session_events(session_uuid: str) -> EventReader:
