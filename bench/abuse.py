@@ -160,7 +160,14 @@ async def hammer(base: str, bot: str, name: str, attempt: Attempt, seconds: floa
 def make_chatbot(owner: httpx.Client, name: str) -> str:
     body = {"name": name, "visibility": "public", "rate_limit": list(RATE_LIMIT)}
     bot: str = owner.post(f"{API}/chatbot/create", json=body).raise_for_status().json()["uuid"]
-    owner.post(f"{API}/chatbot/{bot}/data-source/qa", json=QA).raise_for_status()
+    source = owner.post(f"{API}/chatbot/{bot}/data-source/qa", json=QA).raise_for_status().json()["uuid"]
+    # Wait for its ingestion: its embedding would otherwise compete with the pattern's answers for the CPU.
+    deadline = time.monotonic() + 120
+    while (status := owner.get(f"{API}/data-source/{source}").json()["status"]) not in ("success", "failed"):
+        if time.monotonic() > deadline:
+            log(f"  the Q&A source is still {status!r} after 120 s; going on")
+            break
+        time.sleep(0.2)
     return bot
 
 
