@@ -12,7 +12,16 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
-SCRIPTS = ["chat.py", "ingest.py", "retrieval.py", "embed.py", "crawl.py", "answers.py", "large_documents.py"]
+SCRIPTS = [
+    "chat.py",
+    "abuse.py",
+    "ingest.py",
+    "retrieval.py",
+    "embed.py",
+    "crawl.py",
+    "answers.py",
+    "large_documents.py",
+]
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
