@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -107,3 +108,9 @@ async def _optional_account(request: Request) -> str | None:
 
 OptionalAccount = Annotated[str | None, Depends(_optional_account)]
 """The uuid of the account whose key signed the request, or None when no `Authorization` header was sent."""
+
+
+def reads_key(dependant: Dependant) -> bool:
+    """Whether a route (its dependency tree) reads the API key, and so answers 401 for a missing or wrong one."""
+    key_readers = (_current_account, _optional_account)
+    return any(dep.call in key_readers or reads_key(dep) for dep in dependant.dependencies)
