@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -119,3 +120,9 @@ def _client_network(request: Request) -> str:
 
 ClientNetwork = Annotated[str, Depends(_client_network)]
 """The caller's address (its IPv6 /64), read through the trusted proxies: what the limits on anonymous traffic count."""
+
+
+def reads_key(dependant: Dependant) -> bool:
+    """Whether a route (its dependency tree) reads the API key, and so answers 401 for a missing or wrong one."""
+    key_readers = (_current_account, _optional_account)
+    return any(dep.call in key_readers or reads_key(dep) for dep in dependant.dependencies)

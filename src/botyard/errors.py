@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,16 @@ class ErrorCode(StrEnum):
     SETUP_REFUSED = "setup_refused"
     SETUP_DONE = "setup_done"
     INTERNAL_ERROR = "internal_error"
+
+
+class ErrorBody(BaseModel):
+    """The body of every error response (documentation only: `AppError.body` builds it)."""
+
+    error: str = Field(description="A message for people; it may change.")
+    code: ErrorCode = Field(description="A stable machine-readable code.")
+    details: list[dict[str, Any]] | None = Field(
+        default=None, description="Validation errors only: one entry per field or uuid at fault."
+    )
 
 
 class AppError(Exception):

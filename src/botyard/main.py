@@ -28,6 +28,7 @@ from botyard.live.event_stream import StreamSlots
 from botyard.live.router import router as live_router
 from botyard.live.wakeup import EventWatch
 from botyard.middleware import RequestBodyGuard
+from botyard.openapi import install as declare_statuses
 from botyard.runtime import Runtime
 from botyard.security_headers import SecurityHeaders
 from botyard.session_documents.router import router as session_documents_router
@@ -75,6 +76,7 @@ def create_app(
     app.state.settings = settings
     install_error_handlers(app)
     _include_routers(app)
+    declare_statuses(app)
     _add_middleware(app, settings)
     return app
 

@@ -12,6 +12,11 @@ from botyard.models import ApiKey
 
 router = APIRouter(tags=["account"])
 
+_SETUP_REFUSALS: dict[int | str, dict[str, str]] = {
+    403: {"description": "`setup_refused`: wrong or used setup token."},
+    409: {"description": "`setup_done`: the service has an account already."},
+}
+
 
 def _info(record: ApiKey) -> ApiKeyInfo:
     return {
@@ -40,7 +45,7 @@ async def revoke_key(prefix: str, db: DbSession, account: CurrentAccount) -> Api
     return _info(await service.revoke_key(db, prefix, account_uuid=account))
 
 
-@router.post("/setup", response_model=FirstAccount, responses={403: {"description": "Wrong setup token."}, 409: {}})
+@router.post("/setup", response_model=FirstAccount, responses=_SETUP_REFUSALS)
 async def first_account(body: SetupClaim, db: DbSession, settings: AppSettings) -> FirstAccount:
     """Create the first account and its key with the one-time token of the setup link `botyard serve` prints while
     no account exists (no key needed). 409 `setup_done` once any account exists; 403 `setup_refused` for a wrong

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 
 from botyard.agents import functions, service, wire
@@ -11,6 +13,13 @@ from botyard.sources.service import check_link
 
 router = APIRouter(tags=["agents"])
 
+_ONE_OF_TYPE: dict[int | str, dict[str, Any]] = {
+    409: {"description": "`agent_type_limit`: the chatbot has its one agent of this type already."}
+}
+_NAME_TAKEN: dict[int | str, dict[str, Any]] = {
+    409: {"description": "`conflict`: the agent has a tool function of this name already."}
+}
+
 
 @router.get("/chatbot/{uuid}/agents", response_model=list[AgentListed])
 async def list_agents(uuid: str, db: DbSession, account: CurrentAccount) -> list[AgentListed]:
@@ -18,7 +27,7 @@ async def list_agents(uuid: str, db: DbSession, account: CurrentAccount) -> list
     return await wire.listed(db, await service.list_of_chatbot(db, account, uuid))
 
 
-@router.post("/chatbot/{uuid}/agent/create", response_model=Agent)
+@router.post("/chatbot/{uuid}/agent/create", response_model=Agent, responses=_ONE_OF_TYPE)
 async def create_agent(uuid: str, body: AgentCreate, db: DbSession, account: CurrentAccount) -> Agent:
     """Create an agent (always disabled); settings may be flat or nested in `meta`."""
     return await wire.one(db, await service.create(db, account, uuid, body))
@@ -58,7 +67,7 @@ async def delete_agent(uuid: str, db: DbSession, account: CurrentAccount) -> Suc
     return Success()
 
 
-@router.post("/agent/{uuid}/function/create", response_model=ToolFunction)
+@router.post("/agent/{uuid}/function/create", response_model=ToolFunction, responses=_NAME_TAKEN)
 async def create_function(
     uuid: str, body: ToolFunctionCreate, db: DbSession, account: CurrentAccount, egress: Egress
 ) -> ToolFunction:
@@ -68,7 +77,7 @@ async def create_function(
     return wire.function_out(await functions.create(db, account, uuid, body))
 
 
-@router.post("/function/{uuid}/update", response_model=ToolFunction)
+@router.post("/function/{uuid}/update", response_model=ToolFunction, responses=_NAME_TAKEN)
 async def update_function(
     uuid: str, db: DbSession, account: CurrentAccount, egress: Egress, body: ToolFunctionUpdate | None = None
 ) -> ToolFunction:

@@ -23,6 +23,12 @@ from botyard.live.wakeup import chatbot_topic
 router = APIRouter(tags=["live chat"])
 
 
+_ACTIVE: dict[int | str, dict[str, Any]] = {
+    409: {"description": "`live_chat_active`: an operator has this session already."}
+}
+_INACTIVE: dict[int | str, dict[str, Any]] = {
+    409: {"description": "`live_chat_inactive`: no operator has this session."}
+}
 _EVENTS: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Server-sent events, oldest first, each with `id:` (resume with `Last-Event-ID` or `after`): "
@@ -35,21 +41,21 @@ _EVENTS: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.post("/session/{uuid}/live-chat/start", response_model=Session)
+@router.post("/session/{uuid}/live-chat/start", response_model=Session, responses=_ACTIVE)
 async def start_live_chat(uuid: str, db: DbSession, account: CurrentAccount) -> Session:
     """Take the session over: the start announcement is added to the transcript and the AI stops answering it
     (the user's messages are stored for the operator). 409 `live_chat_active` if an operator already has it."""
     return service.session_to_wire(await live.start(db, account, uuid, utcnow()))
 
 
-@router.post("/session/{uuid}/live-chat/message", response_model=Message)
+@router.post("/session/{uuid}/live-chat/message", response_model=Message, responses=_INACTIVE)
 async def operator_message(uuid: str, body: OperatorReply, db: DbSession, account: CurrentAccount) -> Message:
     """Reply to the user as the operator (a transcript row with an empty query and `meta_json.kind` `operator`).
     409 `live_chat_inactive` unless a live chat is on."""
     return await service.message_on_wire(db, await live.reply(db, account, uuid, body.text, utcnow()))
 
 
-@router.post("/session/{uuid}/live-chat/end", response_model=Session)
+@router.post("/session/{uuid}/live-chat/end", response_model=Session, responses=_INACTIVE)
 async def end_live_chat(uuid: str, db: DbSession, account: CurrentAccount) -> Session:
     """Hand the session back to the AI: the end announcement is added and `human_requested` is cleared."""
     return service.session_to_wire(await live.end(db, account, uuid, utcnow()))

@@ -25,6 +25,10 @@ restart_router = APIRouter(tags=["data sources"])
 _DUPLICATE: dict[int | str, dict[str, Any]] = {
     409: {"description": "Already in this chatbot; the body is the existing data source.", "model": DataSource}
 }
+_UPLOAD_REFUSALS: dict[int | str, dict[str, Any]] = {
+    **_DUPLICATE,
+    415: {"description": "`file_type_not_allowed`: not a document type the ingestion reads (by its extension)."},
+}
 
 
 @router.post("/chatbot/{uuid}/data-source/qa", response_model=DataSource)
@@ -41,7 +45,7 @@ async def create_url_source(
     return service.to_wire(await service.create_url(db, egress, account, uuid, body))
 
 
-@router.post("/chatbot/{uuid}/data-source/upload", response_model=DataSource, responses=_DUPLICATE)
+@router.post("/chatbot/{uuid}/data-source/upload", response_model=DataSource, responses=_UPLOAD_REFUSALS)
 async def upload_source(
     uuid: str,
     file: Annotated[UploadFile, File(description="The document, with its file name.")],

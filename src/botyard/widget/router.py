@@ -50,6 +50,13 @@ _REFUSED: dict[int | str, dict[str, Any]] = {
     403: {"description": "`origin_not_allowed`: the calling website is not in the chatbot's `allowed_origins`."},
     404: {"description": "No such chatbot or session, or its chatbot is private."},
 }
+_NEW_SESSION: dict[int | str, dict[str, Any]] = {
+    **_REFUSED,
+    429: {
+        "description": "Over the chatbot's rate limit for this client address's new sessions, or over the service's "
+        "anonymous ceiling: `Retry-After`."
+    },
+}
 _STREAM: dict[int | str, dict[str, Any]] = {
     **_REFUSED,
     200: {
@@ -106,7 +113,7 @@ async def widget_config(chatbot_uuid: str, request: Request, db: ReadDbSession) 
     return await service.config(db, opened)
 
 
-@router.post("/widget/{chatbot_uuid}/session", response_model=WidgetSession, responses=_REFUSED)
+@router.post("/widget/{chatbot_uuid}/session", response_model=WidgetSession, responses=_NEW_SESSION)
 async def widget_session(
     chatbot_uuid: str,
     body: WidgetSessionCreate,

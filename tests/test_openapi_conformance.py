@@ -1,0 +1,171 @@
+"""The OpenAPI document declares every status an operation answers (issue 17, item 7).
+
+Schemathesis generates requests for every operation of the app's own `/openapi.json` (valid ones and invalid ones),
+they are sent to the app on its real SQLite database with a real key, and its status-code conformance check fails
+on any status the operation does not declare. Outbound requests cannot happen: names resolve through the suite's
+fake DNS, and jobs (fetches) do not run in the test app.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import hypothesis
+import requests
+import schemathesis
+from hypothesis import HealthCheck, strategies
+from schemathesis import GenerationMode
+from schemathesis.checks import CheckFunction
+from schemathesis.core.failures import FailureGroup
+from schemathesis.specs.openapi.checks import status_code_conformance
+from starlette.testclient import TestClient
+
+from tests.support.api import Api
+
+EXAMPLES = 8
+"""Generated requests per operation and mode (valid, invalid); the run stays well under a minute on 2 cores."""
+
+STREAMS = re.compile(r"/events$|/message/stream$")
+"""Operations that answer a stream: with a real object they would hold the connection open (events) or run the
+answerer; they get generated (unknown) identifiers only."""
+
+CHECKS: list[CheckFunction] = [status_code_conformance]
+
+
+def _objects(alice: Api) -> dict[str, str]:
+    """One object of each kind the path parameters name, owned by `alice` (the key the requests carry)."""
+    bot = alice.chatbot()["uuid"]
+    agent = alice.ok(alice.get(f"/chatbot/{bot}/agents"))[0]["uuid"]
+    source = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "q", "answer": "a"}))["uuid"]
+    tag = alice.ok(alice.post(f"/chatbot/{bot}/source-tag/create", {"name": "t", "color": "#112233"}))["uuid"]
+    session = alice.ok(alice.post(f"/chatbot/{bot}/session/create", {}))["uuid"]
+    function = alice.ok(
+        alice.post(
+            f"/agent/{agent}/function/create",
+            {"name": "lookup", "description": "d", "external_url": "https://api.example.com/x", "method": "GET"},
+        )
+    )
+    prefix = alice.ok(alice.post("/account/key/create"))["prefix"]  # another key: revoking it keeps alice's
+    return {
+        "chatbot": bot,
+        "agent": agent,
+        "data-source": source,
+        "source-tag": tag,
+        "session": session,
+        "function": function.get("uuid", ""),
+        "key": prefix,
+    }
+
+
+def _real_path_parameters(path: str, objects: dict[str, str]) -> dict[str, str] | None:
+    """The path parameters of `path` set to `alice`'s objects (the kind is the path segment before each)."""
+    names = re.findall(r"([a-z-]+)/\{(\w+)\}", path)
+    if not names:
+        return None
+    kinds = {"widget": "chatbot", "message": "session"}
+    values = {}
+    for segment, name in names:
+        kind = "session" if name == "session_uuid" else kinds.get(segment, segment)
+        if kind not in objects:
+            return None
+        values[name] = objects[kind]
+    return values
+
+
+def _send(client: TestClient, case: schemathesis.Case, key: str | None) -> Any:
+    """The case as schemathesis would send it (encoded by `requests`), through the suite's client of the app."""
+    kwargs = case.as_transport_kwargs(base_url="http://testserver")
+    kwargs["headers"] = {name: value for name, value in kwargs["headers"].items() if name.lower() != "authorization"}
+    if key is not None:
+        kwargs["headers"]["Authorization"] = f"Bearer {key}"
+    kwargs.pop("cookies", None)
+    prepared = requests.Request(**kwargs).prepare()
+    assert prepared.method is not None and prepared.url is not None
+    return client.request(prepared.method, prepared.url, headers=dict(prepared.headers), content=prepared.body)
+
+
+def _run(
+    client: TestClient, operation: Any, key: str, mode: GenerationMode, path_parameters: dict[str, str] | None
+) -> list[str]:
+    """Undeclared statuses found in `EXAMPLES` generated requests (the first one is also sent without a key)."""
+    found: list[str] = []
+    strategy = operation.as_strategy(generation_mode=mode, path_parameters=path_parameters)
+
+    @hypothesis.settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[hypothesis.Phase.explicit, hypothesis.Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @hypothesis.given(case=strategy, anonymous=strategies.booleans())
+    def check(case: schemathesis.Case, anonymous: bool) -> None:
+        response = _send(client, case, None if anonymous else key)
+        try:
+            case.validate_response(response, checks=CHECKS)
+        except (FailureGroup, AssertionError) as error:
+            found.append(f"{operation.label} answered {response.status_code}: {str(error).splitlines()[0]}")
+
+    try:
+        check()
+    except hypothesis.errors.Unsatisfiable:  # no invalid request exists (a string path parameter, no body)
+        assert mode is GenerationMode.NEGATIVE, operation.label
+    return found
+
+
+def test_every_answered_status_is_declared(client: TestClient, alice: Api) -> None:
+    schema = schemathesis.openapi.from_dict(client.get("/openapi.json").json())
+    objects = _objects(alice)
+    undeclared: set[str] = set()
+    operations = 0
+    every = [result.ok() for result in schema.get_all_operations()]
+    # Deletions last, so that the other operations find alice's objects (the chatbot's deletion takes them all).
+    for operation in sorted(every, key=lambda operation: "delete" in operation.path):
+        operations += 1
+        raw = operation.definition.raw
+        negatable = bool(raw.get("parameters") or raw.get("requestBody"))  # else no request can be invalid
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE) if negatable else (GenerationMode.POSITIVE,):
+            undeclared.update(_run(client, operation, alice.key, mode, None))
+        real = None if STREAMS.search(operation.path) else _real_path_parameters(operation.path, objects)
+        if real is not None:
+            undeclared.update(_run(client, operation, alice.key, GenerationMode.POSITIVE, real))
+    assert operations >= 70
+    assert not undeclared, "\n".join(sorted(undeclared))
+
+
+def test_the_derived_statuses_are_declared(client: TestClient) -> None:
+    """Every operation that reads the key declares 401; with parameters or a body, 422 (and 400 for a body); with a
+    path parameter, 404; every method that may carry a body, 413; and every error answers the one error body."""
+    document = client.get("/openapi.json").json()
+    keyed = 0
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            declared = set(operation["responses"])
+            where = f"{method.upper()} {path}"
+            if operation.get("security"):  # the key is required
+                keyed += 1
+                assert "401" in declared, where
+            if operation.get("parameters") or operation.get("requestBody"):
+                assert "422" in declared, where
+            if operation.get("requestBody"):
+                assert "400" in declared, where
+            if "{" in path:
+                assert "404" in declared, where
+            if method != "get":
+                assert "413" in declared, where
+            for status, response in operation["responses"].items():
+                if int(status) >= 400:
+                    assert response["description"] not in ("", "Additional Response"), (where, status)
+                    assert response["content"]["application/json"]["schema"], (where, status)
+    assert keyed >= 60
+    error = document["components"]["schemas"]["ErrorBody"]
+    assert set(error["properties"]) == {"error", "code", "details"} and set(error["required"]) == {"error", "code"}
+    assert "HTTPValidationError" not in document["components"]["schemas"]  # the service never answers that shape
+
+
+def test_the_session_stream_declares_401_for_a_wrong_key(client: TestClient) -> None:
+    """The anonymous-or-keyed stream (OptionalAccount) reads the key too, though it has no security requirement."""
+    operation = client.get("/openapi.json").json()["paths"]["/api/v1/session/{uuid}/message/stream"]["post"]
+    assert "401" in operation["responses"]
