@@ -141,7 +141,8 @@ def test_a_link_to_a_private_address_is_refused_like_any_url(
     done = alice.ok(alice.get(f"/crawl/{started['uuid']}"))
     secret = "http://intranet.test/secret"
     reasons = {failure["url"]: failure["reason"] for failure in done["failures"]}
-    assert reasons[secret] == "private address"
+    # A name without a public address answers as one that does not resolve: its robots.txt cannot be read.
+    assert reasons[secret] == "robots.txt unreachable"
     assert secret not in sources_by_url(alice, bot) and "/secret" not in site.hits
 
 

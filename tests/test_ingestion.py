@@ -116,7 +116,6 @@ def test_a_missing_page_ends_as_an_error(alice: Api, bot: str, db: Db, site: Web
         ("http://[::1]/", "url_refused"),
         ("http://169.254.169.254/latest/meta-data/", "url_refused"),
         ("http://100.64.0.1/", "url_refused"),
-        ("http://internal.test/", "url_refused"),
         ("http://user:secret@example.com/", "url_refused"),
         ("https://example.com:8443/", "url_refused"),
         ("file:///etc/passwd", "validation_error"),
@@ -128,6 +127,19 @@ def test_refused_urls_are_a_clear_422_at_creation(alice: Api, bot: str, fake_dns
     error = assert_error(alice.post(f"/chatbot/{bot}/data-source/url", {"url": url}), 422, code)
     assert error["details"][0]["field"] == "url"
     assert alice.ok(alice.get(f"/chatbot/{bot}/data-sources")) == []
+
+
+def test_a_name_without_a_public_address_answers_like_one_that_does_not_resolve(
+    alice: Api, bot: str, fake_dns: FakeDns
+) -> None:
+    # Else which names the server's hosts file or internal DNS knows (and where they point) could be probed.
+    fake_dns.records["internal.test"] = ["10.1.2.3"]
+    created = [
+        alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": f"http://{name}/"}))
+        for name in ("internal.test", "nowhere.test")
+    ]
+    process(alice.client)
+    assert [source(alice, one["uuid"])["status"] for one in created] == ["error:dns failure"] * 2
 
 
 def test_a_redirect_to_a_private_address_fails_the_source(alice: Api, bot: str, db: Db, site: WebSite) -> None:

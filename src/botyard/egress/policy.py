@@ -7,6 +7,7 @@ so a second DNS answer (DNS rebinding) can never change where the request goes.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import socket
 from collections.abc import Iterable, Sequence
@@ -17,6 +18,8 @@ from typing import Protocol
 from botyard.egress.address import IPAddress, canonical, parse_network, why_not_global
 from botyard.egress.errors import EgressNetworkError, EgressRefused, Reason
 from botyard.egress.url import ParsedURL
+
+log = logging.getLogger(__name__)
 
 _HOST_ENTRY = re.compile(r"[a-z0-9_-]{1,63}(\.[a-z0-9_-]{1,63})*")
 
@@ -111,17 +114,28 @@ class Policy:
             raise EgressRefused(f"port {parsed.port} is not allowed", Reason.PORT_NOT_ALLOWED, url=shown)
         for ip in addresses:
             why = None if self._allowlist.has_address(ip) else why_not_global(ip)
-            if why is not None:
-                # One bad address refuses the host: we may not choose, and a mixed answer is a classic bypass.
-                via = "" if parsed.ip is not None else f"{parsed.host} resolves to "
-                raise EgressRefused(f"{via}{ip}, which is {why}", Reason.PRIVATE_ADDRESS, url=shown)
+            if why is None:
+                continue
+            # One bad address refuses the host: we may not choose, and a mixed answer is a classic bypass.
+            if parsed.ip is not None:
+                raise EgressRefused(f"{ip}, which is {why}", Reason.PRIVATE_ADDRESS, url=shown)
+            # A name is answered exactly as one that does not resolve: "private address" would tell a caller which
+            # names the server's hosts file or internal DNS knows, and where they point. The operator's log says.
+            log.info("egress refused %s: it resolves to %s, which is %s", parsed.host, ip, why)
+            raise _unresolved(parsed.host, shown)
         return Target(parsed, addresses)
 
     async def _resolve(self, host: str, port: int, shown: str) -> tuple[IPAddress, ...]:
         try:
             addresses = tuple(await self._resolver.resolve(host, port))
         except (OSError, UnicodeError) as exc:
-            raise EgressNetworkError(f"{host} does not resolve: {exc}", Reason.DNS_FAILURE, url=shown) from exc
+            raise _unresolved(host, shown) from exc
         if not addresses:
-            raise EgressNetworkError(f"{host} does not resolve", Reason.DNS_FAILURE, url=shown)
+            raise _unresolved(host, shown)
         return addresses
+
+
+def _unresolved(host: str, shown: str) -> EgressNetworkError:
+    """The one answer for a name without a public address, whatever the resolver said (its error text differs
+    between a name it does not know and one it knows as private)."""
+    return EgressNetworkError(f"{host} does not resolve to a public address", Reason.DNS_FAILURE, url=shown)
