@@ -235,7 +235,7 @@ async def idle_streams(base: str, bot: str, count: int, server_pid: int) -> Stre
 def run(server: Server, key: str, args: argparse.Namespace) -> tuple[list[Tally], Streams]:
     tallies = []
     with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {key}"}, timeout=60) as owner:
-        for number, (name, pattern) in enumerate(PATTERNS.items()):
+        for number, (name, pattern) in enumerate(PATTERNS.items() if args.seconds > 0 else ()):
             bot = make_chatbot(owner, f"abuse {number}")
             log(f"{name}: {args.seconds:.0f} s...")
             tallies.append(asyncio.run(hammer(server.base, bot, name, pattern, args.seconds, args.concurrency)))
@@ -297,9 +297,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="postgresql://postgres@127.0.0.1:5432/postgres",
         help="a server where the benchmark may create and drop a database",
     )
-    parser.add_argument("--seconds", type=float, default=30.0, help="window of each pattern a-e")
+    parser.add_argument("--seconds", type=float, default=30.0, help="window of each pattern a-e (0: skip them)")
     parser.add_argument("--concurrency", type=int, default=8, help="concurrent connections of patterns a-e")
     parser.add_argument("--streams", type=int, default=300, help="idle event streams of pattern f")
+    parser.add_argument(
+        "--streams-per-address",
+        type=int,
+        help="the service's BOTYARD_STREAMS_PER_ADDRESS (default: its own); raise it to price 300 idle streams",
+    )
     return parser.parse_args(argv)
 
 
@@ -307,7 +312,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     raise_open_files_limit(4 * args.streams + 1024)
     with fresh_database(args.database, args.postgres_url) as (database, data_dir):
-        server = Server(data_dir, database.env)
+        limit = (
+            {} if args.streams_per_address is None else {"BOTYARD_STREAMS_PER_ADDRESS": str(args.streams_per_address)}
+        )
+        server = Server(data_dir, database.env | limit)
         key = server.create_key()
         with server.running():
             tallies, streams = run(server, key, args)
