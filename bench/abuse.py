@@ -261,7 +261,8 @@ def report(database: str, args: argparse.Namespace, tallies: list[Tally], stream
         lines.append(
             f"{tally.name:<44} {tally.seconds:>7.1f} {tally.accepted:>8} {tally.refused:>7}  {other:<16} {ratio:>8}"
         )
-    lines.append(f"('vs limit': accepted / the {allowed} one address may get in the window; above 1.0x got through)")
+    if tallies:
+        lines.append(f"('vs limit': accepted / the {messages} a window allows one address; above 1.0x got through)")
     other = ", ".join(f"{status} x{count}" for status, count in streams.tally.other.items()) or "none"
     lines += [
         f"f. idle event streams: {streams.wanted} wanted on {streams.sessions} sessions; accepted "
