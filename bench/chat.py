@@ -10,6 +10,9 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   Figures: time to first byte (the first byte of the answer's body; the message is stored and retrieval done by
   then) p50/p95/p99, and time to the end of the body p50/p95/p99. Goal: p95 first byte under 50 ms at 10k chunks
   and under 100 ms at 100k.
+- `changing`: the same one client while a writer, like a crawl or a re-sync, adds a Q&A source every
+  `--change-interval` seconds (default 1) and deletes the one added two changes before, through the API. Figures as
+  `offline`, measured while the knowledge moves. Goal (issue 18): p95 first byte under 150 ms at 100k chunks.
 - `throughput`: `botyard serve --workers 2` (a listening socket per worker, see botyard/serving.py) on the same
   database; 8 clients, one connection each,
   share `--throughput-answers` questions and ask as fast as the answers come. Each worker builds its own index, so
@@ -115,6 +118,8 @@ EMBEDDER = PairEmbedder(MiniLMEmbedder(), UseEmbedder(), USE_SCALE)
 GOAL_TTFB_P95_MS = {10_000: 50.0, 100_000: 100.0}
 GOAL_ANSWERS_PER_SECOND = 50.0
 GOAL_LLM_TTFB_P99_MS = 1000.0
+GOAL_CHANGING_TTFB_P95_MS = 150.0
+"""Issue 18: first byte p95 while the knowledge changes every second, at 100k chunks."""
 THROUGHPUT_WORKERS = 2
 THROUGHPUT_CLIENTS = 8
 WARMUP_ANSWERS = 5
@@ -484,6 +489,47 @@ async def one_client(server: Server, key: str, bot: str, asked: list[Question], 
     return figures
 
 
+async def while_changing(
+    server: Server, key: str, bot: str, asked: list[Question], per_session: int, interval: float
+) -> Figures:
+    """One client's questions while a writer, like a crawl or a re-sync, adds a Q&A source every `interval` s and
+    deletes the one added two changes before: every change moves the chatbot's knowledge, and the questions that
+    follow show what a change costs them."""
+    async with httpx.AsyncClient(base_url=server.base, headers=auth(key), timeout=300) as client:
+        sessions = await create_sessions(client, bot, math.ceil((len(asked) + 1) / per_session))
+        warmup = await ask(client, sessions[0], asked[0])
+        figures = Figures(
+            [], warmup_ms=[warmup.total_ms], setup=f"botyard serve, 1 client, a change every {interval:g} s"
+        )
+        figures.warmup_note = "one answer before the writer starts: it builds the index"
+        stop = asyncio.Event()
+        changes: list[float] = []
+
+        async def writer() -> None:
+            added: list[str] = []
+            while not stop.is_set():
+                started = time.perf_counter()
+                body = {"question": f"What is bench change {len(changes)}?", "answer": f"Change {len(changes)} is new."}
+                created = await client.post(f"/api/v1/chatbot/{bot}/data-source/qa", json=body)
+                added.append(created.raise_for_status().json()["uuid"])
+                if len(added) > 2:
+                    (await client.post(f"/api/v1/data-source/{added.pop(0)}/delete")).raise_for_status()
+                changes.append(time.perf_counter() - started)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), interval)
+
+        with measured(figures, server):
+            started = time.perf_counter()
+            writing = asyncio.create_task(writer())
+            for number, question in enumerate(asked[1:], start=1):
+                figures.answers.append(await ask(client, sessions[number // per_session], question))
+            figures.seconds = time.perf_counter() - started
+            stop.set()
+            await writing
+        figures.notes.append(f"{len(changes)} changes (a source added, and from the third on one deleted)")
+    return figures
+
+
 async def many_clients(
     server: Server, key: str, bot: str, asked: list[Question], per_session: int, clients: int, workers: int
 ) -> Figures:
@@ -675,7 +721,7 @@ def run_size(
     args: argparse.Namespace, backend: str, chunks: int, vocabulary: Vocabulary, themes: Themes, all_phases: bool
 ) -> Run:
     run = Run(backend, chunks)
-    phases = [phase for phase in args.phase if all_phases or phase == "offline"]
+    phases = [phase for phase in args.phase if all_phases or phase in ("offline", "changing")]
     with fresh_database(backend, args.postgres_url) as (database, data_dir):
         env = database.env | dict(item.split("=", 1) for item in args.server_env)
         service_settings = Settings(data_dir=data_dir, database_url=database.env.get("BOTYARD_DATABASE_URL"))
@@ -698,6 +744,12 @@ def run_size(
             with phase_server(Server(data_dir, env), "offline", run) as server:
                 run.phases["offline"] = asyncio.run(
                     one_client(server, key, bot, asked[: args.queries], args.per_session)
+                )
+        if "changing" in phases:
+            log(f"  offline answerer, one client, the knowledge changing every {args.change_interval:g} s...")
+            with phase_server(Server(data_dir, env), "changing", run) as server:
+                run.phases["changing"] = asyncio.run(
+                    while_changing(server, key, bot, asked[: args.queries], args.per_session, args.change_interval)
                 )
         if "throughput" in phases:
             log(f"  offline answerer, {args.workers} workers and {args.clients} clients...")
@@ -764,6 +816,9 @@ def report_run(run: Run) -> list[str]:
         if name == "offline" and run.chunks in GOAL_TTFB_P95_MS:
             goal = GOAL_TTFB_P95_MS[run.chunks]
             lines.append("   " + _goal(f"p95 first byte < {goal:.0f} ms", percentile(ttfb, 0.95) < goal))
+        if name == "changing" and run.chunks == 100_000:
+            goal = f"p95 first byte < {GOAL_CHANGING_TTFB_P95_MS:.0f} ms while the knowledge changes"
+            lines.append("   " + _goal(goal, percentile(ttfb, 0.95) < GOAL_CHANGING_TTFB_P95_MS))
         if name == "throughput":
             label = f">= {GOAL_ANSWERS_PER_SECOND:.0f} answers/s with {THROUGHPUT_WORKERS} workers and "
             label += f"{THROUGHPUT_CLIENTS} clients at 10k chunks"
@@ -793,7 +848,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--phase",
         action="append",
-        choices=["offline", "throughput", "llm"],
+        choices=["offline", "changing", "throughput", "llm"],
         help="phases to run (repeatable; default: all). throughput and llm run on the smallest chunk count",
     )
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="sqlite")
@@ -802,7 +857,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="postgresql://postgres@127.0.0.1:5432/postgres",
         help="a server where the benchmark may create and drop a database",
     )
-    parser.add_argument("--queries", type=int, default=500, help="questions of the one-client phase")
+    parser.add_argument("--queries", type=int, default=500, help="questions of the one-client phases")
+    parser.add_argument("--change-interval", type=float, default=1.0, help="seconds between changes (changing phase)")
     parser.add_argument("--throughput-answers", type=int, default=2000, help="questions of the throughput phase")
     parser.add_argument(
         "--workers", type=int, default=THROUGHPUT_WORKERS, help="botyard serve --workers (throughput phase)"
@@ -822,7 +878,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="a setting for every server started (repeatable), e.g. BOTYARD_EMBEDDER=none",
     )
     args = parser.parse_args(argv)
-    args.phase = args.phase or ["offline", "throughput", "llm"]
+    args.phase = args.phase or ["offline", "changing", "throughput", "llm"]
     return args
 
 
