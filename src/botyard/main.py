@@ -12,9 +12,9 @@ from fastapi.middleware.cors import CORSMiddleware
 from botyard import __version__
 from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
-from botyard.api_docs import install as install_api_docs
 from botyard.answering.router import router as answering_router
 from botyard.answering.sweep import sweep_streaming
+from botyard.api_docs import install as install_api_docs
 from botyard.chat.feedback.router import router as feedback_router
 from botyard.chat.router import router as chat_router
 from botyard.chatbots.router import router as chatbots_router
