@@ -14,6 +14,7 @@ from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
 from botyard.answering.router import router as answering_router
 from botyard.answering.sweep import sweep_streaming
+from botyard.api_docs import install as install_api_docs
 from botyard.chat.feedback.router import router as feedback_router
 from botyard.chat.router import router as chat_router
 from botyard.chatbots.router import router as chatbots_router
@@ -72,7 +73,15 @@ def create_app(
             await app.state.event_watch.close()
             await runtime.close()
 
-    app = FastAPI(title="Botyard", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    # FastAPI's /docs and /redoc load their scripts from a CDN; api_docs serves them from the installed package.
+    app = FastAPI(
+        title="Botyard",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.settings = settings
     install_error_handlers(app)
     _include_routers(app)
@@ -103,6 +112,7 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(restart_router, prefix="/api")  # the SDK's unversioned path
     app.include_router(_health_router())
     mount_web(app)
+    install_api_docs(app)
 
 
 def _add_middleware(app: FastAPI, settings: Settings) -> None:
