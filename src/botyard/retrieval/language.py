@@ -47,6 +47,7 @@ _SCRIPTS = (
     ("tamil", re.compile("[\u0b80-\u0bff]")),
 )
 _LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
+_ASCII_LETTER = re.compile("[A-Za-z]")
 SAMPLE = 1000
 """Characters of a text that detection reads: a chunk's language shows in its first paragraphs."""
 
@@ -55,6 +56,8 @@ def segment(text: str) -> str:
     """`text` with each run of Chinese or Japanese characters written as its overlapping character pairs
     ("明前龙井" -> "明前 前龙 龙井"), the classic CJK indexing unit: without it, a whole sentence is one token and
     matches nothing. A lone character stays itself."""
+    if text.isascii():  # no such run (most chunks): spares the substitution's scan
+        return text
 
     def pairs(match: re.Match[str]) -> str:
         run = match[0]
@@ -129,22 +132,36 @@ def _all_stop_filter() -> tantivy.TextAnalyzer:
     return builder.build()
 
 
+@functools.cache
+def _stopword_languages() -> dict[str, tuple[str, ...]]:
+    """Each Latin-script stop word with the languages whose list has it: one look-up per word of a text."""
+    found: dict[str, tuple[str, ...]] = {}
+    for language, words in latin_stopwords().items():
+        for word in words:
+            found[word] = (*found.get(word, ()), language)
+    return found
+
+
 @functools.lru_cache(maxsize=4096)
 def detect(text: str) -> str | None:
     """The language of `text` (see the module), or None when it shows none."""
     sample = text[:SAMPLE]
-    latin = len(_LATIN.findall(sample))
-    scripts = Counter({name: len(pattern.findall(sample)) for name, pattern in _SCRIPTS})
-    script, count = scripts.most_common(1)[0]
-    if count and count >= latin / 4:  # a few Latin words in a Chinese text leave it Chinese
-        return script
-    if not latin:
-        return None
-    tokens = Counter(_lowercase().analyze(sample))
-    counts = {
-        language: sum(count for token, count in tokens.items() if token in words)
-        for language, words in latin_stopwords().items()
-    }
+    if sample.isascii():  # most chunks: no other script to count, and whether there is a letter is enough
+        if not _ASCII_LETTER.search(sample):
+            return None
+    else:
+        latin = len(_LATIN.findall(sample))
+        scripts = Counter({name: len(pattern.findall(sample)) for name, pattern in _SCRIPTS})
+        script, count = scripts.most_common(1)[0]
+        if count and count >= latin / 4:  # a few Latin words in a Chinese text leave it Chinese
+            return script
+        if not latin:
+            return None
+    counts = dict.fromkeys(latin_stopwords(), 0)
+    languages_of = _stopword_languages()
+    for token in _lowercase().analyze(sample):
+        for language in languages_of.get(token, ()):
+            counts[language] += 1
     best = max(counts.values())
     if best == 0:
         return None
