@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,11 +30,10 @@ from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, San
 from botyard.ingestion.repository import ChunkRepository, SourceFileRepository, SourceRepository
 from botyard.ingestion.stages import SHOW_AFTER, StageReporter
 from botyard.ingestion.tokens import count_tokens
-from botyard.jobs.runner import JobContext
+from botyard.jobs.runner import JobContext, shown_reason
 from botyard.models import Chunk, DataSource, Job
 
 log = logging.getLogger(__name__)
-_MACHINE_REASON = re.compile(r"^[a-z0-9][a-z0-9 _\-]{0,47}$")
 __all__ = ["Extracted", "IngestionConfig", "SourceFailed", "SourceProcessor", "SourceRetry"]
 
 
@@ -104,7 +102,7 @@ class SourceProcessor:
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
         source = await SourceRepository(session).get(str(job.payload.get("data_source_uuid")))
         if source is not None:
-            source.status = "error:" + (reason if _MACHINE_REASON.match(reason) else "processing failed")
+            source.status = "error:" + shown_reason(reason)
 
     async def _keep(self, ctx: JobContext, source_uuid: str, extracted: Extracted, stages: StageReporter) -> None:
         """A page that did not change keeps its chunks, embedded again only if another embedder produced them."""
