@@ -86,8 +86,11 @@ def backup(settings: Settings, target: Path, *, force: bool = False) -> Summary:
     if target.exists() and not force:
         raise BackupError(f"{target} exists; pass --force to overwrite it")
     with _temporary_beside(target) as temporary:
-        _copy_online(source, temporary)
-        summary = _check(temporary, target)
+        try:
+            _copy_online(source, temporary)
+        except sqlite3.Error as error:
+            raise BackupError(f"cannot copy {source}: {error}") from error
+        summary = _check(temporary, f"the copy of {source}", target)
         _replace(temporary, target)
     return summary
 
@@ -108,7 +111,7 @@ def restore(settings: Settings, source: Path) -> Restored:
         with source.open("rb") as reading, temporary.open("wb") as writing:
             while chunk := reading.read(1 << 20):
                 writing.write(chunk)
-        summary = _check(temporary, source)
+        summary = _check(temporary, str(source), source)
         _require_known_revision(settings, summary.revision, source)
         if live.exists():  # the restored file gets the permissions of the one it replaces (a backup is owner-only)
             os.chmod(temporary, live.stat().st_mode & 0o777)
@@ -133,13 +136,18 @@ def _copy_online(source: Path, target: Path) -> None:
             writer.execute("PRAGMA journal_mode=DELETE").fetchone()
 
 
-def _check(path: Path, shown: Path) -> Summary:
-    """Integrity-check the database file `path` (named `shown` in messages) and count what it holds."""
+def _check(path: Path, label: str, shown: Path) -> Summary:
+    """Integrity-check the database file `path` (`label` in messages) and count what it holds, as `shown`."""
     try:
         with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as connection:
-            verdict = [row[0] for row in connection.execute("PRAGMA integrity_check")]
+            try:
+                verdict = [row[0] for row in connection.execute("PRAGMA integrity_check")]
+            except sqlite3.DatabaseError as error:
+                if "not a database" in str(error):
+                    raise
+                verdict = [str(error)]
             if verdict != ["ok"]:
-                raise BackupError(f"{shown} fails SQLite's integrity check: {'; '.join(verdict[:5])}")
+                raise BackupError(f"{label} fails SQLite's integrity check: {'; '.join(verdict[:5])}")
             names = [
                 row[0]
                 for row in connection.execute(
@@ -153,7 +161,7 @@ def _check(path: Path, shown: Path) -> Summary:
                 found = connection.execute("SELECT version_num FROM alembic_version").fetchall()
                 revision = found[0][0] if len(found) == 1 else None
     except sqlite3.DatabaseError as error:
-        raise BackupError(f"{shown} is not a readable SQLite database: {error}") from error
+        raise BackupError(f"{label} is not a readable SQLite database: {error}") from error
     return Summary(path=shown, size=path.stat().st_size, tables=len(names), rows=rows, revision=revision)
 
 
