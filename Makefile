@@ -2,10 +2,13 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# Where `make serve` listens: `make serve PORT=8080 HOST=0.0.0.0` (the environment's PORT/HOST are not used).
+PORT := 8000
+HOST := 127.0.0.1
 
 .PHONY: serve test lint
 serve: $(VENV)/.installed
-	$(BIN)/botyard serve
+	$(BIN)/botyard serve --host $(HOST) --port $(PORT)
 
 test: $(VENV)/.installed
 	$(BIN)/pytest

@@ -1,10 +1,11 @@
-"""Command line: `botyard serve | migrate | account create | key create/list/revoke`."""
+"""Command line: `botyard serve | worker | migrate | backup | restore | account create | key create/list/revoke`."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TypeVar
 
 import click
@@ -117,6 +118,38 @@ def migrate(settings: Settings) -> None:
     """Apply the database migrations."""
     upgrade(settings)
     click.echo("database is up to date", err=True)
+
+
+@main.command("backup")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+@click.pass_obj
+def backup_command(settings: Settings, path: Path, force: bool) -> None:
+    """Copy the SQLite database to PATH, consistently, while the service keeps running (PostgreSQL: pg_dump)."""
+    from botyard.db import backup as backups
+
+    try:
+        summary = backups.backup(settings, path, force=force)
+    except backups.BackupError as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(f"backed up to {summary.describe()}; integrity check ok")
+
+
+@main.command("restore")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@click.pass_obj
+def restore_command(settings: Settings, path: Path) -> None:
+    """Put the SQLite backup PATH in place of the database (the service must be stopped); the current one is kept."""
+    from botyard.db import backup as backups
+
+    try:
+        restored = backups.restore(settings, path)
+    except backups.BackupError as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(f"restored {restored.summary.describe()}; integrity check ok")
+    if restored.previous is not None:
+        click.echo(f"the database it replaced is kept as {restored.previous}")
+    click.echo("start the service: migrations bring an older backup up to date", err=True)
 
 
 @main.group()
