@@ -16,6 +16,8 @@ from botyard.db.base import iso
 from botyard.db.migrate import upgrade
 from botyard.db.session import Database
 from botyard.errors import AppError
+from botyard.logs import configure as configure_logs
+from botyard.logs import log_config
 
 T = TypeVar("T")
 
@@ -55,17 +57,19 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
 
     from botyard.main import create_app
 
+    configure_logs(settings.log_level, settings.log_format)
     upgrade(settings)
     _offer_setup(settings, host, port)
     if workers == 1:
-        uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False)
+        logs = log_config(settings.log_level, settings.log_format)
+        uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False, log_config=logs)
         return
     # Each worker process builds its app from the same environment; rate limits, jobs and streams are coordinated
     # through the database, so any number of them is correct.
     from botyard.serving import serve_workers
 
     try:
-        serve_workers(host, port, workers)
+        serve_workers(host, port, workers, log_config(settings.log_level, settings.log_format))
     except OSError as error:
         raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
 
@@ -96,6 +100,7 @@ def worker(settings: Settings) -> None:
     """Run the job runner alone (no HTTP), until interrupted. Any number of workers can share one PostgreSQL."""
     from botyard.runtime import Runtime
 
+    configure_logs(settings.log_level, settings.log_format)
     upgrade(settings)
 
     async def run() -> None:
