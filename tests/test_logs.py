@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -157,3 +158,20 @@ def test_a_traceback_stays_for_a_bug_and_is_a_field_of_its_json_line() -> None:
 def test_the_settings_read_any_case() -> None:
     settings = Settings(log_format="JSON", log_level="warning")  # type: ignore[arg-type]
     assert (settings.log_format, settings.log_level) == ("json", "WARNING")
+
+
+def test_botyard_worker_writes_the_same_lines(tmp_path: Path) -> None:
+    server = Server(Settings(data_dir=tmp_path / "data"))
+    server.env |= {"BOTYARD_LOG_FORMAT": "json"}
+    command = [sys.executable, "-m", "botyard", "worker"]
+    with subprocess.Popen(
+        command, env=server.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as worker:
+        try:
+            assert worker.stderr is not None
+            first = worker.stderr.readline()  # it used to say so in a plain line of its own
+        finally:
+            worker.send_signal(signal.SIGINT)
+            worker.wait(timeout=60)
+    entry = json.loads(first)
+    assert entry["logger"] == "botyard.worker" and entry["message"].startswith("worker ")

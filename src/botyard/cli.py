@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -106,7 +107,7 @@ def worker(settings: Settings) -> None:
     async def run() -> None:
         runtime = Runtime.build(settings)
         await runtime.start_jobs()
-        click.echo(f"worker {runtime.runner.owner} running", err=True)
+        logging.getLogger("botyard.worker").info("worker %s running", runtime.runner.owner)
         try:
             await asyncio.Event().wait()
         finally:
