@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
@@ -17,6 +18,8 @@ from botyard.db.base import iso
 from botyard.db.migrate import upgrade
 from botyard.db.session import Database
 from botyard.errors import AppError
+from botyard.logs import configure as configure_logs
+from botyard.logs import log_config
 
 T = TypeVar("T")
 
@@ -56,17 +59,19 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
 
     from botyard.main import create_app
 
+    configure_logs(settings.log_level, settings.log_format)
     upgrade(settings)
     _offer_setup(settings, host, port)
     if workers == 1:
-        uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False)
+        logs = log_config(settings.log_level, settings.log_format)
+        uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False, log_config=logs)
         return
     # Each worker process builds its app from the same environment; rate limits, jobs and streams are coordinated
     # through the database, so any number of them is correct.
     from botyard.serving import serve_workers
 
     try:
-        serve_workers(host, port, workers)
+        serve_workers(host, port, workers, log_config(settings.log_level, settings.log_format))
     except OSError as error:
         raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
 
@@ -97,12 +102,13 @@ def worker(settings: Settings) -> None:
     """Run the job runner alone (no HTTP), until interrupted. Any number of workers can share one PostgreSQL."""
     from botyard.runtime import Runtime
 
+    configure_logs(settings.log_level, settings.log_format)
     upgrade(settings)
 
     async def run() -> None:
         runtime = Runtime.build(settings)
         await runtime.start_jobs()
-        click.echo(f"worker {runtime.runner.owner} running", err=True)
+        logging.getLogger("botyard.worker").info("worker %s running", runtime.runner.owner)
         try:
             await asyncio.Event().wait()
         finally:

@@ -52,6 +52,15 @@ class Settings(BaseSettings):
         description="Addresses or CIDRs of reverse proxies whose `X-Forwarded-For` names the client (comma-separated).",
     )
 
+    # Logs
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="text: one line per record (time, level, logger, request id, message); json: one JSON object each.",
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field(
+        default="INFO", description="Lowest level the service and its server log (other libraries: WARNING and up)."
+    )
+
     # Anonymous traffic (the widget, and keyless messages to public chatbots)
     anonymous_messages_per_minute: int = Field(
         default=60,
@@ -158,6 +167,16 @@ class Settings(BaseSettings):
     def _comma_separated(cls, value: object) -> object:
         # Environment variables carry "a, b" rather than JSON lists.
         return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
 
     @field_validator("trusted_proxies")
     @classmethod

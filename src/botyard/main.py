@@ -28,6 +28,7 @@ from botyard.hit_testing.router import router as hit_testing_router
 from botyard.live.event_stream import StreamSlots
 from botyard.live.router import router as live_router
 from botyard.live.wakeup import EventWatch
+from botyard.logs import RequestId
 from botyard.middleware import RequestBodyGuard
 from botyard.openapi import install as declare_statuses
 from botyard.runtime import Runtime
@@ -126,6 +127,7 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
         )
     app.add_middleware(WidgetCors)  # the widget API's CORS follows each chatbot's allowed origins
     app.add_middleware(SecurityHeaders)  # around everything, errors and CORS preflights included
+    app.add_middleware(RequestId)  # outermost: every line written while answering carries the request's id
 
 
 async def sweep_streams(runtime: Runtime) -> None:

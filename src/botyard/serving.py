@@ -22,6 +22,7 @@ import socket
 import threading
 import time
 from types import FrameType
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -49,16 +50,18 @@ def listening_socket(host: str, port: int, *, listen: bool = True) -> socket.soc
     return sock
 
 
-def run_worker(host: str, port: int, supervisor: int) -> None:
+def run_worker(host: str, port: int, supervisor: int, log_config: dict[str, Any] | None = None) -> None:
     """One worker process: the app from the environment's settings, on its own socket.
 
     The socket is bound here but listens only once the app has started (uvicorn's server calls `listen` after the
     lifespan start-up): a socket of the port's group that listens takes its share of new connections at once, and
-    a worker still starting (a replacement, under load) would hold them unanswered for as long as it starts."""
+    a worker still starting (a replacement, under load) would hold them unanswered for as long as it starts.
+    `log_config` is the supervisor's (`botyard.logs.log_config`); None keeps uvicorn's own."""
     import uvicorn
 
     threading.Thread(target=_stop_when_orphaned, args=(supervisor,), name="botyard-orphan-watch", daemon=True).start()
-    config = uvicorn.Config("botyard.main:create_app", factory=True, proxy_headers=False)
+    logging_config: dict[str, Any] | str | None = log_config or uvicorn.config.LOGGING_CONFIG
+    config = uvicorn.Config("botyard.main:create_app", factory=True, proxy_headers=False, log_config=logging_config)
     sock = listening_socket(host, port, listen=False)
     uvicorn.Server(config).run(sockets=[sock])
 
@@ -76,8 +79,9 @@ def _stop_when_orphaned(supervisor: int) -> None:
 
 
 class Supervisor:
-    def __init__(self, host: str, port: int, workers: int) -> None:
+    def __init__(self, host: str, port: int, workers: int, log_config: dict[str, Any] | None = None) -> None:
         self.host = host
+        self.log_config = log_config
         self.port = port
         self.count = workers
         self.context = multiprocessing.get_context("spawn")  # a fresh interpreter: nothing inherited but settings
@@ -98,7 +102,7 @@ class Supervisor:
                     signal.signal(number, handler)
 
     def _start(self) -> multiprocessing.process.BaseProcess:
-        arguments = (self.host, self.port, os.getpid())
+        arguments = (self.host, self.port, os.getpid(), self.log_config)
         process = self.context.Process(target=run_worker, args=arguments, name="botyard-worker")
         process.start()
         return process
@@ -126,5 +130,5 @@ class Supervisor:
                 process.join()
 
 
-def serve_workers(host: str, port: int, workers: int) -> None:
-    Supervisor(host, port, workers).run()
+def serve_workers(host: str, port: int, workers: int, log_config: dict[str, Any] | None = None) -> None:
+    Supervisor(host, port, workers, log_config).run()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from botyard.jobs.runner import PermanentError
+from botyard.jobs.runner import PermanentError, RetryLater
 
 
 class SourceFailed(PermanentError):
@@ -13,7 +13,7 @@ class SourceFailed(PermanentError):
         self.reason = reason
 
 
-class SourceRetry(Exception):
+class SourceRetry(RetryLater):
     """A passing failure (network, sandbox start-up); the job is retried, and `reason` is kept if it gives up."""
 
     def __init__(self, reason: str) -> None:

@@ -37,7 +37,15 @@ class LeaseLost(Exception):
 
 
 class PermanentError(Exception):
-    """A failure that retrying cannot fix; the job gives up at once. The message becomes the reason."""
+    """A failure that retrying cannot fix; the job gives up at once. The message becomes the reason.
+
+    An expected failure (of the job's input, not of the code): logged as one warning line, without a traceback."""
+
+
+class RetryLater(Exception):
+    """A passing failure the handler expected (the network, a sandbox that did not start); the job is retried.
+
+    Logged as one warning line, without a traceback: a traceback is for exceptions nobody expected (bugs)."""
 
 
 @dataclass
@@ -219,14 +227,19 @@ class JobRunner:
             raise
         except TimeoutError:
             detail = f"no result after {handler.timeout_seconds:.0f}s"
-            await self._failed(job, handler, "timeout", detail, not getattr(handler, "retries_timeouts", True))
+            permanent = not getattr(handler, "retries_timeouts", True)
+            log.warning("job %s failed: timeout (%s); %s", _described(job), detail, _outcome(job, permanent))
+            await self._failed(job, handler, "timeout", detail, permanent)
             return
         except Exception as error:
             permanent = isinstance(error, PermanentError)
-            if not permanent:
-                log.exception("job %s (%s) failed", job.uuid, job.kind)
+            reason, outcome = _reason(error), _outcome(job, permanent)
+            if permanent or isinstance(error, RetryLater):
+                log.warning("job %s failed: %s; %s", _described(job), reason, outcome)
+            else:
+                log.exception("job %s failed; %s", _described(job), outcome)
             detail = f"{type(error).__name__}: {error}"[:500]
-            await self._failed(job, handler, _reason(error), detail, permanent)
+            await self._failed(job, handler, reason, detail, permanent)
             return
         finally:
             heartbeat.cancel()
@@ -259,6 +272,21 @@ class JobRunner:
                 await jobs.retry_later(job.uuid, lease_owner, detail, self.config.clock() + timedelta(seconds=delay))
             elif await jobs.fail(job.uuid, lease_owner, detail):
                 await handler.give_up(session, job, reason)
+
+
+def _described(job: Job) -> str:
+    """`<uuid> (<kind>, <payload's ids>)`: what an operator needs to find the job and what it worked on."""
+    ids = ", ".join(f"{name}={value}" for name, value in job.payload.items() if isinstance(value, str | int))
+    return f"{job.uuid} ({job.kind}{', ' + ids if ids else ''})"
+
+
+def _outcome(job: Job, permanent: bool) -> str:
+    """What the runner does next, as `_failed` decides it."""
+    if permanent:
+        return "gave up"
+    if job.attempts < job.max_attempts:
+        return f"attempt {job.attempts} of {job.max_attempts}, retried later"
+    return f"attempt {job.attempts} of {job.max_attempts}, gave up"
 
 
 def _reason(error: Exception) -> str:
