@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -155,3 +156,15 @@ def test_serve_migrates_a_fresh_data_dir_and_answers(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.wait(timeout=60)  # a busy machine (the parallel suite) makes shutdown slow
+
+
+def test_a_database_a_newer_version_migrated_is_refused_in_words(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "newer")
+    assert botyard(settings, "migrate").returncode == 0
+    with sqlite3.connect(settings.data_dir / "botyard.sqlite3") as connection:
+        connection.execute("UPDATE alembic_version SET version_num = 'ffffffffffff'")
+    for command in (["migrate"], ["key", "create", "--email", "new@example.com"]):
+        result = botyard(settings, *command)
+        assert result.returncode == 1
+        assert "newer than this version of botyard" in result.stderr and "ffffffffffff" in result.stderr
+        assert "Traceback" not in result.stderr

@@ -14,8 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.accounts import service as accounts
 from botyard.config import Settings
+from botyard.db import migrate as migrations
 from botyard.db.base import iso
-from botyard.db.migrate import upgrade
 from botyard.db.session import Database
 from botyard.errors import AppError
 from botyard.logs import configure as configure_logs
@@ -39,6 +39,14 @@ def _in_transaction(settings: Settings, work: Callable[[AsyncSession], Awaitable
         raise click.ClickException(error.message) from error
 
 
+def _upgrade(settings: Settings) -> None:
+    """The migrations, with a database a newer version migrated refused in words instead of a traceback."""
+    try:
+        migrations.upgrade(settings)
+    except migrations.SchemaTooNew as error:
+        raise click.ClickException(str(error)) from error
+
+
 @click.group()
 @click.pass_context
 def main(ctx: click.Context) -> None:
@@ -60,7 +68,7 @@ def serve(settings: Settings, host: str, port: int, workers: int) -> None:
     from botyard.main import create_app
 
     configure_logs(settings.log_level, settings.log_format)
-    upgrade(settings)
+    _upgrade(settings)
     _offer_setup(settings, host, port)
     if workers == 1:
         logs = log_config(settings.log_level, settings.log_format)
@@ -103,7 +111,7 @@ def worker(settings: Settings) -> None:
     from botyard.runtime import Runtime
 
     configure_logs(settings.log_level, settings.log_format)
-    upgrade(settings)
+    _upgrade(settings)
 
     async def run() -> None:
         runtime = Runtime.build(settings)
@@ -122,7 +130,7 @@ def worker(settings: Settings) -> None:
 @click.pass_obj
 def migrate(settings: Settings) -> None:
     """Apply the database migrations."""
-    upgrade(settings)
+    _upgrade(settings)
     click.echo("database is up to date", err=True)
 
 
@@ -168,7 +176,7 @@ def account() -> None:
 @click.pass_obj
 def account_create(settings: Settings, email: str) -> None:
     """Create an account (no-op if it exists); prints its uuid."""
-    upgrade(settings)
+    _upgrade(settings)
     created = _in_transaction(settings, lambda db: accounts.get_or_create_account(db, email))
     click.echo(created.uuid)
 
@@ -183,7 +191,7 @@ def key() -> None:
 @click.pass_obj
 def key_create(settings: Settings, email: str) -> None:
     """Create an API key and print it, alone on one line. It is shown only this once."""
-    upgrade(settings)
+    _upgrade(settings)
     issued = _in_transaction(settings, lambda db: accounts.issue_key(db, email))
     click.echo(issued.key)
 
@@ -193,7 +201,7 @@ def key_create(settings: Settings, email: str) -> None:
 @click.pass_obj
 def key_list(settings: Settings, email: str) -> None:
     """List an account's keys: prefix, creation time, state."""
-    upgrade(settings)
+    _upgrade(settings)
     records = _in_transaction(settings, lambda db: accounts.list_keys(db, email))
     for record in records:
         state = f"revoked {iso(record.revoked_at)}" if record.revoked_at else "active"
@@ -205,6 +213,6 @@ def key_list(settings: Settings, email: str) -> None:
 @click.pass_obj
 def key_revoke(settings: Settings, key_prefix: str) -> None:
     """Revoke the key whose prefix (as `key list` shows it) is KEY_PREFIX."""
-    upgrade(settings)
+    _upgrade(settings)
     record = _in_transaction(settings, lambda db: accounts.revoke_key(db, key_prefix))
     click.echo(f"revoked {record.prefix}", err=True)
