@@ -7,24 +7,27 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.accounts import service as accounts
 from botyard.config import Settings
-from botyard.db import migrate as migrations
-from botyard.db.base import iso
-from botyard.db.session import Database
-from botyard.errors import AppError
 from botyard.logs import configure as configure_logs
 from botyard.logs import log_config
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+# The service's modules (FastAPI, SQLAlchemy, Alembic, the models) are imported by the commands that use them, so
+# that `botyard --help` and a mistyped command answer at once.
 
 T = TypeVar("T")
 
 
 def _in_transaction(settings: Settings, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    from botyard.db.session import Database
+    from botyard.errors import AppError
+
     async def run() -> T:
         database = Database.from_settings(settings)
         try:
@@ -41,6 +44,8 @@ def _in_transaction(settings: Settings, work: Callable[[AsyncSession], Awaitable
 
 def _upgrade(settings: Settings) -> None:
     """The migrations, with a database a newer version migrated refused in words instead of a traceback."""
+    from botyard.db import migrate as migrations
+
     try:
         migrations.upgrade(settings)
     except migrations.SchemaTooNew as error:
@@ -176,6 +181,8 @@ def account() -> None:
 @click.pass_obj
 def account_create(settings: Settings, email: str) -> None:
     """Create an account (no-op if it exists); prints its uuid."""
+    from botyard.accounts import service as accounts
+
     _upgrade(settings)
     created = _in_transaction(settings, lambda db: accounts.get_or_create_account(db, email))
     click.echo(created.uuid)
@@ -191,6 +198,8 @@ def key() -> None:
 @click.pass_obj
 def key_create(settings: Settings, email: str) -> None:
     """Create an API key and print it, alone on one line. It is shown only this once."""
+    from botyard.accounts import service as accounts
+
     _upgrade(settings)
     issued = _in_transaction(settings, lambda db: accounts.issue_key(db, email))
     click.echo(issued.key)
@@ -201,6 +210,9 @@ def key_create(settings: Settings, email: str) -> None:
 @click.pass_obj
 def key_list(settings: Settings, email: str) -> None:
     """List an account's keys: prefix, creation time, state."""
+    from botyard.accounts import service as accounts
+    from botyard.db.base import iso
+
     _upgrade(settings)
     records = _in_transaction(settings, lambda db: accounts.list_keys(db, email))
     for record in records:
@@ -213,6 +225,8 @@ def key_list(settings: Settings, email: str) -> None:
 @click.pass_obj
 def key_revoke(settings: Settings, key_prefix: str) -> None:
     """Revoke the key whose prefix (as `key list` shows it) is KEY_PREFIX."""
+    from botyard.accounts import service as accounts
+
     _upgrade(settings)
     record = _in_transaction(settings, lambda db: accounts.revoke_key(db, key_prefix))
     click.echo(f"revoked {record.prefix}", err=True)
