@@ -25,7 +25,7 @@ from botyard.config import Settings
 from botyard.crawl.crawler import WORKERS, CrawlConfig, Crawler
 from botyard.crawl.jobs import CRAWL_SITE
 from botyard.egress import EgressClient
-from botyard.jobs.runner import shown_reason
+from botyard.jobs.reasons import shown_reason
 from botyard.models import Job
 from botyard.runtime import Runtime
 from tests.support.api import Api, assert_error, assert_not_found

@@ -29,7 +29,8 @@ from botyard.crawl.urls import Scope, host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient, EgressError, EgressHTTPError
 from botyard.egress.result import FetchResult
-from botyard.jobs.runner import JobContext, shown_reason
+from botyard.jobs.reasons import shown_reason
+from botyard.jobs.runner import JobContext
 from botyard.models import Crawl, CrawlPage, Job
 from botyard.sources.service import add_crawled_page
 

@@ -28,8 +28,9 @@ from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, Check, check_page
 from botyard.ingestion.repository import SourceFileRepository, SourceRepository
+from botyard.jobs.reasons import shown_reason
 from botyard.jobs.repository import JobRepository
-from botyard.jobs.runner import JobContext, shown_reason
+from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
 from botyard.models import DataSource, Job, SourceFile, SyncSchedule
 from botyard.sources.service import schedule_processing

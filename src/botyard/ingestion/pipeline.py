@@ -30,7 +30,8 @@ from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, San
 from botyard.ingestion.repository import ChunkRepository, SourceFileRepository, SourceRepository
 from botyard.ingestion.stages import SHOW_AFTER, StageReporter
 from botyard.ingestion.tokens import count_tokens
-from botyard.jobs.runner import JobContext, shown_reason
+from botyard.jobs.reasons import shown_reason
+from botyard.jobs.runner import JobContext
 from botyard.models import Chunk, DataSource, Job
 
 log = logging.getLogger(__name__)

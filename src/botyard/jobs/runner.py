@@ -13,7 +13,6 @@ import contextlib
 import logging
 import os
 import random
-import re
 import socket
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -25,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import utcnow
 from botyard.db.session import Database
+from botyard.jobs.reasons import described, next_step
 from botyard.jobs.repository import JobRepository
 from botyard.models import Job
 
@@ -228,16 +228,16 @@ class JobRunner:
         except TimeoutError:
             detail = f"no result after {handler.timeout_seconds:.0f}s"
             permanent = not getattr(handler, "retries_timeouts", True)
-            log.warning("job %s failed: timeout (%s); %s", _described(job), detail, _outcome(job, permanent))
+            log.warning("job %s failed: timeout (%s); %s", described(job), detail, next_step(job, permanent))
             await self._failed(job, handler, "timeout", detail, permanent)
             return
         except Exception as error:
             permanent = isinstance(error, PermanentError)
-            reason, outcome = _reason(error), _outcome(job, permanent)
+            reason, outcome = _reason(error), next_step(job, permanent)
             if permanent or isinstance(error, RetryLater):
-                log.warning("job %s failed: %s; %s", _described(job), reason, outcome)
+                log.warning("job %s failed: %s; %s", described(job), reason, outcome)
             else:
-                log.exception("job %s failed; %s", _described(job), outcome)
+                log.exception("job %s failed; %s", described(job), outcome)
             detail = f"{type(error).__name__}: {error}"[:500]
             await self._failed(job, handler, reason, detail, permanent)
             return
@@ -274,21 +274,6 @@ class JobRunner:
                 await handler.give_up(session, job, reason)
 
 
-def _described(job: Job) -> str:
-    """`<uuid> (<kind>, <payload's ids>)`: what an operator needs to find the job and what it worked on."""
-    ids = ", ".join(f"{name}={value}" for name, value in job.payload.items() if isinstance(value, str | int))
-    return f"{job.uuid} ({job.kind}{', ' + ids if ids else ''})"
-
-
-def _outcome(job: Job, permanent: bool) -> str:
-    """What the runner does next, as `_failed` decides it."""
-    if permanent:
-        return "gave up"
-    if job.attempts < job.max_attempts:
-        return f"attempt {job.attempts} of {job.max_attempts}, retried later"
-    return f"attempt {job.attempts} of {job.max_attempts}, gave up"
-
-
 def _reason(error: Exception) -> str:
     """The short reason a handler records when its job gives up: the error's own `reason` if it has one."""
     reason = getattr(error, "reason", None)
@@ -297,15 +282,3 @@ def _reason(error: Exception) -> str:
     if isinstance(error, PermanentError):
         return str(error) or "failed"
     return f"{type(error).__name__}: {error}"[:500]
-
-
-_MACHINE_REASON = re.compile(r"^[a-z0-9][a-z0-9 _\-]{0,47}$")
-"""A reason made to be shown: short, lower case, no punctuation ("private address", "http 503", "no text")."""
-FAILED = "processing failed"
-
-
-def shown_reason(reason: str) -> str:
-    """What an owner sees of a reason a handler's `give_up` got: a machine reason as it is; anything else (an
-    exception's own text, which may name files, SQL or addresses) as "processing failed". The whole text stays in the
-    job's `error` and the log, for the operator."""
-    return reason if _MACHINE_REASON.match(reason) else FAILED
