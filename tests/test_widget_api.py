@@ -16,30 +16,11 @@ from botyard.web.router import content_security_policy
 from tests.support.api import Api, assert_error, assert_not_found, assert_timestamp
 from tests.support.chat import sse_events
 from tests.support.jobs import process
-from tests.support.widget import calling_from
+from tests.support.widget import DEVICE, calling_from, widget_ask, widget_session
+from tests.support.widget import open_bot as public_bot
 
 SITE = "https://shop.example.com"
-DEVICE = "device-0001"
 RETURNS = "Returns are accepted within 30 days of delivery with the original receipt."
-
-
-def public_bot(api: Api, visibility: str = "public", **fields: Any) -> str:
-    uuid: str = api.chatbot(visibility=visibility, **fields)["uuid"]
-    return uuid
-
-
-def widget_session(client: TestClient, bot: str, device: str = DEVICE, **headers: str) -> str:
-    response = client.post(f"/api/v1/widget/{bot}/session", json={"device_id": device}, headers=headers)
-    assert response.status_code == 200, response.text
-    assert_timestamp(response.json()["created_at"])
-    uuid: str = response.json()["session_uuid"]
-    return uuid
-
-
-def widget_ask(client: TestClient, chat: str, query: str, device: str = DEVICE, **headers: str) -> Any:
-    body = {"query": query, "device_id": device}
-    headers = {"Accept": "text/event-stream", **headers}
-    return client.post(f"/api/v1/widget/session/{chat}/message/stream", json=body, headers=headers)
 
 
 # --- owner settings -------------------------------------------------------------------------------------------------

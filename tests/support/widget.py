@@ -28,11 +28,10 @@ def widget_session(client: TestClient, bot: str, device: str = DEVICE, **headers
     return uuid
 
 
-def widget_ask(client: TestClient, chat: str, query: str, device: str = DEVICE) -> httpx.Response:
+def widget_ask(client: TestClient, chat: str, query: str, device: str = DEVICE, **headers: str) -> httpx.Response:
     body = {"query": query, "device_id": device}
-    return client.post(
-        f"/api/v1/widget/session/{chat}/message/stream", json=body, headers={"Accept": "text/event-stream"}
-    )
+    headers = {"Accept": "text/event-stream", **headers}
+    return client.post(f"/api/v1/widget/session/{chat}/message/stream", json=body, headers=headers)
 
 
 def give_feedback(
