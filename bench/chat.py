@@ -343,7 +343,7 @@ def load_knowledge(settings: Settings, knowledge: Knowledge, chunks: int, batch_
         sources, rows = DataSource.__table__, Chunk.__table__
         assert isinstance(sources, Table) and isinstance(rows, Table)
         try:
-            done = 0
+            done, written = 0, []
             while done < chunks:
                 batch = knowledge.batch(min(batch_size, chunks - done))
                 async with database.transaction() as session:
@@ -351,10 +351,11 @@ def load_knowledge(settings: Settings, knowledge: Knowledge, chunks: int, batch_
                     await connection.execute(sources.insert(), batch.sources)
                     await connection.execute(rows.insert(), batch.chunks)
                 done += len(batch.chunks)
+                written += [source["uuid"] for source in batch.sources]
                 if done % 20_000 < batch_size:
                     log(f"  {done} chunks written")
             async with database.transaction() as session:
-                await ChunkRepository(session).bump_version(knowledge.chatbot)
+                await ChunkRepository(session).bump_version(knowledge.chatbot, written)
         finally:
             await database.dispose()
 

@@ -116,7 +116,7 @@ class SourceReembedder:
         async def store(db: AsyncSession) -> None:
             source = await SourceRepository(db).get(source_uuid)
             if source is not None:
-                await ChunkRepository(db).set_embeddings(source.chatbot_uuid, vectors, name)
+                await ChunkRepository(db).set_embeddings(source, vectors, name)
 
         if vectors:
             await ctx.finish(store)

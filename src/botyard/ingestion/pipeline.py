@@ -119,7 +119,7 @@ class SourceProcessor:
             if current is None:
                 return
             if fresh and embedder is not None:
-                await ChunkRepository(db).set_embeddings(current.chatbot_uuid, fresh, embedder.name)
+                await ChunkRepository(db).set_embeddings(current, fresh, embedder.name)
             current.meta = {**current.meta, **extracted.meta, "checked_at": iso(utcnow())}
             current.status = "success"
 
@@ -153,7 +153,7 @@ class SourceProcessor:
                     raise SourceRetry("changed meanwhile")
                 await ChunkRepository(db).replace(current, chunks)
             elif vectors and embedder is not None:
-                await ChunkRepository(db).set_embeddings(current.chatbot_uuid, vectors, embedder.name)
+                await ChunkRepository(db).set_embeddings(current, vectors, embedder.name)
             if extracted.prefetched:
                 await SourceFileRepository(db).remove(current.uuid)
             _record(current, extracted, content_hash, tokens)

@@ -6,12 +6,16 @@ instead of borrowing the sources feature's."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from sqlalchemy import ColumnElement, Table, bindparam, delete, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, Table, bindparam, delete, exists, func, insert, or_, select, update
 
 from botyard.db.repository import Repository
-from botyard.models import Chatbot, Chunk, DataSource, Job, SourceFile
+from botyard.models import Chatbot, Chunk, DataSource, Job, KnowledgeChange, SourceFile
+
+KEPT_VERSIONS = 1000
+"""Knowledge versions of a chatbot whose changes are kept: a process whose index is older rebuilds it whole (by then
+a rebuild costs about what catching up would)."""
 
 
 def _stale(embedder: str) -> ColumnElement[bool]:
@@ -59,15 +63,30 @@ class ChunkRepository(Repository[Chunk]):
         await self.session.execute(delete(Chunk).where(Chunk.data_source_uuid == source.uuid))
         self.session.add_all(chunks)
         await self.session.flush()
-        await self.bump_version(source.chatbot_uuid)
+        await self.bump_version(source.chatbot_uuid, [source.uuid])
 
-    async def bump_version(self, chatbot_uuid: str) -> None:
-        await self.session.execute(
+    async def bump_version(self, chatbot_uuid: str, source_uuids: Iterable[str]) -> None:
+        """A new knowledge version of the chatbot, which changed these sources' chunks (or what retrieval shows of
+        them): the search indexes of every process reload just those (`KnowledgeChange`)."""
+        version = await self.session.scalar(
             update(Chatbot)
             .where(Chatbot.uuid == chatbot_uuid)
             # modified_at is named so that its on-update default does not fire: knowledge is not a setting.
             .values(knowledge_version=Chatbot.knowledge_version + 1, modified_at=Chatbot.modified_at)
+            .returning(Chatbot.knowledge_version)
             .execution_options(synchronize_session=False)
+        )
+        if version is None:
+            return
+        changes = [
+            {"chatbot_uuid": chatbot_uuid, "version": version, "data_source_uuid": uuid} for uuid in set(source_uuids)
+        ]
+        if changes:
+            await self.session.execute(insert(KnowledgeChange), changes)
+        await self.session.execute(
+            delete(KnowledgeChange).where(
+                KnowledgeChange.chatbot_uuid == chatbot_uuid, KnowledgeChange.version <= version - KEPT_VERSIONS
+            )
         )
 
     async def count_of(self, source_uuid: str) -> int:
@@ -87,7 +106,7 @@ class ChunkRepository(Repository[Chunk]):
         return [(row.uuid, row.heading, row.text) for row in await self.session.execute(statement)]
 
     async def set_embeddings(
-        self, chatbot_uuid: str, vectors: Sequence[tuple[str, bytes, bytes]], embedder: str
+        self, source: DataSource, vectors: Sequence[tuple[str, bytes, bytes]], embedder: str
     ) -> None:
         """Store (chunk uuid, vector, passage vectors), skipping chunks replaced or embedded meanwhile, and bump the
         knowledge version (the dense index caches are keyed by it; executemany row counts are not reliable on every
@@ -105,7 +124,7 @@ class ChunkRepository(Repository[Chunk]):
         rows = [{"chunk_uuid": uuid, "vector": vector, "passages": passages} for uuid, vector, passages in vectors]
         connection = await self.session.connection()
         await connection.execute(statement, rows)
-        await self.bump_version(chatbot_uuid)
+        await self.bump_version(source.chatbot_uuid, [source.uuid])
 
     async def sources_to_reembed(self, embedder: str, pending_kinds: Sequence[str]) -> list[tuple[str, str]]:
         """(source uuid, chatbot uuid) of every source with chunks `embedder` did not embed and no job of

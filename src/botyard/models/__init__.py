@@ -11,6 +11,7 @@ from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.job import Job
 from botyard.models.kinds import AgentType, ChatbotEventKind, MessageKind, MessageState, Rating, Visibility, WidgetRole
+from botyard.models.knowledge_change import KnowledgeChange
 from botyard.models.message import Message
 from botyard.models.message_feedback import MessageFeedback
 from botyard.models.meta import MessageMeta, SessionMeta
@@ -39,6 +40,7 @@ __all__ = [
     "DataSource",
     "EscalationSettings",
     "Job",
+    "KnowledgeChange",
     "Message",
     "MessageDocument",
     "MessageFeedback",

@@ -14,6 +14,7 @@ engine behind the `Retriever`.
 
 from __future__ import annotations
 
+import copy
 import itertools
 from collections.abc import Sequence
 
@@ -24,24 +25,52 @@ from botyard.embedding import Vectors, decode_vector, own_part
 
 
 class DenseIndex:
-    """The vectors of the chunks embedded by the current embedder; rows without a vector score -inf (never hits)."""
+    """The vectors of the chunks embedded by the current embedder; rows without a vector score -inf (never hits).
+
+    Rows are only ever added at the end (a removed row is marked absent), so an update writes its new rows past the
+    ones older indexes read, into room kept at the end of the matrices: they share them, and a change costs the
+    new rows, not a copy of the whole (the room is renewed, by a copy, each time it runs out)."""
 
     def __init__(self, vectors: Sequence[bytes | None], parts: tuple[int, ...]) -> None:
         self.parts = parts
         """The vectors' parts, one per model (`Embedder.parts`): cosines are taken part by part."""
-        dimension = sum(parts)
+        self.length = len(vectors)
         self.present = np.zeros(len(vectors), dtype=bool)
         self.blocks = [np.zeros((len(vectors), width), dtype=np.float32) for width in parts]
-        """One contiguous matrix per part (see the module)."""
-        bounds = list(itertools.pairwise(np.cumsum((0, *parts)).tolist()))
-        for row, data in enumerate(vectors):
+        """One contiguous matrix per part (see the module), with room past `length` for rows to come."""
+        self._filled = [self.length]
+        """How many rows of the shared matrices hold vectors: the newest index's `length`."""
+        self._fill(0, vectors)
+
+    def _fill(self, start: int, vectors: Sequence[bytes | None]) -> None:
+        dimension = sum(self.parts)
+        bounds = list(itertools.pairwise(np.cumsum((0, *self.parts)).tolist()))
+        for row, data in enumerate(vectors, start=start):
             if data is None:
                 continue
             vector = decode_vector(data)
             if vector.shape == (dimension,):  # a vector of another size belongs to another model: ignore it
-                for block, (start, end) in zip(self.blocks, bounds, strict=True):
-                    block[row] = vector[start:end]
+                for block, (begin, end) in zip(self.blocks, bounds, strict=True):
+                    block[row] = vector[begin:end]
                 self.present[row] = True
+
+    def updated(self, removed: npt.NDArray[np.int64], vectors: Sequence[bytes | None]) -> DenseIndex:
+        """A new index with the `removed` rows absent and `vectors` as new rows at the end; this one is unchanged."""
+        new = copy.copy(self)
+        new.length = self.length + len(vectors)
+        capacity = self.blocks[0].shape[0] if self.blocks else 0
+        if new.length > capacity or self._filled[0] != self.length:
+            # Out of room, or another index already wrote past this one: new matrices, with room for an eighth more.
+            room = new.length + new.length // 8
+            new.blocks = [np.zeros((room, width), dtype=np.float32) for width in self.parts]
+            for old, block in zip(self.blocks, new.blocks, strict=True):
+                block[: self.length] = old[: self.length]
+            new._filled = [new.length]
+        new._filled[0] = new.length
+        new.present = np.concatenate([self.present, np.zeros(len(vectors), dtype=bool)])
+        new.present[removed] = False
+        new._fill(self.length, vectors)
+        return new
 
     @property
     def count(self) -> int:
@@ -56,9 +85,10 @@ class DenseIndex:
         """The cosine of every row with the (normalised) query vector, by the question's own model (the first part
         it has, as `embedding.similarities`); -inf for rows without a vector. A row without that part scores 0."""
         question = np.asarray(query, dtype=np.float32)
-        scores = np.zeros(len(self.present), dtype=np.float32)
+        scores = np.zeros(self.length, dtype=np.float32)
         if (part := own_part(question, self.parts)) is not None:
             start = sum(self.parts[:part])
-            scores = np.asarray(self.blocks[part] @ question[start : start + self.parts[part]], dtype=np.float32)
+            block = self.blocks[part][: self.length]
+            scores = np.asarray(block @ question[start : start + self.parts[part]], dtype=np.float32)
         scores[~self.present] = -np.inf
         return scores

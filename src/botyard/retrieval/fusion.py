@@ -66,8 +66,8 @@ class Ranked:
 
 
 def order(rows: Rows, score: Scores) -> npt.NDArray[np.intp]:
-    """Indices sorting by score descending, ties by row ascending: rows are in content order (`ChatbotIndex`), so
-    equal scores rank the same on every run and on both databases."""
+    """Indices sorting by score descending, ties by row ascending (`ChatbotIndex._order` passes each row's rank in
+    content order, so equal scores rank the same on every run and on both databases)."""
     return np.lexsort((rows, -score.astype(np.float64)))
 
 

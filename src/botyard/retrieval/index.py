@@ -1,11 +1,14 @@
 """One chatbot's search index: its chunks as rows, the BM25 index and the vector matrix over the same rows.
 
-An index is immutable once built, so searches need no lock and can run in a worker thread; a knowledge change
-builds a new one (`Retriever`) and the old one is dropped when its last search ends.
+An index never changes once made, so searches need no lock and can run in a worker thread. A knowledge change makes
+a new one (`Retriever`): `updated` marks the changed sources' rows dead and appends their new rows, sharing the
+older index's tantivy index and vector matrices (which only ever grow at the end, past what the older one reads);
+the older one is dropped when its last search ends.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -26,6 +29,11 @@ from botyard.retrieval.fusion import (
 )
 from botyard.retrieval.lexical import Document, LexicalIndex
 from botyard.retrieval.repository import ChunkRow
+
+DEAD_SHARE = 0.25
+"""The share of an index's rows that may be dead (replaced or deleted chunks, kept until a rebuild) before an update
+rebuilds it instead: BM25's statistics count dead rows until tantivy merges them away, and they take memory; at a
+quarter, rebuilds cost the changes about a third of their own size again, in proportion to them as a whole."""
 
 OVERFETCH = 100
 """Candidates each method contributes to the fusion; far more than any top_k, so fusion can reorder freely."""
@@ -57,8 +65,10 @@ class ChatbotIndex:
         self, version: int, rows: Sequence[ChunkRow], parts: tuple[int, ...] | None, *, stem: bool = True
     ) -> None:
         self.version = version
-        # Rows in content order (code points, not a database collation): ties in score are broken by row, so equal
-        # scores rank by content, the same on both databases, whose uuids differ; uuids decide only between copies.
+        self.built_version = version
+        """The version the index was built at; it was caught up from there (`updated`) to `version`."""
+        # Rows in content order (code points, not a database collation), so that a build reads the same on both
+        # databases, whose uuids differ; ties in score are broken by content too (`_order`), whatever the rows.
         self.rows = sorted(rows, key=_content_order)
         self.lexical = LexicalIndex(
             [Document(row_id, row.data_source_uuid, lexical_text(row)) for row_id, row in enumerate(self.rows)],
@@ -70,16 +80,59 @@ class ChatbotIndex:
             [source_ids.setdefault(row.data_source_uuid, len(source_ids)) for row in self.rows], dtype=np.int64
         )
         self._source_ids = source_ids
+        self.live = np.ones(len(self.rows), dtype=bool)
+        """Which rows are current: an update marks the rows of a changed source dead and adds its new ones."""
         self.unrelated: tuple[float, ...] = ()
         """The evidence unrelated questions find here (`baseline`), set once by whoever built the index."""
+        self.unrelated_size = len(self.rows)
+        """The size the index had when `unrelated` was measured."""
 
     @property
     def size(self) -> int:
-        return len(self.rows)
+        """How many chunks the index holds (its live rows)."""
+        return self.lexical.size
 
     @property
     def has_vectors(self) -> bool:
         return self.dense is not None and self.dense.count > 0
+
+    def updated(self, version: int, sources: Collection[str], rows: Sequence[ChunkRow]) -> ChatbotIndex | None:
+        """This index at `version`, where the chunks of `sources` are now `rows` (none: deleted), as a new object:
+        this one stays as it was for the searches that use it. The work is in proportion to those sources. None
+        when only a rebuild is right: the dead rows would pass `DEAD_SHARE`, or the chatbot's languages change.
+        Only the newest index of a chatbot may be updated (it shares its search structures with the new one)."""
+        fresh = sorted(rows, key=_content_order)
+        changed = [self._source_ids[uuid] for uuid in sources if uuid in self._source_ids]
+        removed = np.flatnonzero(np.isin(self._source_of_row, np.array(changed, dtype=np.int64)) & self.live)
+        dead = len(self.rows) - self.size + len(removed)
+        if dead > DEAD_SHARE * (len(self.rows) + len(fresh)):
+            return None
+        start = len(self.rows)
+        lexical = self.lexical.updated(
+            sources,
+            [Document(row, self.rows[row].data_source_uuid, lexical_text(self.rows[row])) for row in removed.tolist()],
+            [Document(start + i, row.data_source_uuid, lexical_text(row)) for i, row in enumerate(fresh)],
+        )
+        if lexical is None:
+            return None
+        new = copy.copy(self)
+        new.version, new.lexical, new.rows = version, lexical, self.rows + fresh
+        if self.dense is not None:
+            new.dense = self.dense.updated(removed, [row.embedding for row in fresh])
+        new._source_ids = dict(self._source_ids)
+        added = [new._source_ids.setdefault(row.data_source_uuid, len(new._source_ids)) for row in fresh]
+        new._source_of_row = np.concatenate([self._source_of_row, np.array(added, dtype=np.int64)])
+        new.live = np.concatenate([self.live, np.ones(len(fresh), dtype=bool)])
+        new.live[removed] = False
+        return new
+
+    def _order(self, rows: npt.NDArray[np.int64], score: npt.NDArray[np.float32]) -> npt.NDArray[np.intp]:
+        """Indices sorting `rows` by score descending, equal scores by content: the same order on every run, both
+        databases and whatever history of updates placed the rows."""
+        keys = [_content_order(self.rows[row]) for row in rows.tolist()]
+        rank = np.empty(len(keys), dtype=np.int64)
+        rank[sorted(range(len(keys)), key=keys.__getitem__)] = np.arange(len(keys))
+        return order(rank, score)
 
     def _in_scope(self, sources: Collection[str] | None) -> npt.NDArray[np.bool_] | None:
         if sources is None:
@@ -131,7 +184,7 @@ class ChatbotIndex:
             score = fuse_standardised(bm25, self._voters(rows, search.vector))
         if method is Method.HYBRID and len(rows):
             score = self._feedback(search, rows, score, bm25)
-        best = order(rows, score)[: search.top_k]
+        best = self._order(rows, score)[: search.top_k]
         return Ranked(rows=rows[best], score=score[best], bm25=bm25[best], dense=dense[best])
 
     def _feedback(
@@ -141,7 +194,7 @@ class ChatbotIndex:
         query vector moved towards the best of them. Only the candidates are scored: on msmarco-5k rescoring the
         whole chatbot ranked exactly the same, at the cost of a second full matrix product."""
         assert self.dense is not None and search.vector is not None
-        seeds = rows[order(rows, score)[:FEEDBACK_DOCS]]
+        seeds = rows[self._order(rows, score)[:FEEDBACK_DOCS]]
         vector = feedback_query(np.asarray(search.vector, dtype=np.float32), self.dense.rows(seeds), self.dense.parts)
         return fuse_standardised(bm25, self._voters(rows, vector))
 

@@ -18,6 +18,7 @@ A question's unseen word within a typo of a known one counts as that word (`spel
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -106,16 +107,33 @@ class LexicalIndex:
         builder.add_unsigned_field(ROW, fast=True)
         self._schema = builder.build()
         self._stem = stem
-        detected = [detect(document.text) for document in documents]
-        self.languages, self.language = _languages(detected)
+        self.detected = [detect(document.text) for document in documents]
+        """The language each row's text was detected in (None: too short to tell), by row."""
+        self._detected_counts = Counter(self.detected)
+        self.languages, self.language = _languages(self._detected_counts)
         self._index = tantivy.Index(self._schema)  # no path: in RAM
         # The documents arrive analysed (`_analyse`): the index only splits their terms apart again.
         self._index.register_tokenizer(TERMS, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
         # One indexing thread: documents land in one segment in row order, the same on every run and backend.
         writer = self._index.writer(heap_size=64_000_000, num_threads=1)
-        frequencies: Counter[str] = Counter()
-        self.readings = [self._reading(language) for language in detected]
+        self._frequencies: Counter[str] = Counter()
+        """Each term's document frequency among the live rows (tantivy's own counts deleted documents until their
+        segment is merged)."""
+        self.readings = [self._reading(language) for language in self.detected]
         """The language each row is read in (by row), so a hit's text is analysed again without detecting it."""
+        self._frequencies.update(self._add(writer, documents, self.detected))
+        writer.commit()
+        writer.wait_merging_threads()
+        self._index.reload()
+        self._searcher = self._index.searcher()
+        self._speller = Speller(self._frequencies)
+        self.size = len(documents)
+
+    def _add(
+        self, writer: tantivy.IndexWriter, documents: Sequence[Document], detected: Sequence[str | None]
+    ) -> Counter[str]:
+        """Index the documents; how many of them hold each term."""
+        frequencies: Counter[str] = Counter()
         for document, language in zip(documents, detected, strict=True):
             terms = self._analyse(document.text, language)
             frequencies.update(set(terms))
@@ -124,12 +142,46 @@ class LexicalIndex:
             entry.add_text(SOURCE, document.source_uuid)
             entry.add_unsigned(ROW, document.row)  # keyword arguments would make it a signed integer
             writer.add_document(entry)
+        return frequencies
+
+    def updated(
+        self, sources: Collection[str], removed: Sequence[Document], added: Sequence[Document]
+    ) -> LexicalIndex | None:
+        """This index with every document of `sources` deleted (`removed`: those documents, by their rows) and the
+        `added` ones indexed: a new object, while searches of this one go on seeing what it saw (a tantivy searcher
+        is a snapshot). None when the change moves the chatbot's languages, which decide how every row is read: then
+        only a rebuild is right. Only the newest index of a chatbot may be updated (they share one tantivy index)."""
+        detected = [detect(document.text) for document in added]
+        counts = self._detected_counts.copy()
+        counts.subtract(self.detected[document.row] for document in removed)
+        counts.update(detected)
+        if _languages(+counts) != (self.languages, self.language):
+            return None
+        gone: Counter[str] = Counter()
+        for document in removed:
+            gone.update(self.analyze(document.text, document.row))
+        writer = self._index.writer(heap_size=15_000_000, num_threads=1)  # tantivy's smallest arena
+        for source in sorted(sources):
+            writer.delete_documents_by_term(SOURCE, source)
+        new = copy.copy(self)
+        new.detected = self.detected + detected
+        new.readings = self.readings + [self._reading(language) for language in detected]
+        new._detected_counts = +counts
+        came = self._add(writer, added, detected)
         writer.commit()
-        writer.wait_merging_threads()
+        writer.wait_merging_threads()  # merges the small segments that updates leave, as they come
         self._index.reload()
-        self._searcher = self._index.searcher()
-        self._speller = Speller(frequencies)
-        self.size = len(documents)
+        new._searcher = self._index.searcher()
+        known = set(self._frequencies)
+        # Shared with the older index: its searches read a count or two ahead, never a wrong term.
+        self._frequencies.subtract(gone)
+        self._frequencies.update(came)
+        vanished = [term for term in gone if self._frequencies[term] <= 0]
+        for term in vanished:
+            del self._frequencies[term]
+        new._speller = self._speller.updated([term for term in came if term not in known], vanished)
+        new.size = self.size - len(removed) + len(added)
+        return new
 
     def _reading(self, detected: str | None) -> str:
         """The language a text detected as `detected` is read in: its own if the chatbot's, else the main one."""
@@ -139,7 +191,7 @@ class LexicalIndex:
         return analyzer(self._reading(detected), self._stem).analyze(segment(text))
 
     def _frequency(self, term: str) -> int:
-        return self._searcher.doc_freq(BODY, term) if self.size else 0
+        return self._frequencies.get(term, 0)
 
     def _resolve(self, term: str) -> str:
         """`term`, or the chatbot's term it is a typo of when it is unseen (`spelling`)."""
@@ -230,9 +282,11 @@ class LexicalIndex:
         return rows, scores, self.max_score(terms)
 
 
-def _languages(detected: Sequence[str | None]) -> tuple[frozenset[str], str]:
-    """The chatbot's languages (`LANGUAGE_SHARE`) and its main one (English when none shows)."""
-    counts = Counter(language for language in detected if language is not None)
-    languages = frozenset(language for language, count in counts.items() if count >= LANGUAGE_SHARE * len(detected))
+def _languages(detected: Counter[str | None]) -> tuple[frozenset[str], str]:
+    """The chatbot's languages (`LANGUAGE_SHARE`) and its main one (English when none shows), from how many texts
+    were detected in each (None: too short to tell)."""
+    total = sum(detected.values())
+    counts = {language: count for language, count in detected.items() if language is not None and count > 0}
+    languages = frozenset(language for language, count in counts.items() if count >= LANGUAGE_SHARE * total)
     main = min(counts.items(), key=lambda item: (-item[1], item[0] != ENGLISH, item[0]))[0] if counts else ENGLISH
     return languages | {main}, main

@@ -3,14 +3,14 @@ passage vectors of the few chunks an answer quotes from."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import LargeBinary, case, null, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.models import Chatbot, Chunk, DataSource
+from botyard.models import Chatbot, Chunk, DataSource, KnowledgeChange
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,25 @@ class RetrievalRepository:
         value = await self.session.scalar(select(Chatbot.knowledge_version).where(Chatbot.uuid == chatbot_uuid))
         return None if value is None else int(value)
 
-    async def chunks(self, chatbot_uuid: str, embedder: str | None) -> list[ChunkRow]:
-        """Every chunk of the chatbot (the index puts them in its own order).
+    async def changed_sources(self, chatbot_uuid: str, after: int, upto: int) -> set[str] | None:
+        """The sources that the knowledge versions after `after` up to `upto` changed, or None when the log does not
+        hold every one of those versions (pruned, or written before the log existed): then only a rebuild is right.
+
+        Versions commit in order (the chatbot's row lock), so once `upto` is read, every version up to it is there."""
+        statement = select(KnowledgeChange.version, KnowledgeChange.data_source_uuid).where(
+            KnowledgeChange.chatbot_uuid == chatbot_uuid,
+            KnowledgeChange.version > after,
+            KnowledgeChange.version <= upto,
+        )
+        rows = (await self.session.execute(statement)).all()
+        if len({row.version for row in rows}) != upto - after:
+            return None
+        return {row.data_source_uuid for row in rows}
+
+    async def chunks(
+        self, chatbot_uuid: str, embedder: str | None, sources: Collection[str] | None = None
+    ) -> list[ChunkRow]:
+        """Every chunk of the chatbot, or of these of its `sources` (the index puts them in its own order).
 
         One statement: on PostgreSQL (read committed) a statement sees one snapshot, so a source replaced meanwhile
         appears whole, old or new. The caller reads the version first: the chunks are then at least as new as the
@@ -68,6 +85,8 @@ class RetrievalRepository:
             .join(DataSource, DataSource.uuid == Chunk.data_source_uuid)
             .where(Chunk.chatbot_uuid == chatbot_uuid)
         )
+        if sources is not None:
+            statement = statement.where(Chunk.data_source_uuid.in_(sorted(sources)))
         rows = await self.session.execute(statement)
         return [
             ChunkRow(

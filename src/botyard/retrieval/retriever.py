@@ -1,13 +1,17 @@
 """The retriever: one per process, holding a cache of per-chatbot indexes keyed by the chatbot's knowledge version.
 
 The database is the truth. Every retrieval reads the chatbot's `knowledge_version` (one indexed primary-key read);
-every chunk change bumps it (`ChunkRepository`, source deletion), so a cached index whose version differs is rebuilt
-from the database before it answers. Several processes (API replicas, workers) each keep their own caches, all
-correct, because they all read the same version.
+every chunk change bumps it and logs which sources it changed (`ChunkRepository.bump_version`, `KnowledgeChange`).
+A cached index of an older version catches up: it reloads only the chunks of the sources changed since its version
+and updates itself (`ChatbotIndex.updated`), so one new page costs that page, not the chatbot's whole knowledge. It
+is rebuilt from the database when the log does not reach back to its version, when too many sources changed, or when
+the index asks for it (dead rows, a change of the chatbot's languages). Several processes (API replicas, workers)
+each keep their own caches, all correct, because they all read the same version and the same log.
 
-Rebuilds are serialised per chatbot by an asyncio lock (ten concurrent questions to a chatbot whose knowledge just
-changed build its index once), and the cache is bounded by the number of chunks it holds, least recently used out.
-Building and searching a large index run in a worker thread so the event loop keeps serving other requests.
+Rebuilds and catch-ups are serialised per chatbot by an asyncio lock (ten concurrent questions to a chatbot whose
+knowledge just changed update its index once), and the cache is bounded by the number of chunks it holds, least
+recently used out. Building, updating and searching a large index run in a worker thread so the event loop keeps
+serving other requests.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ import logging
 import math
 import weakref
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -38,9 +43,18 @@ from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, asses
 from botyard.retrieval.repository import ChunkRow, RetrievalRepository
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+T = TypeVar("T")
 
 OFF_LOOP_ROWS = 5_000
 """Indexes at least this large are built and searched in a worker thread (below, it costs less than the hop)."""
+
+CATCH_UP_SOURCES = 1000
+"""At most this many changed sources are caught up on; more (a bulk import while the process was idle) rebuild."""
+
+REMEASURE_SHARE = 0.25
+"""What unrelated questions find (`baseline`) is measured again once the index has grown or shrunk by this share
+since it was measured: on every update it would cost a few dozen searches, and a few chunks move it little."""
 
 QUERY_VECTORS = 1024
 """Query vectors kept per process (1.5 KB each)."""
@@ -91,10 +105,7 @@ class Retriever:
             vector = await self.embed_query(query)
         used = method if vector is not None else Method.BM25
         search = Search(query, vector, frozenset(source_uuids) if source_uuids is not None else None, top_k, used)
-        if index.size >= OFF_LOOP_ROWS:
-            ranked = await asyncio.to_thread(index.search, search)
-        else:
-            ranked = index.search(search)
+        ranked = await _off_loop(index.size, index.search, search)
         weights = index.lexical.weights(query)
         hits = _hits(index, ranked, weights, max(JUDGED_HITS, top_k if explain else 0))
         evidence = [Evidence(similarity(hit.scores.get("dense", math.nan)), hit.coverage) for hit in hits]
@@ -106,7 +117,8 @@ class Retriever:
         )
 
     async def index(self, db: AsyncSession, chatbot_uuid: str) -> ChatbotIndex | None:
-        """The chatbot's index at its current knowledge version (built if needed); None if there is no chatbot."""
+        """The chatbot's index at its current knowledge version (caught up or built if needed); None if there is no
+        chatbot."""
         repository = RetrievalRepository(db)
         version = await repository.knowledge_version(chatbot_uuid)
         if version is None:
@@ -120,21 +132,45 @@ class Retriever:
             cached = self._cached(chatbot_uuid, version)  # built by whoever held the lock before us
             if cached is not None:
                 return cached
-            rows = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
-            parts = self.embedder.parts if self.embedder else None
-            vectors = await self._unrelated_vectors()
-            if len(rows) >= OFF_LOOP_ROWS:
-                index = await asyncio.to_thread(_build, version, rows, parts, vectors)
-            else:
-                index = _build(version, rows, parts, vectors)
+            older = self._cache.get(chatbot_uuid)
+            index = await self._caught_up(repository, chatbot_uuid, older, version) if older is not None else None
+            if index is None:
+                rows = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
+                parts = self.embedder.parts if self.embedder else None
+                vectors = await self._unrelated_vectors()
+                index = await _off_loop(len(rows), _build, version, rows, parts, vectors)
+                log.info(
+                    "retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size
+                )
             self._store(chatbot_uuid, index)
-            log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
             return index
+
+    async def _caught_up(
+        self, repository: RetrievalRepository, chatbot_uuid: str, older: ChatbotIndex, version: int
+    ) -> ChatbotIndex | None:
+        """`older` updated with the sources the versions since changed (`KnowledgeChange`); None when a rebuild is
+        right: the log lacks a version, too many sources changed, or the index refuses (`ChatbotIndex.updated`)."""
+        sources = await repository.changed_sources(chatbot_uuid, older.version, version)
+        if sources is None or len(sources) > CATCH_UP_SOURCES:
+            return None
+        rows = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None, sources)
+        try:
+            index = await _off_loop(older.size, older.updated, version, sources, rows)
+        except Exception:
+            # The older index may be half changed (its tantivy index is shared): it must never be updated again.
+            self._cache.pop(chatbot_uuid, None)
+            log.exception("retrieval index of chatbot %s could not be updated; rebuilding it", chatbot_uuid)
+            return None
+        if index is not None and abs(index.size - index.unrelated_size) > REMEASURE_SHARE * index.unrelated_size:
+            vectors = await self._unrelated_vectors()
+            index.unrelated = await _off_loop(index.size, unrelated_evidence, index, vectors) if index.size else ()
+            index.unrelated_size = index.size
+        return index
 
     def _cached(self, chatbot_uuid: str, version: int) -> ChatbotIndex | None:
         index = self._cache.get(chatbot_uuid)
-        if index is None or index.version != version:
-            # An older version than ours (a slower replica's read) is as stale as a newer one: rebuild either way.
+        if index is None or index.version < version:
+            # A newer version than ours (read before another request caught up) holds at least what ours does.
             return None
         self._cache.move_to_end(chatbot_uuid)
         return index
@@ -208,6 +244,13 @@ class Retriever:
         if len(self._query_vectors) > QUERY_VECTORS:
             self._query_vectors.popitem(last=False)
         return vector
+
+
+async def _off_loop(rows: int, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """`work` on an index of `rows` rows: in a worker thread from `OFF_LOOP_ROWS` on, else right here."""
+    if rows >= OFF_LOOP_ROWS:
+        return await asyncio.to_thread(work, *args, **kwargs)
+    return work(*args, **kwargs)
 
 
 def _build(

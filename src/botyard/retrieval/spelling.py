@@ -11,6 +11,7 @@ corrected: numbers, codes and Chinese or Japanese character pairs are exact.
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
@@ -29,6 +30,11 @@ MEMO = 4096
 """Corrections kept per index (an index is immutable, so they stay right)."""
 
 
+def _correctable(term: str) -> bool:
+    """Whether a term of the knowledge can be what a typo stood for (words of letters long enough to be mistyped)."""
+    return len(term) >= ONE_EDIT - 1 and term.isalpha() and not UNSPACED.search(term)
+
+
 def allowed_edits(term: str) -> int:
     """How many edits `term` may be from the term meant (0: it is taken as typed)."""
     if not term.isalpha() or UNSPACED.search(term):
@@ -45,8 +51,28 @@ class Speller:
         """Corrections made so far (a question's words are looked up for the search and again for the weights)."""
         self._by_length: dict[int, list[str]] = defaultdict(list)
         for term in sorted(frequencies):
-            if len(term) >= ONE_EDIT - 1 and term.isalpha() and not UNSPACED.search(term):
+            if _correctable(term):
                 self._by_length[len(term)].append(term)
+
+    def updated(self, appeared: Iterable[str], vanished: Iterable[str]) -> Speller:
+        """A speller for the same (changed) frequencies with the terms the knowledge now uses for the first time
+        and without those it no longer uses: a copy, since searches of the older index may still read this one."""
+        new = Speller.__new__(Speller)
+        new._frequencies, new._corrected, new._by_length = self._frequencies, {}, defaultdict(list, self._by_length)
+        added: dict[int, set[str]] = defaultdict(set)
+        removed: dict[int, set[str]] = defaultdict(set)
+        for term in appeared:
+            if _correctable(term):
+                added[len(term)].add(term)
+        for term in vanished:
+            if _correctable(term):
+                removed[len(term)].add(term)
+        for length in added.keys() | removed.keys():
+            kept = [term for term in new._by_length[length] if term not in removed[length]]
+            for term in sorted(added[length] - set(kept)):
+                bisect.insort(kept, term)
+            new._by_length[length] = kept
+        return new
 
     def correct(self, term: str) -> str | None:
         """The chatbot's term that unseen `term` stands for, or None (see the module)."""

@@ -219,7 +219,7 @@ async def update(db: AsyncSession, account_uuid: str, source_uuid: str, body: So
     source = await get_owned(db, account_uuid, source_uuid)
     if body.title != source.title:
         # The title is searched and shown with every hit: the chatbot's search indexes must be rebuilt.
-        await ChunkRepository(db).bump_version(source.chatbot_uuid)
+        await ChunkRepository(db).bump_version(source.chatbot_uuid, [source.uuid])
     return await DataSourceRepository(db).update(source, {"title": body.title})
 
 
@@ -248,8 +248,11 @@ async def delete_many(db: AsyncSession, account_uuid: str, uuids: Sequence[str])
 async def _forget_knowledge(db: AsyncSession, sources: Iterable[DataSource]) -> None:
     """Deleting a source deletes its chunks (ON DELETE CASCADE): bump its chatbot's knowledge version, the key of
     the in-process search indexes, as every other chunk change does."""
-    for chatbot_uuid in sorted({source.chatbot_uuid for source in sources}):
-        await ChunkRepository(db).bump_version(chatbot_uuid)
+    by_chatbot: dict[str, list[str]] = {}
+    for source in sources:
+        by_chatbot.setdefault(source.chatbot_uuid, []).append(source.uuid)
+    for chatbot_uuid in sorted(by_chatbot):
+        await ChunkRepository(db).bump_version(chatbot_uuid, by_chatbot[chatbot_uuid])
 
 
 async def _restart(
