@@ -102,7 +102,9 @@ def test_the_readme_blocks_run_as_written(tmp_path: Path) -> None:
     finally:
         server.stop()
         site.close()
-    walkthrough = outputs[0].splitlines()
+    ran = dict(zip((block.text for block in blocks), outputs, strict=True))
+    assert [ran[text] for text in ran if "/healthz" in text] == ['{"status":"ok"}\n{"status":"ok"}\n']
+    walkthrough = next(ran[text] for text in ran if "message/stream" in text).splitlines()
     assert any(line.startswith("9 to 5, Monday to Friday") for line in walkthrough), "the first answer, streamed"
     assert "event: delta" in walkthrough and "event: end" in walkthrough, "an answer streamed as SSE"
     assert any(line.startswith("On Monday morning, Sarah's") for line in walkthrough), "the answer from story.txt"
