@@ -60,7 +60,7 @@ def sh_blocks(readme: str) -> list[Block]:
     blocks, index = [], 0
     while index < len(lines):
         if lines[index].strip() == "```sh":
-            end = lines.index(next(line for line in lines[index + 1 :] if line.strip() == "```"), index + 1)
+            end = next(after for after in range(index + 1, len(lines)) if lines[after].strip() == "```")
             marker = lines[index - 1].strip() if index else ""
             blocks.append(Block(index + 1, marker, "\n".join(lines[index + 1 : end]) + "\n"))
             index = end
