@@ -160,6 +160,7 @@ def test_a_served_stream_is_plain_text_flushed_and_stored_before_it_closes(serve
     with httpx.stream("POST", f"{api}/session/{chat}/message/stream", headers=headers, json={"query": "q"}) as reply:
         assert reply.status_code == 200
         assert reply.headers["content-type"] == "text/plain; charset=utf-8"
+        assert reply.headers["x-accel-buffering"] == "no"  # a reverse proxy (nginx) does not hold it back
         pieces = list(reply.iter_bytes())
         lines = b"".join(pieces).decode().splitlines()
     # Listed right after the body ended: already stored.

@@ -42,6 +42,7 @@ def test_an_operators_reply_wakes_the_widgets_stream(server: Server) -> None:
     timeout = httpx.Timeout(10.0, read=READ_TIMEOUT)
     with httpx.Client(timeout=timeout) as http, http.stream("GET", f"{api}/widget/session/{chat}/events") as stream:
         assert stream.status_code == 200
+        assert stream.headers["x-accel-buffering"] == "no"  # a reverse proxy (nginx) does not hold it back
         lines = stream.iter_lines()
         assert next(lines) == ": events"  # the stream is open, from now: what follows was committed after it
         assert httpx.post(f"{api}/session/{chat}/live-chat/start", headers=headers).status_code == 200

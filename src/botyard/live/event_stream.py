@@ -20,6 +20,8 @@ from botyard.errors import AppError, ErrorCode
 from botyard.live.wakeup import EventWatch
 
 PING_SECONDS = 15.0
+NO_BUFFERING = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+"""Every event as it comes: no cache, and nginx (which reads `X-Accel-Buffering`) passes the stream unbuffered."""
 
 StreamedEvent = tuple[int, str, dict[str, Any]]
 """An event's id, its SSE event name, and its data."""
@@ -79,7 +81,7 @@ class _EventResponse(StreamingResponse):
     """An SSE response that runs `on_close` when it ends, however it ends (even if its body never started)."""
 
     def __init__(self, content: AsyncIterator[bytes], on_close: Callable[[], None]) -> None:
-        super().__init__(content, media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+        super().__init__(content, media_type="text/event-stream", headers=NO_BUFFERING)
         self.on_close = on_close
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
