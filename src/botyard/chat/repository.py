@@ -41,6 +41,8 @@ class SessionFilter:
     """Ever handed to a person (asked for one, or an operator took it over), or never."""
     feedback: FeedbackFilter | None = None
     """With any rated answer (`any`), one rated `up` or `down`, or with no rated answer (`none`)."""
+    session_uuid: str | None = None
+    """Only this session."""
 
 
 class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
@@ -75,6 +77,8 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
             conditions.append(handed if only.handed_off else ~handed)
         if only.feedback is not None:
             conditions.append(self._rated(only.feedback))
+        if only.session_uuid is not None:
+            conditions.append(ChatSession.uuid == only.session_uuid)
         return conditions
 
     def _was_flagged(self) -> ColumnElement[bool]:
