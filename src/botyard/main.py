@@ -16,6 +16,7 @@ from botyard.answering.router import router as answering_router
 from botyard.answering.sweep import sweep_streaming
 from botyard.api_docs import install as install_api_docs
 from botyard.chat.feedback.router import router as feedback_router
+from botyard.chat.history.router import router as history_router
 from botyard.chat.router import router as chat_router
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
@@ -101,6 +102,7 @@ def _include_routers(app: FastAPI) -> None:
         crawl_router,
         chat_router,
         feedback_router,
+        history_router,
         answering_router,
         session_documents_router,
         live_router,

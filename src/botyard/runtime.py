@@ -17,6 +17,7 @@ from botyard.answering.run import AnswerParts
 from botyard.answering.select import build_answerer
 from botyard.answering.supervisor import AgentRouter
 from botyard.answering.tools import ToolCaller
+from botyard.chat.history.retention import ConversationPurger
 from botyard.config import Settings
 from botyard.crawl.crawler import CrawlConfig, Crawler
 from botyard.crawl.sync import ChatbotSync
@@ -65,6 +66,7 @@ def job_handlers(
         ChatbotSync(egress, settings.crawl_delay),
         SourceReembedder(embedder),
         SessionTagger(embedder, judge, answerer, ToolCaller(egress, settings.tool_call_timeout)),
+        ConversationPurger(),
     ]
 
 

@@ -38,6 +38,8 @@ class Outcome:
     interrupted: bool
     assessment: Assessment | None = None
     """The relevance decision on what was retrieved (none when nothing was searched: a canned reply, live chat)."""
+    refused: bool = False
+    """The reply is Botyard's refusal (no answer in the knowledge, documents too long)."""
 
     @property
     def finish_reason(self) -> str:
@@ -86,6 +88,7 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
         "cite_data": citations,
         "meta": outcome.meta(),
         "state": MessageState.COMPLETE,
+        "refused": outcome.refused or outcome.error is not None,
     }
     phrase = None if prepared.live_chat else live.monitored_phrase(outcome.text, prepared.monitored)
     try:

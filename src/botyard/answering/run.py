@@ -81,6 +81,8 @@ class AnswerRun:
         self.finished: Finished | None = None
         self.assessment: Assessment | None = None
         self.error: str | None = None
+        self.refused = False
+        """The reply is the no-answer message or the documents-too-long refusal (`Message.refused`)."""
         self.finalised = False
         self.saved_at: float | None = None
         """When the text so far was last saved (`_checkpoint`); None before the first delta."""
@@ -123,6 +125,7 @@ class AnswerRun:
             yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
             return
         if self.prepared.refusal is not None:  # the attached documents do not fit the agent's model
+            self.refused = True
             async for event in _canned(self.prepared.refusal, query):
                 yield event
             return
@@ -137,9 +140,11 @@ class AnswerRun:
         decides = self.parts.answerer.model_decides
         hits, relevant, term_weights = self._with_documents(retrieval)
         if agent is None or (not decides and not with_tools and (not relevant or not hits)):
-            reply = self._no_answer()
+            greeting = None
             if agent is not None and agent.greets and self.parts.greeting is not None:
-                reply = await self.parts.greeting(agent, query) or reply
+                greeting = await self.parts.greeting(agent, query)
+            self.refused = greeting is None
+            reply = greeting or self._no_answer()
             async for event in _canned(reply, query):
                 yield event
             return
@@ -269,6 +274,7 @@ class AnswerRun:
             error=self.error,
             interrupted=interrupted,
             assessment=self.assessment,
+            refused=self.refused,
         )
 
     async def _finalise(self, *, interrupted: bool) -> dict[str, dict[str, Any]]:

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.repository import ChatSessionRepository, MessageRepository
+from botyard.db.base import utcnow
 from botyard.models import ChatSession, Message, MessageMeta, MessageState, SessionMeta
 
 
@@ -18,15 +19,21 @@ async def recent_exchanges(db: AsyncSession, session_uuid: str, limit: int) -> l
 
 
 async def add_message(db: AsyncSession, message: Message) -> Message:
-    return await MessageRepository(db).add(message)
+    """Store the query's message; the session's last activity moves to its time."""
+    added = await MessageRepository(db).add(message)
+    await ChatSessionRepository(db).touch(added.session_uuid, added.created_at)
+    return added
 
 
 async def finish_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> None:
-    """Write the answer into its message (gone already when its session was deleted meanwhile: nothing to do)."""
+    """Write the answer into its message (gone already when its session was deleted meanwhile: nothing to do); the
+    session's last activity moves to the answer's time."""
     repository = MessageRepository(db)
     message = await repository.get(message_uuid)
     if message is not None:
-        await repository.update(message, values)
+        answered_at = utcnow()
+        await repository.update(message, {**values, "modified_at": answered_at})
+        await ChatSessionRepository(db).touch(message.session_uuid, answered_at)
 
 
 async def save_partial(db: AsyncSession, message_uuid: str, text: str) -> None:

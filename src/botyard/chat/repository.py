@@ -5,13 +5,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
-from sqlalchemy import ColumnElement, cast, delete, exists, func, select, text
+from sqlalchemy import ColumnElement, cast, delete, exists, func, or_, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 
 from botyard.db.batches import batches
 from botyard.db.repository import ChatbotPartRepository, Repository
-from botyard.models import Chatbot, ChatSession, Message, MessageState, RateLimitHit
+from botyard.models import Chatbot, ChatSession, Message, MessageFeedback, MessageState, RateLimitHit
+
+
+class FeedbackFilter(StrEnum):
+    """Which sessions by their answers' ratings (`message_feedback`)."""
+
+    ANY = "any"
+    UP = "up"
+    DOWN = "down"
+    NONE = "none"
 
 
 @dataclass(frozen=True)
@@ -25,6 +35,14 @@ class SessionFilter:
     human_requested: bool | None = None
     live_chat: bool | None = None
     tags: tuple[str, ...] = ()
+    refused: bool | None = None
+    """With at least one answer that was a refusal (`Message.refused`), or with none."""
+    handed_off: bool | None = None
+    """Ever handed to a person (asked for one, or an operator took it over), or never."""
+    feedback: FeedbackFilter | None = None
+    """With any rated answer (`any`), one rated `up` or `down`, or with no rated answer (`none`)."""
+    session_uuid: str | None = None
+    """Only this session."""
 
 
 class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
@@ -36,10 +54,11 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
         """The chatbot's sessions that pass the filter, oldest first."""
         statement = select(ChatSession).where(ChatSession.chatbot_uuid == chatbot_uuid)
         if only is not None:
-            statement = statement.where(*self._conditions(only))
+            statement = statement.where(*self.conditions(only))
         return await self.all(statement.order_by(ChatSession.created_at, ChatSession.uuid))
 
-    def _conditions(self, only: SessionFilter) -> list[ColumnElement[bool]]:
+    def conditions(self, only: SessionFilter) -> list[ColumnElement[bool]]:
+        """The SQL conditions on `chat_session` of the filter."""
         conditions: list[ColumnElement[bool]] = []
         if only.created_from is not None:
             conditions.append(ChatSession.created_at >= only.created_from)
@@ -50,7 +69,30 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
         if only.live_chat is not None:
             conditions.append(ChatSession.live_chat.is_(only.live_chat))
         conditions += [self._has_tag(tag) for tag in only.tags]
+        if only.refused is not None:
+            refused = exists().where(Message.session_uuid == ChatSession.uuid, Message.refused.is_(True))
+            conditions.append(refused if only.refused else ~refused)
+        if only.handed_off is not None:
+            handed = or_(ChatSession.human_requested.is_(True), ChatSession.live_chat.is_(True), self._was_flagged())
+            conditions.append(handed if only.handed_off else ~handed)
+        if only.feedback is not None:
+            conditions.append(self._rated(only.feedback))
+        if only.session_uuid is not None:
+            conditions.append(ChatSession.uuid == only.session_uuid)
         return conditions
+
+    def _was_flagged(self) -> ColumnElement[bool]:
+        """A person was asked for at some time (`meta.human_requested_at`, kept after a live chat ends)."""
+        if self.session.get_bind().dialect.name == "postgresql":
+            flagged: ColumnElement[bool] = cast(ChatSession.meta, JSONB).has_key("human_requested_at")
+            return flagged
+        return func.json_extract(ChatSession.meta, "$.human_requested_at").is_not(None)
+
+    def _rated(self, which: FeedbackFilter) -> ColumnElement[bool]:
+        rated = select(1).where(MessageFeedback.message_uuid == Message.uuid, Message.session_uuid == ChatSession.uuid)
+        if which in (FeedbackFilter.UP, FeedbackFilter.DOWN):
+            rated = rated.where(MessageFeedback.rating == which.value)
+        return ~rated.exists() if which == FeedbackFilter.NONE else rated.exists()
 
     def _has_tag(self, tag: str) -> ColumnElement[bool]:
         """The session's `meta.tags` (a JSON list of names) holds `tag`."""
@@ -69,6 +111,14 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
             )
         ).first()
         return None if row is None else (row[0], row[1])
+
+    async def touch(self, session_uuid: str, at: datetime) -> None:
+        """The session had activity at `at`: its `modified_at` moves there (never back)."""
+        await self.session.execute(
+            update(ChatSession)
+            .where(ChatSession.uuid == session_uuid, ChatSession.modified_at < at)
+            .values(modified_at=at)
+        )
 
     async def remove(self, session_uuid: str) -> None:
         # Its messages go with it through ON DELETE CASCADE.

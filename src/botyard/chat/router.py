@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from botyard.chat import service
+from botyard.chat.filters import SessionQuery
 from botyard.chat.schemas import (
     Message,
     MessageUuids,
     Session,
     SessionCreate,
     SessionSummary,
-    TimestampParam,
 )
 from botyard.chat.wire import transcript
 from botyard.deps import CurrentAccount, DbSession
@@ -51,24 +51,12 @@ async def get_session(uuid: str, db: DbSession, account: CurrentAccount) -> Sess
 
 
 @router.get("/chatbot/{uuid}/sessions", response_model=list[SessionSummary])
-async def list_sessions(
-    uuid: str,
-    db: DbSession,
-    account: CurrentAccount,
-    start_timestamp: Annotated[TimestampParam, Query(description="Created at or after (to the second).")] = None,
-    end_timestamp: Annotated[TimestampParam, Query(description="Created at or before (the whole second).")] = None,
-    human_requested: Annotated[
-        bool | None, Query(description="Only sessions that asked for a person (1) or only the others (0).")
-    ] = None,
-    tag: Annotated[
-        list[str] | None, Query(description="Only sessions with this tag (repeat: with all of them).")
-    ] = None,
-) -> list[SessionSummary]:
+async def list_sessions(uuid: str, only: SessionQuery, db: DbSession, account: CurrentAccount) -> list[SessionSummary]:
     """List a chatbot's sessions, oldest first, optionally only those created between two moments (inclusive),
-    only those flagged for operators (`human_requested=1`, the live-chat inbox), and only those with given tags."""
-    sessions = await service.list_sessions(
-        db, account, uuid, start_timestamp, end_timestamp, human_requested, tag or []
-    )
+    only those flagged for operators (`human_requested=1`, the live-chat inbox), only those with given tags, and
+    (extensions, like `/chatbot/{uuid}/conversations`) by refused answers, hand-off and feedback. `modified_at` is
+    the session's last activity: its last message, answer or live-chat row."""
+    sessions = await service.list_sessions(db, account, uuid, only)
     return [service.session_summary(session) for session in sessions]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,7 +25,6 @@ from botyard.session_documents.repository import SessionDocumentRepository
 
 INVALID_MESSAGE = "invalid message"
 _UUID = re.compile(r"^[0-9a-f]{32}$")
-_SECOND = timedelta(seconds=1)
 
 
 def new_session_meta(initial_variables: dict[str, Any] | None) -> dict[str, Any]:
@@ -68,7 +67,8 @@ async def messages_by_uuids(db: AsyncSession, uuids: Sequence[str]) -> dict[str,
 async def add_transcript_row(
     db: AsyncSession, session: ChatSession, text: str, kind: MessageKind, now: datetime
 ) -> Message:
-    """A live-chat row of the session's transcript: an announcement or an operator's reply (empty query)."""
+    """A live-chat row of the session's transcript: an announcement or an operator's reply (empty query); the
+    session's last activity moves to `now`."""
     message = Message(
         session_uuid=session.uuid,
         query="",
@@ -77,7 +77,9 @@ async def add_transcript_row(
         created_at=now,
         modified_at=now,
     )
-    return await MessageRepository(db).add(message)
+    added = await MessageRepository(db).add(message)
+    await ChatSessionRepository(db).touch(session.uuid, now)
+    return added
 
 
 async def get_owned_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> ChatSession:
@@ -85,35 +87,12 @@ async def get_owned_session(db: AsyncSession, account_uuid: str, session_uuid: s
     return await ChatSessionRepository(db).get_owned(account_uuid, session_uuid)
 
 
-def _creation_window(start: datetime | None, end: datetime | None) -> tuple[datetime | None, datetime | None]:
-    """Both bounds inclusive at the second precision timestamps are shown with: `start` counts from the beginning of
-    its second, `end` up to the end of its second (a session created at 10:00:00.7 shows as 10:00:00 and matches an
-    `end` of 10:00:00Z). Returned as [from, before)."""
-    created_from = start.replace(microsecond=0) if start is not None else None
-    created_before = None
-    if end is not None:
-        try:
-            created_before = end.replace(microsecond=0) + _SECOND
-        except OverflowError:  # the last representable second: no upper bound
-            created_before = None
-    return created_from, created_before
-
-
 async def list_sessions(
-    db: AsyncSession,
-    account_uuid: str,
-    chatbot_uuid: str,
-    start: datetime | None,
-    end: datetime | None,
-    human_requested: bool | None = None,
-    tags: Sequence[str] = (),
+    db: AsyncSession, account_uuid: str, chatbot_uuid: str, only: SessionFilter | None = None
 ) -> Sequence[ChatSession]:
-    """The chatbot's sessions created between `start` and `end` (both inclusive, each optional), oldest first;
-    only those whose `meta.human_requested` is `human_requested`, when given, and that have every tag of `tags`."""
+    """The account's chatbot's sessions that pass the filter (`chat.filters`), oldest first."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
-    created_from, created_before = _creation_window(start, end)
-    found = SessionFilter(created_from, created_before, human_requested, tags=tuple(dict.fromkeys(tags)))
-    return await ChatSessionRepository(db).of_chatbot(chatbot.uuid, found)
+    return await ChatSessionRepository(db).of_chatbot(chatbot.uuid, only)
 
 
 async def delete_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> None:

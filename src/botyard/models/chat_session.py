@@ -12,13 +12,19 @@ from botyard.models.meta import SessionMeta
 class ChatSession(UuidPk, Timestamps, Base):
     """A conversation with a chatbot; `meta` holds its variables and flags (read it through `SessionMeta`).
 
+    `modified_at` is the conversation's last activity: every message written into it (a question, its answer, a
+    live-chat row) moves it (`chat.conversation`, `ChatSessionRepository.touch`).
+
     `human_requested` and `live_chat` repeat the flags of `meta` as columns so that the operators' inbox can filter
     in SQL. `meta` stays the one thing written: assigning it sets both columns (`_flags_follow_meta`), so the two
     cannot disagree, whichever code writes the meta.
     """
 
     __tablename__ = "chat_session"
-    __table_args__ = (Index("ix_chat_session_flags", "chatbot_uuid", "human_requested", "live_chat"),)
+    __table_args__ = (
+        Index("ix_chat_session_flags", "chatbot_uuid", "human_requested", "live_chat"),
+        Index("ix_chat_session_activity", "chatbot_uuid", "modified_at"),
+    )
 
     chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"), index=True)
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)

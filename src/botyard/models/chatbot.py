@@ -21,5 +21,7 @@ class Chatbot(UuidPk, Timestamps, Base):
     """How much evidence the relevance decision asks for (`botyard.retrieval.relevance.Strictness`)."""
     language: Mapped[str | None] = mapped_column(String(8), default=None)
     """The language the chatbot speaks to its users (`botyard.i18n.Language`); None: its knowledge's main language."""
+    conversation_retention_days: Mapped[int | None] = mapped_column(default=None)
+    """Conversations without activity for this many days are deleted (`chat.history.retention`); None: kept."""
     # Bumped whenever the chatbot's chunks change; in-process search indexes are caches keyed by it.
     knowledge_version: Mapped[int] = mapped_column(default=0)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy import ForeignKey, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, Timestamps, UuidPk
@@ -20,4 +20,7 @@ class Message(UuidPk, Timestamps, Base):
     finish_reason: Mapped[str] = mapped_column(String(16), default="stop")
     cite_data: Mapped[dict[str, Any]] = mapped_column(default=dict)
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    refused: Mapped[bool] = mapped_column(default=False, server_default=false())
+    """The user got no answer: the no-answer reply (nothing in the knowledge), attached documents too long, or the
+    answer failed. A language model's own refusal in its words is not detected."""
     state: Mapped[str] = mapped_column(String(16), default=MessageState.COMPLETE.value)

@@ -50,14 +50,19 @@ function refused(status, key) {
  * Sends one request; resolves to the parsed JSON body, rejects with ApiError.
  * options: {body (JSON), key (default: the stored one), signal, query (object, arrays repeat), headers}
  */
-export async function request(method, path, options = {}) {
-  const key = options.key ?? getKey();
+function apiUrl(path, query = {}) {
   const url = new URL(BASE + path, location.origin);
-  for (const [name, value] of Object.entries(options.query ?? {})) {
+  for (const [name, value] of Object.entries(query)) {
     for (const item of Array.isArray(value) ? value : [value]) {
       if (item !== undefined && item !== null && item !== "") url.searchParams.append(name, String(item));
     }
   }
+  return url;
+}
+
+export async function request(method, path, options = {}) {
+  const key = options.key ?? getKey();
+  const url = apiUrl(path, options.query);
   const headers = authHeaders(key, options.headers);
   const init = { method, headers, signal: options.signal };
   if (options.body !== undefined) {
@@ -75,6 +80,26 @@ export async function request(method, path, options = {}) {
 
 export const get = (path, options) => request("GET", path, options);
 export const post = (path, body, options = {}) => request("POST", path, { ...options, body });
+
+/**
+ * Downloads a file the API answers (the key goes in a header, so a plain link cannot): saved under the name of the
+ * response's Content-Disposition, else `fallback`. options: {query, signal}.
+ */
+export async function download(path, fallback, options = {}) {
+  const key = getKey();
+  const response = await fetch(apiUrl(path, options.query), { headers: authHeaders(key), signal: options.signal });
+  if (!response.ok) {
+    refused(response.status, key);
+    throw await errorFrom(response);
+  }
+  const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") ?? "");
+  const href = URL.createObjectURL(await response.blob());
+  const link = Object.assign(document.createElement("a"), { href, download: named ? named[1] : fallback });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 60_000);
+}
 
 /**
  * A streaming request (SSE): resolves to the fetch Response once its headers are in (rejects with ApiError when

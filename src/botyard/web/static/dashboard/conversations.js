@@ -1,9 +1,25 @@
-// Conversations: a chatbot's sessions with filters (dates, tags, human requested) and a transcript of each.
-import { get } from "./api.js";
+// Conversations: a chatbot's sessions, latest activity first, with the first question, filters (dates, tags, hand-off,
+// refused answers, feedback), exports (CSV, JSON), deletes, the retention period, and a transcript of each.
+import { download, get, post } from "./api.js";
+import { retentionForm } from "./retention.js";
 import { transcript } from "./transcript.js";
-import { badge, busy, clear, field, formatDate, h, headRow, heading, notice, select, tableWrap } from "./ui.js";
+import {
+  badge,
+  busy,
+  clear,
+  confirmDialog,
+  field,
+  formatDate,
+  h,
+  headRow,
+  heading,
+  notice,
+  select,
+  tableWrap,
+} from "./ui.js";
 
 const PAGE = 20;
+const ANY_YES_NO = [["", "Any"], ["1", "Yes"], ["0", "No"]];
 
 /** Local calendar day bounds as ISO instants ("" when no date). */
 const dayStart = (value) => (value ? new Date(`${value}T00:00:00`).toISOString() : "");
@@ -17,13 +33,26 @@ export function sessionBadges(meta = {}) {
   return out;
 }
 
+/** The badges of an overview row: its flags, its figures, its tags. */
+function rowBadges(item) {
+  const out = sessionBadges(item);
+  if (!item.live_chat && !item.human_requested && item.handed_off) out.push(badge("Handed off"));
+  if (item.refused_count) out.push(badge(`Refused ${item.refused_count}`, "bad"));
+  if (item.rated_up) out.push(badge(`Rated up ${item.rated_up}`, "ok"));
+  if (item.rated_down) out.push(badge(`Rated down ${item.rated_down}`, "bad"));
+  return out;
+}
+
 export function render(ctx) {
   const bot = ctx.chatbot.uuid;
   const note = notice();
   const from = h("input", { type: "date" });
   const to = h("input", { type: "date" });
   const tags = h("input", { type: "text", placeholder: "billing, urgent" });
-  const human = select([["", "Any"], ["1", "Yes"], ["0", "No"]], "");
+  const human = select(ANY_YES_NO, "");
+  const handedOff = select(ANY_YES_NO, "");
+  const refused = select(ANY_YES_NO, "");
+  const feedback = select([["", "Any"], ["any", "Rated"], ["up", "Rated up"], ["down", "Rated down"], ["none", "Not rated"]], "");
   const apply = h("button", { type: "submit", class: "primary" }, "Apply filters");
   const filters = h(
     "form",
@@ -32,62 +61,88 @@ export function render(ctx) {
     field("To", to),
     field("Tags", tags, "Comma-separated; sessions with all of them."),
     field("Human requested", human),
+    field("Handed off", handedOff),
+    field("Refused answers", refused),
+    field("Feedback", feedback),
     apply,
   );
+  const exportCsv = h("button", { type: "button" }, "Export CSV");
+  const exportJson = h("button", { type: "button" }, "Export JSON");
+  const exports = h("div", { class: "actions", "aria-label": "Export" }, exportCsv, exportJson,
+    h("p", { class: "hint" }, "Exports every conversation the filters pick, one row per message."));
   const body = h("tbody");
   const table = h(
     "table",
     {},
-    h("caption", {}, "Sessions, newest first"),
-    headRow(["Started", "Last activity", "Status and tags", "Actions"]),
+    h("caption", {}, "Sessions, latest activity first"),
+    headRow(["Started", "Last activity", "First question", "Status and tags", "Actions"]),
     body,
   );
   const more = h("button", { type: "button" }, "Show more");
   const count = h("p", { class: "hint" });
   const detail = h("section", { "aria-labelledby": "transcript-h", class: "transcript-section" });
-  let sessions = [];
   let shown = 0;
+
+  const query = () => ({
+    start_timestamp: dayStart(from.value),
+    end_timestamp: dayEnd(to.value),
+    human_requested: human.value,
+    handed_off: handedOff.value,
+    refused: refused.value,
+    feedback: feedback.value,
+    tag: tags.value.split(",").map((tag) => tag.trim()).filter(Boolean),
+  });
 
   async function load() {
     note.ok("Loading sessions…");
-    const query = {
-      start_timestamp: dayStart(from.value),
-      end_timestamp: dayEnd(to.value),
-      human_requested: human.value,
-      tag: tags.value.split(",").map((tag) => tag.trim()).filter(Boolean),
-    };
-    sessions = (await get(`/chatbot/${bot}/sessions`, { query, signal: ctx.signal })).reverse();
     shown = 0;
     clear(body);
     await showMore();
-    note.ok(`${sessions.length} session${sessions.length === 1 ? "" : "s"}.`);
+    note.ok(`${shown}${more.hidden ? "" : "+"} session${shown === 1 ? "" : "s"}.`);
   }
 
   async function showMore() {
-    const batch = sessions.slice(shown, shown + PAGE);
-    shown += batch.length;
-    const details = await Promise.all(batch.map((item) => get(`/session/${item.uuid}`, { signal: ctx.signal })));
-    body.append(...details.map(row));
-    more.hidden = shown >= sessions.length;
-    count.textContent = sessions.length ? `Showing ${shown} of ${sessions.length}.` : "No sessions match.";
+    const page = await get(`/chatbot/${bot}/conversations`, {
+      query: { ...query(), limit: PAGE, offset: shown },
+      signal: ctx.signal,
+    });
+    shown += page.length;
+    body.append(...page.map(row));
+    more.hidden = page.length < PAGE;
+    count.textContent = shown ? `Showing ${shown}.` : "No sessions match.";
   }
 
-  function row(session) {
-    const label = `Open conversation of ${formatDate(session.created_at)}`;
-    const open = h("button", { type: "button", class: "small", "aria-label": label }, "Open");
+  function row(item) {
+    const when = formatDate(item.created_at);
+    const open = h("button", { type: "button", class: "small", "aria-label": `Open conversation of ${when}` }, "Open");
     open.addEventListener("click", () => {
-      history.replaceState(null, "", `#/bot/${bot}/conversations/${session.uuid}`);
-      for (const tr of body.children) tr.classList.toggle("selected-row", tr.dataset.uuid === session.uuid);
-      openSession(session.uuid);
+      history.replaceState(null, "", `#/bot/${bot}/conversations/${item.uuid}`);
+      for (const tr of body.children) tr.classList.toggle("selected-row", tr.dataset.uuid === item.uuid);
+      openSession(item.uuid);
     });
+    const remove = h("button", { type: "button", class: "small danger", "aria-label": `Delete conversation of ${when}` }, "Delete");
+    remove.addEventListener("click", () => busy(remove, note, () => deleteSession(item.uuid, when)));
     return h(
       "tr",
-      { "data-uuid": session.uuid },
-      h("td", {}, formatDate(session.created_at)),
-      h("td", {}, formatDate(session.modified_at)),
-      h("td", {}, ...sessionBadges(session.meta)),
-      h("td", { class: "actions" }, open),
+      { "data-uuid": item.uuid },
+      h("td", {}, when),
+      h("td", {}, formatDate(item.modified_at)),
+      h("td", { class: "preview" }, item.preview || h("span", { class: "hint" }, "No question yet")),
+      h("td", {}, ...rowBadges(item)),
+      h("td", { class: "actions" }, open, remove),
     );
+  }
+
+  async function deleteSession(uuid, when) {
+    if (!(await confirmDialog(`Delete the conversation of ${when} with all its messages? This cannot be undone.`))) return;
+    await post(`/session/${uuid}/delete`);
+    body.querySelector(`tr[data-uuid="${uuid}"]`)?.remove();
+    shown -= 1;
+    if (location.hash.endsWith(`/${uuid}`)) {
+      history.replaceState(null, "", `#/bot/${bot}/conversations`);
+      clear(detail);
+    }
+    note.ok("Conversation deleted.");
   }
 
   async function openSession(uuid) {
@@ -100,6 +155,10 @@ export function render(ctx) {
       ]);
       title.textContent = `Conversation of ${formatDate(session.created_at)}`;
       const variables = Object.entries(session.meta.variables ?? {});
+      const exportOne = h("button", { type: "button", class: "small" }, "Export this conversation (CSV)");
+      exportOne.addEventListener("click", () =>
+        busy(exportOne, note, () => download(`/session/${uuid}/export`, `conversation-${uuid}.csv`)),
+      );
       clear(
         detail,
         title,
@@ -108,6 +167,7 @@ export function render(ctx) {
           { class: "actions" },
           ...sessionBadges(session.meta),
           h("a", { class: "button small", href: `#/bot/${bot}/inbox/${uuid}` }, "Open in inbox"),
+          exportOne,
         ),
         variables.length
           ? h("p", { class: "hint" }, `Variables: ${variables.map(([k, v]) => `${k} = ${v}`).join(", ")}`)
@@ -122,6 +182,10 @@ export function render(ctx) {
     }
   }
 
+  const exportAs = (format) => () =>
+    download(`/chatbot/${bot}/sessions/export`, `conversations.${format}`, { query: { ...query(), format } });
+  exportCsv.addEventListener("click", () => busy(exportCsv, note, exportAs("csv")));
+  exportJson.addEventListener("click", () => busy(exportJson, note, exportAs("json")));
   filters.addEventListener("submit", (event) => {
     event.preventDefault();
     busy(apply, note, load);
@@ -131,11 +195,13 @@ export function render(ctx) {
   ctx.main.append(
     heading(`Conversations: ${ctx.chatbot.name}`),
     filters,
+    exports,
     note.element,
     tableWrap(table, "Sessions"),
     count,
     more,
     detail,
+    retentionForm(bot, ctx.signal),
   );
   busy(apply, note, load);
   if (ctx.params[1]) openSession(ctx.params[1]);
