@@ -61,6 +61,17 @@ class Settings(BaseSettings):
         default="INFO", description="Lowest level the service and its server log (other libraries: WARNING and up)."
     )
 
+    # Metrics
+    metrics: bool = Field(default=True, description="Serve Prometheus metrics at /metrics (off: /metrics answers 404).")
+    metrics_token: SecretStr | None = Field(
+        default=None, description="When set, a scrape must send `Authorization: Bearer <token>` (else 401)."
+    )
+    metrics_dir: Path | None = Field(
+        default=None,
+        validation_alias="PROMETHEUS_MULTIPROC_DIR",
+        description="prometheus-client's multiprocess directory: `botyard serve --workers N` sets it for its workers.",
+    )
+
     # Anonymous traffic (the widget, and keyless messages to public chatbots)
     anonymous_messages_per_minute: int = Field(
         default=60,

@@ -30,9 +30,11 @@ from botyard.live.event_stream import StreamSlots
 from botyard.live.router import router as live_router
 from botyard.live.wakeup import EventWatch
 from botyard.logs import RequestId
+from botyard.metrics import RequestMetrics, RouteProbe
 from botyard.middleware import RequestBodyGuard
 from botyard.openapi import install as declare_statuses
 from botyard.runtime import Runtime
+from botyard.scrape import router as metrics_router
 from botyard.security_headers import SecurityHeaders
 from botyard.session_documents.router import router as session_documents_router
 from botyard.sources.router import restart_router
@@ -86,13 +88,13 @@ def create_app(
     )
     app.state.settings = settings
     install_error_handlers(app)
-    _include_routers(app)
+    _include_routers(app, settings)
     declare_statuses(app)
     _add_middleware(app, settings)
     return app
 
 
-def _include_routers(app: FastAPI) -> None:
+def _include_routers(app: FastAPI, settings: Settings) -> None:
     api = APIRouter(prefix="/api/v1")
     routers = (
         accounts_router,
@@ -114,11 +116,15 @@ def _include_routers(app: FastAPI) -> None:
     app.include_router(api)
     app.include_router(restart_router, prefix="/api")  # the SDK's unversioned path
     app.include_router(_health_router())
+    if settings.metrics:
+        app.include_router(metrics_router())
     mount_web(app)
     install_api_docs(app)
 
 
 def _add_middleware(app: FastAPI, settings: Settings) -> None:
+    if settings.metrics:
+        app.add_middleware(RouteProbe, routes=app.routes)  # innermost: it sees the route the router chose
     app.add_middleware(RequestBodyGuard, settings=settings)
     if settings.cors_origins:
         app.add_middleware(
@@ -129,7 +135,9 @@ def _add_middleware(app: FastAPI, settings: Settings) -> None:
         )
     app.add_middleware(WidgetCors)  # the widget API's CORS follows each chatbot's allowed origins
     app.add_middleware(SecurityHeaders)  # around everything, errors and CORS preflights included
-    app.add_middleware(RequestId)  # outermost: every line written while answering carries the request's id
+    app.add_middleware(RequestId)  # every line written while answering carries the request's id
+    if settings.metrics:
+        app.add_middleware(RequestMetrics)  # outermost: every answer counts, the other middleware's own included
 
 
 async def sweep_streams(runtime: Runtime) -> None:

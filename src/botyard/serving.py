@@ -8,6 +8,11 @@ each worker listens on its own socket and the kernel spreads new connections ove
 The supervisor (this process) reserves the port first, so a port in use fails at once with a clear message, starts
 the workers, starts a new one when one dies, and on SIGINT or SIGTERM stops them all (uvicorn's graceful shutdown
 in each: open requests finish). A worker whose supervisor was killed outright stops by itself within a second.
+
+Metrics: the supervisor makes a fresh directory for the run and names it to its workers as `PROMETHEUS_MULTIPROC_DIR`
+(before they start: prometheus-client chooses its multiprocess mode when it is imported), so each worker writes its
+counts to files of its own there and a scrape answered by any worker sums them all. A dead worker's gauges are
+dropped (`mark_process_dead`); its counts stay in the sums, as counters must. The directory goes with the run.
 """
 
 from __future__ import annotations
@@ -17,10 +22,13 @@ import logging
 import multiprocessing
 import multiprocessing.process
 import os
+import shutil
 import signal
 import socket
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
@@ -32,6 +40,8 @@ RESTART_PAUSE = 1.0
 """Seconds between restarts of workers that keep dying, so that a broken set-up does not spin."""
 ORPHAN_CHECK_SECONDS = 0.5
 """How often a worker checks that its supervisor is still its parent."""
+MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"
+"""The variable prometheus-client's multiprocess mode reads (`Settings.metrics_dir` reads it in the workers)."""
 
 
 def listening_socket(host: str, port: int, *, listen: bool = True) -> socket.socket:
@@ -87,9 +97,11 @@ class Supervisor:
         self.context = multiprocessing.get_context("spawn")  # a fresh interpreter: nothing inherited but settings
         self.workers: list[multiprocessing.process.BaseProcess] = []
         self.stopping = False
+        self.metrics_dir: str | None = None
 
     def run(self) -> None:
-        with listening_socket(self.host, self.port, listen=False):  # holds the port; takes no connections
+        with listening_socket(self.host, self.port, listen=False), _metrics_dir() as metrics:  # holds the port
+            self.metrics_dir = metrics
             previous = {number: signal.signal(number, self._stop) for number in (signal.SIGINT, signal.SIGTERM)}
             try:
                 self.workers = [self._start() for _ in range(self.count)]
@@ -111,6 +123,7 @@ class Supervisor:
         for index, process in enumerate(self.workers):
             if not process.is_alive() and not self.stopping:
                 log.warning("worker %s exited with %s; starting another", process.pid, process.exitcode)
+                self._forget(process)
                 time.sleep(RESTART_PAUSE)
                 self.workers[index] = self._start()
 
@@ -128,6 +141,27 @@ class Supervisor:
             if process.is_alive():
                 process.kill()
                 process.join()
+            self._forget(process)
+
+    def _forget(self, process: multiprocessing.process.BaseProcess) -> None:
+        """Drop a dead worker's live gauges from the metrics."""
+        from prometheus_client.multiprocess import mark_process_dead
+
+        if process.pid is not None and self.metrics_dir is not None:
+            mark_process_dead(process.pid, self.metrics_dir)  # type: ignore[no-untyped-call]
+
+
+@contextlib.contextmanager
+def _metrics_dir() -> Iterator[str]:
+    """A fresh directory for the run's metrics, named to the workers (spawned: they inherit the environment), and
+    removed with whatever the workers wrote there."""
+    path = tempfile.mkdtemp(prefix="botyard-metrics-")
+    os.environ[MULTIPROC_DIR] = path
+    try:
+        yield path
+    finally:
+        os.environ.pop(MULTIPROC_DIR, None)
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def serve_workers(host: str, port: int, workers: int, log_config: dict[str, Any] | None = None) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -13,6 +14,7 @@ from typing import Any
 
 import anyio
 
+from botyard import metrics
 from botyard.answering import finish
 from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Finished
 from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
@@ -81,11 +83,12 @@ class AnswerRun:
         self.finished: Finished | None = None
         self.assessment: Assessment | None = None
         self.error: str | None = None
-        self.refused = False
-        """The reply is the no-answer message or the documents-too-long refusal (`Message.refused`)."""
         self.finalised = False
         self.saved_at: float | None = None
         """When the text so far was last saved (`_checkpoint`); None before the first delta."""
+        self.started = metrics.request_started() or time.perf_counter()
+        self.outcome = "answered"
+        """What answered, for the metrics: `answered`, `no_answer`, `canned`, `refused` or `live_chat`."""
         self.stream = self.events()
 
     @property
@@ -122,14 +125,16 @@ class AnswerRun:
         is always asked, with the best passages whatever the relevance decision said: its prompt decides (COMPAT.md)."""
         agent, query = self.prepared.agent, self.prepared.query
         if self.prepared.live_chat:  # the operator answers, through the live-chat endpoints
+            self.outcome = "live_chat"
             yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
             return
         if self.prepared.refusal is not None:  # the attached documents do not fit the agent's model
-            self.refused = True
+            self.outcome = "refused"
             async for event in _canned(self.prepared.refusal, query):
                 yield event
             return
         if agent is not None and agent.reply is not None:  # pre-canned, spam defense, human hand-off: no search
+            self.outcome = "canned"
             async for event in _canned(agent.reply, query):
                 yield event
             return
@@ -143,8 +148,7 @@ class AnswerRun:
             greeting = None
             if agent is not None and agent.greets and self.parts.greeting is not None:
                 greeting = await self.parts.greeting(agent, query)
-            self.refused = greeting is None
-            reply = greeting or self._no_answer()
+            reply, self.outcome = (greeting, "canned") if greeting else (self._no_answer(), "no_answer")
             async for event in _canned(reply, query):
                 yield event
             return
@@ -212,6 +216,8 @@ class AnswerRun:
                         yield Ping()
                     elif isinstance(event, TextDelta):
                         if event.text:
+                            if not self.pieces:
+                                metrics.first_chunk(self._answerer, self.outcome, self.started)
                             self.pieces.append(event.text)
                             yield event
                             await self._checkpoint()
@@ -274,9 +280,15 @@ class AnswerRun:
             error=self.error,
             interrupted=interrupted,
             assessment=self.assessment,
-            refused=self.refused,
+            refused=self.outcome in ("no_answer", "refused"),  # `Message.refused`
         )
+
+    @property
+    def _answerer(self) -> str:
+        return "llm" if self.parts.answerer.model_decides else "offline"
 
     async def _finalise(self, *, interrupted: bool) -> dict[str, dict[str, Any]]:
         self.finalised = True
+        failed = "failed" if self.error is not None else self.outcome
+        metrics.answer_finished(self._answerer, "interrupted" if interrupted else failed)
         return await finish.store(self.parts.database, self._outcome(interrupted))

@@ -25,6 +25,7 @@ from typing import Annotated
 from fastapi import Depends
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard import metrics
 from botyard.chat.repository import RateLimitRepository
 from botyard.deps import AppSettings, ClientNetwork
 from botyard.errors import AppError, ErrorCode
@@ -118,4 +119,16 @@ async def _refuse_when_full(repository: RateLimitRepository, chatbot: Chatbot, w
     frees_at = times[len(times) - window.limit] + window.span
     wait = max(1, math.ceil((frees_at - now).total_seconds()))
     message = chatbot.rate_limit_message or "Too many messages"
+    metrics.rate_limited(ErrorCode.RATE_LIMITED.value, window_reason(window.key))
     raise AppError(429, ErrorCode.RATE_LIMITED, message, headers={"Retry-After": str(wait)})
+
+
+def window_reason(key: str) -> str:
+    """The full window, as the metrics name it: `session` (a keyed caller's), `address` (an anonymous caller's),
+    `anonymous_ceiling` (all anonymous callers'), `feedback`, and for new widget sessions `new_session_address` and
+    `new_session_anonymous_ceiling`."""
+    what, _, who = key.partition(":")
+    if what in ("session", "feedback"):
+        return what
+    window = "anonymous_ceiling" if who == "anonymous" else "address"
+    return window if what == "message" else f"new_session_{window}"

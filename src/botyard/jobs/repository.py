@@ -101,6 +101,17 @@ class JobRepository(Repository[Job]):
             pending |= {str(uuid): int(count) for uuid, count in rows}
         return pending
 
+    async def counts(self) -> list[tuple[str, str, int]]:
+        """How many jobs of each kind are in each status: (kind, status, count)."""
+        rows = await self.session.execute(select(Job.kind, Job.status, func.count()).group_by(Job.kind, Job.status))
+        return [(str(kind), str(status), int(count)) for kind, status, count in rows]
+
+    async def due(self, now: datetime) -> tuple[int, datetime | None]:
+        """The queued jobs due at `now` (what waits for a runner), and when the longest-waiting one became due."""
+        statement = select(func.count(), func.min(Job.run_after)).where(Job.status == "queued", Job.run_after <= now)
+        count, oldest = (await self.session.execute(statement)).one()
+        return int(count), oldest
+
     async def recover_expired(self, now: datetime) -> int:
         """Put back in the queue every job whose runner stopped renewing its lease (crash, kill -9, lost host, or an
         event loop stalled past the lease: that run is fenced out by the next claim's new `lease_owner`)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -29,3 +31,21 @@ async def enqueue(
             max_attempts=max_attempts,
         )
     )
+
+
+@dataclass(frozen=True)
+class QueueState:
+    """The queue as a scrape sees it (`botyard.scrape`)."""
+
+    counts: list[tuple[str, str, int]]
+    """(kind, status, jobs) for every kind and status present."""
+    due: int
+    """Queued jobs whose time has come: the work waiting for a runner."""
+    oldest_due: datetime | None
+    """When the longest-waiting of those became due."""
+
+
+async def queue_state(db: AsyncSession, now: datetime) -> QueueState:
+    repository = JobRepository(db)
+    due, oldest = await repository.due(now)
+    return QueueState(await repository.counts(), due, oldest)

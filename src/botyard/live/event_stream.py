@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from botyard import sse
+from botyard import metrics, sse
 from botyard.db.session import Database
 from botyard.errors import AppError, ErrorCode
 from botyard.live.wakeup import EventWatch
@@ -62,6 +62,7 @@ class StreamSlots:
         """A slot for `address`, or 429 `too_many_streams`; call what it returns, once, to give the slot back."""
         if self._open[address] >= self.per_address:
             message = f"At most {self.per_address} event streams may be open from one address"
+            metrics.rate_limited(ErrorCode.TOO_MANY_STREAMS.value, "streams_per_address")
             raise AppError(429, ErrorCode.TOO_MANY_STREAMS, message, headers={"Retry-After": str(int(PING_SECONDS))})
         self._open[address] += 1
         given_back = False

@@ -28,6 +28,7 @@ from typing import ParamSpec, TypeVar
 import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard import metrics
 from botyard.config import Settings
 from botyard.embedding import Embedder, EmbeddingError, Vectors, cosines, decode_matrix
 from botyard.retrieval.base import Hit, Retrieval
@@ -122,7 +123,8 @@ class Retriever:
         repository = RetrievalRepository(db)
         version = await repository.knowledge_version(chatbot_uuid)
         if version is None:
-            self._cache.pop(chatbot_uuid, None)  # a deleted chatbot's index is dropped at once
+            if self._cache.pop(chatbot_uuid, None) is not None:  # a deleted chatbot's index is dropped at once
+                metrics.indexes_held(len(self._cache), self.cached_chunks)
             return None
         cached = self._cached(chatbot_uuid, version)
         if cached is not None:
@@ -183,6 +185,7 @@ class Retriever:
         while total > self.max_cached_chunks and len(self._cache) > 1:
             _, evicted = self._cache.popitem(last=False)
             total -= evicted.size
+        metrics.indexes_held(len(self._cache), total)
 
     @property
     def cached_chunks(self) -> int:
