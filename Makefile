@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 PORT := 8000
 HOST := 127.0.0.1
 
-.PHONY: serve test lint
+.PHONY: serve test lint lock
 serve: $(VENV)/.installed
 	$(BIN)/botyard serve --host $(HOST) --port $(PORT)
 
@@ -19,8 +19,13 @@ lint: $(VENV)/.installed
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-logo
 
-$(VENV)/.installed: pyproject.toml
+# Every distribution installed, pip included, is pinned by constraints.txt.
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -c constraints.txt --upgrade pip
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
 	touch $@
+
+# Rewrites constraints.txt after a change of pyproject.toml's dependencies (how: scripts/lock).
+lock:
+	PYTHON=$(PYTHON) scripts/lock

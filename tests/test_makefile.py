@@ -1,4 +1,5 @@
-"""`make serve` passes PORT and HOST to `botyard serve`, and keeps the defaults without them (a dry run, `make -n`)."""
+"""`make serve` passes PORT and HOST to `botyard serve`, and keeps the defaults without them; the venv is installed from
+constraints.txt (dry runs, `make -n`)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,17 @@ def test_make_serve_passes_port_and_host() -> None:
     assert _serve_line(env={**os.environ, "PORT": "1", "HOST": "example.invalid"}).endswith(
         "botyard serve --host 127.0.0.1 --port 8000"
     )
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_installs_the_venv_from_the_constraints(tmp_path: Path) -> None:
+    result = subprocess.run(
+        ["make", "-n", "-C", str(ROOT), f"VENV={tmp_path / 'venv'}", "serve"],  # noqa: S607 (as above)
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    installs = [line for line in result.stdout.splitlines() if " install " in line]
+    assert len(installs) == 2, result.stdout  # pip itself, then the project with its dev tools
+    assert all("-c constraints.txt" in line for line in installs), installs
