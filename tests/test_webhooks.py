@@ -103,7 +103,7 @@ def test_each_event_reaches_the_receiver_once_with_a_valid_signature(
     bot = helpdesk(alice)
     hook = create(alice, bot, hooks.url("/all"))
     only_feedback = create(alice, bot, hooks.url("/feedback"), events=["feedback"])
-    create(alice, bot, hooks.url("/off"), enabled=False)
+    off = create(alice, bot, hooks.url("/off"), enabled=False)
 
     chat = widget_session(client, bot)
     end = sse_events(widget_ask(client, chat, "My email is ann@example.com, where is my parcel?").text)[-1]
@@ -151,6 +151,7 @@ def test_each_event_reaches_the_receiver_once_with_a_valid_signature(
         ("delivered", 1, 200, None)
     }
     assert listed[0]["response_excerpt"] == "thanks"
+    assert deliveries(alice, off["uuid"]) == []  # a disabled webhook is not even queued for
 
 
 def test_a_500_is_retried_after_the_backoff_and_the_delivery_ends_delivered(
