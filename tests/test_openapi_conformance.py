@@ -46,6 +46,7 @@ def _objects(alice: Api) -> dict[str, str]:
             {"name": "lookup", "description": "d", "external_url": "https://api.example.com/x", "method": "GET"},
         )
     )
+    webhook = alice.ok(alice.post(f"/chatbot/{bot}/webhook/create", {"url": "https://hooks.example.com/in"}))
     prefix = alice.ok(alice.post("/account/key/create"))["prefix"]  # another key: revoking it keeps alice's
     return {
         "chatbot": bot,
@@ -55,6 +56,7 @@ def _objects(alice: Api) -> dict[str, str]:
         "session": session,
         "function": function.get("uuid", ""),
         "key": prefix,
+        "webhook": webhook["uuid"],
     }
 
 

@@ -40,6 +40,7 @@ from botyard.session_documents.router import router as session_documents_router
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
 from botyard.web.router import mount as mount_web
+from botyard.webhooks.router import router as webhooks_router
 from botyard.widget.cors import WidgetCors
 from botyard.widget.router import router as widget_router
 
@@ -109,6 +110,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         session_documents_router,
         live_router,
         hit_testing_router,
+        webhooks_router,
         widget_router,
     )
     for router in routers:

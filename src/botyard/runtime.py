@@ -32,6 +32,7 @@ from botyard.ingestion.pipeline import IngestionConfig, SourceProcessor
 from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
 from botyard.llm.provider import Provider
 from botyard.llm.registry import ModelRegistry
+from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.retriever import Retriever
 
 
@@ -58,6 +59,7 @@ def job_handlers(
     embedder: Embedder | None = None,
     judge: ModelJudge | None = None,
     answerer: Answerer | None = None,
+    clock: Callable[[], datetime] = utcnow,
 ) -> list[JobHandler]:
     """Every kind of job the service runs."""
     return [
@@ -67,6 +69,7 @@ def job_handlers(
         SourceReembedder(embedder),
         SessionTagger(embedder, judge, answerer, ToolCaller(egress, settings.tool_call_timeout)),
         ConversationPurger(),
+        WebhookSender(egress, clock),
     ]
 
 
@@ -100,7 +103,7 @@ class Runtime:
         config = RunnerConfig(
             lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency, clock=clock
         )
-        runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer), config)
+        runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer, clock), config)
         retriever = Retriever(embedder, settings)
         router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)
         parts = AnswerParts(

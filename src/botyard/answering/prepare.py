@@ -23,7 +23,17 @@ from botyard.db.session import Database
 from botyard.errors import not_found
 from botyard.i18n import DEFAULT, Language
 from botyard.live import service as live
-from botyard.models import Chatbot, ChatbotEventKind, ChatSession, Message, MessageMeta, MessageState, SessionMeta
+from botyard.models import (
+    Chatbot,
+    ChatbotEventKind,
+    ChatSession,
+    Message,
+    MessageMeta,
+    MessageState,
+    SessionMeta,
+    WebhookEvent,
+)
+from botyard.outbox import events as webhooks
 from botyard.retrieval.relevance import Strictness
 from botyard.session_documents.budget import AttachedDocument
 from botyard.session_documents.repository import SessionDocumentRepository
@@ -157,6 +167,8 @@ async def _store(
     )
     if filled:
         await conversation.set_variables(db, session.uuid, filled)
+        data = {"session_uuid": session.uuid, "message_uuid": message.uuid, "variables": filled}
+        await webhooks.emit(db, session.chatbot_uuid, WebhookEvent.VARIABLES_COLLECTED, data, now)
     if agent is not None and agent.human_requested:
         await live.flag_for_operators(db, session.uuid, now, reason="asked for a person")
     elif live.is_live(session) or live.is_flagged(session):

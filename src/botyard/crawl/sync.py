@@ -33,6 +33,7 @@ from botyard.jobs.repository import JobRepository
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
 from botyard.models import DataSource, Job, SourceFile, SyncSchedule
+from botyard.outbox import events as webhooks
 from botyard.sources.service import schedule_processing
 
 SYNC_CHATBOT = "sync_chatbot"
@@ -186,8 +187,9 @@ async def _record(db: AsyncSession, source_uuid: str, check: Check) -> str:
     if check.outcome == "gone":
         misses = int(source.meta.get("misses", 0)) + 1
         source.meta = {**source.meta, "misses": misses, "checked_at": now}
-        if misses >= GONE_AFTER_MISSES:
+        if misses >= GONE_AFTER_MISSES and source.status != "error:not found":
             source.status = "error:not found"
+            await webhooks.source_failed(db, source, utcnow())
         return "gone"
     if check.outcome == "failed":
         source.meta = {**source.meta, "checked_at": now, "last_check_error": check.reason}

@@ -4,6 +4,7 @@ time and size."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import re
 import ssl
@@ -51,6 +52,8 @@ _NEVER_FORWARDED = frozenset(
 # name (Authorization, Cookie, X-Api-Key, ...) that the new origin must not see.
 _CROSS_ORIGIN_SAFE = frozenset({"accept", "accept-language", "user-agent"})
 _USERINFO = re.compile(r"//[^/?#]*@")
+_Body = tuple[object, bytes | None]
+"""What a request sends: (`json`, `content`)."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,7 @@ class EgressClient:
         method: str = "GET",
         headers: Mapping[str, str] | None = None,
         json: object = None,
+        content: bytes | None = None,
         params: Mapping[str, str] | None = None,
         max_bytes: int | None = None,
         etag: str | None = None,
@@ -121,8 +125,9 @@ class EgressClient:
     ) -> FetchResult:
         """Fetch `url`, following up to 5 redirects, each hop checked; raise an EgressError on any failure.
 
-        `json` (if not None) is sent as the JSON body; `etag`/`last_modified` make the request conditional (a 304
-        comes back as a result with `not_modified`). A 4xx/5xx final status raises EgressHTTPError.
+        `json` (if not None) is sent as the JSON body, `content` as the body byte for byte (a signed webhook);
+        `etag`/`last_modified` make the request conditional (a 304 comes back as a result with `not_modified`). A
+        4xx/5xx final status raises EgressHTTPError.
         """
         if self._closed:
             raise RuntimeError("EgressClient is closed")
@@ -135,10 +140,18 @@ class EgressClient:
             if value:
                 sent[name] = value
         async with self._deadline(url):
-            result = await self._fetch(url, method, sent, json, params, limit)
+            result = await self._fetch(url, method, sent, (json, content), params, limit)
         if result.status >= 400:
             raise EgressHTTPError(result)
         return result
+
+    def with_limits(self, limits: EgressLimits) -> EgressClient:
+        """A client with the same policy (allowlist, ports, resolver) and other caps: webhooks want short timeouts
+        and no redirects."""
+        other = copy.copy(self)
+        other._limits = limits
+        other._timeout = httpx.Timeout(limits.read_timeout, connect=limits.connect_timeout, pool=limits.connect_timeout)
+        return other
 
     async def aclose(self) -> None:
         """Refuse further fetches (each fetch closes its own connections when it ends)."""
@@ -168,7 +181,7 @@ class EgressClient:
             raise
 
     async def _fetch(
-        self, url: str, method: str, sent: httpx.Headers, json: object, params: Mapping[str, str] | None, limit: int
+        self, url: str, method: str, sent: httpx.Headers, out: _Body, params: Mapping[str, str] | None, limit: int
     ) -> FetchResult:
         parsed = parse_url(url)
         if params:
@@ -183,7 +196,7 @@ class EgressClient:
             follow_redirects=False,
         )
         async with client:
-            request = client.build_request(method, target.parsed.url, headers=sent, json=json)
+            request = client.build_request(method, target.parsed.url, headers=sent, json=out[0], content=out[1])
             redirects: list[str] = []
             seen = {(method, str(target.parsed.url))}
             while True:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.embedding import Embedder, EmbeddingError, Vectors, encode_matrix, encode_vector
 from botyard.ingestion.errors import SourceFailed, SourceRetry
@@ -25,6 +26,7 @@ from botyard.ingestion.repository import ChunkRepository, SourceRepository
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
 from botyard.models import Chunk, Job
+from botyard.outbox import events as webhooks
 from botyard.passages import passages
 
 log = logging.getLogger(__name__)
@@ -125,6 +127,7 @@ class SourceReembedder:
         source = await SourceRepository(session).get(str(job.payload.get("data_source_uuid")))
         if source is not None:
             source.status = f"error:{REASON}"
+            await webhooks.source_failed(session, source, utcnow())
 
 
 async def enqueue_reembedding(database: Database, embedder: Embedder | None) -> int:

@@ -33,6 +33,7 @@ from botyard.ingestion.tokens import count_tokens
 from botyard.jobs.reasons import shown_reason
 from botyard.jobs.runner import JobContext
 from botyard.models import Chunk, DataSource, Job
+from botyard.outbox import events as webhooks
 
 log = logging.getLogger(__name__)
 __all__ = ["Extracted", "IngestionConfig", "SourceFailed", "SourceProcessor", "SourceRetry"]
@@ -104,6 +105,7 @@ class SourceProcessor:
         source = await SourceRepository(session).get(str(job.payload.get("data_source_uuid")))
         if source is not None:
             source.status = "error:" + shown_reason(reason)
+            await webhooks.source_failed(session, source, utcnow())
 
     async def _keep(self, ctx: JobContext, source_uuid: str, extracted: Extracted, stages: StageReporter) -> None:
         """A page that did not change keeps its chunks, embedded again only if another embedder produced them."""

@@ -20,17 +20,20 @@ async def enqueue(
     chatbot_uuid: str | None = None,
     data_source_uuid: str | None = None,
     max_attempts: int = 5,
+    run_after: datetime | None = None,
 ) -> Job:
-    """Queue a job. The payload carries ids only; the handler reads the current state when it runs."""
-    return await JobRepository(db).add(
-        Job(
-            kind=kind,
-            payload=payload,
-            chatbot_uuid=chatbot_uuid,
-            data_source_uuid=data_source_uuid,
-            max_attempts=max_attempts,
-        )
+    """Queue a job, due at `run_after` (now when not given). The payload carries ids only; the handler reads the
+    current state when it runs."""
+    job = Job(
+        kind=kind,
+        payload=payload,
+        chatbot_uuid=chatbot_uuid,
+        data_source_uuid=data_source_uuid,
+        max_attempts=max_attempts,
     )
+    if run_after is not None:
+        job.run_after = run_after
+    return await JobRepository(db).add(job)
 
 
 @dataclass(frozen=True)

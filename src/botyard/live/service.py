@@ -22,7 +22,8 @@ from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode
 from botyard.live.repository import ChatbotEventRepository
 from botyard.live.wakeup import announce
-from botyard.models import ChatbotEvent, ChatbotEventKind, ChatSession, Message, MessageKind, SessionMeta
+from botyard.models import ChatbotEvent, ChatbotEventKind, ChatSession, Message, MessageKind, SessionMeta, WebhookEvent
+from botyard.outbox import events as webhooks
 
 # The event kinds by their old names, which other modules still import.
 HUMAN_REQUESTED = ChatbotEventKind.HUMAN_REQUESTED
@@ -34,6 +35,8 @@ TAGS_ASSIGNED = ChatbotEventKind.TAGS_ASSIGNED
 
 WIDGET_EVENTS = (LIVE_CHAT_STARTED, OPERATOR_MESSAGE, LIVE_CHAT_ENDED)
 """What the widget hears of its session's live chat."""
+WEBHOOK_EVENTS = frozenset({HUMAN_REQUESTED, LIVE_CHAT_STARTED, LIVE_CHAT_ENDED})
+"""The events also sent to the chatbot's webhooks (the same names)."""
 
 
 def is_live(session: ChatSession) -> bool:
@@ -51,6 +54,10 @@ async def record(db: AsyncSession, session: ChatSession, kind: ChatbotEventKind,
     )
     await ChatbotEventRepository(db).add(event)
     await announce(db, event)
+    if kind in WEBHOOK_EVENTS:
+        await webhooks.emit(
+            db, session.chatbot_uuid, WebhookEvent(kind.value), {"session_uuid": session.uuid, **data}, now
+        )
 
 
 async def flag_for_operators(db: AsyncSession, session_uuid: str, now: datetime, reason: str) -> None:

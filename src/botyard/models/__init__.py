@@ -20,6 +20,7 @@ from botyard.models.session_document import MessageDocument, SessionDocument
 from botyard.models.source_tag import SourceTag, SourceTagMember
 from botyard.models.sync_schedule import SyncSchedule
 from botyard.models.tool_function import ToolFunction
+from botyard.models.webhook import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 from botyard.models.widget_settings import WidgetSettings
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "Crawl",
     "CrawlPage",
     "DataSource",
+    "DeliveryStatus",
     "EscalationSettings",
     "Job",
     "KnowledgeChange",
@@ -57,6 +59,9 @@ __all__ = [
     "SyncSchedule",
     "ToolFunction",
     "Visibility",
+    "Webhook",
+    "WebhookDelivery",
+    "WebhookEvent",
     "WidgetRole",
     "WidgetSettings",
 ]

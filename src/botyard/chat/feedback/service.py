@@ -15,7 +15,8 @@ from botyard.chat.wire import one_line
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.errors import not_found
-from botyard.models import ChatSession, Message, MessageFeedback, MessageMeta, MessageState, Rating
+from botyard.models import ChatSession, Message, MessageFeedback, MessageMeta, MessageState, Rating, WebhookEvent
+from botyard.outbox import events as webhooks
 
 
 def rateable(message: Message) -> bool:
@@ -33,6 +34,8 @@ async def give(
     if message is None or message.session_uuid != session.uuid or not rateable(message):
         raise not_found("Message")
     await FeedbackRepository(db).put(message, session.chatbot_uuid, Rating(rating).value, comment, now)
+    data = {"session_uuid": session.uuid, "message_uuid": message.uuid, "rating": rating, "comment": comment}
+    await webhooks.emit(db, session.chatbot_uuid, WebhookEvent.FEEDBACK, data, now)
     return {"rating": rating, "comment": comment, "created_at": iso(now)}
 
 

@@ -1,7 +1,9 @@
-// One chatbot: its settings, its widget's look and allowed sites, the embed line, the share link, and delete.
+// One chatbot: its settings, its widget's look and allowed sites, the embed line, the share link, its webhooks,
+// and delete.
 import { Visibility } from "/static/shared/names.js";
 import { get, post, request } from "./api.js";
 import { busy, checkbox, clear, confirmDialog, field, h, heading, lines, notice, select } from "./ui.js";
+import { webhooksSection } from "./webhooks.js";
 
 const VISIBILITY = [
   [Visibility.PRIVATE, "Private: only with your API key"],
@@ -60,6 +62,7 @@ export async function render(ctx) {
     }),
     embed,
     await widgetForm(ctx),
+    await webhooksSection(ctx),
     dangerZone(ctx, bot),
   );
   drawEmbed(embed, bot);
