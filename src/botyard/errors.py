@@ -38,6 +38,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_STREAMS = "too_many_streams"
     LIVE_CHAT_ACTIVE = "live_chat_active"
     LIVE_CHAT_INACTIVE = "live_chat_inactive"
+    HUMAN_REQUEST_INACTIVE = "human_request_inactive"
     ORIGIN_NOT_ALLOWED = "origin_not_allowed"
     SETUP_REFUSED = "setup_refused"
     SETUP_DONE = "setup_done"

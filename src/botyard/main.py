@@ -10,6 +10,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 
 from botyard import __version__
+from botyard.about.router import router as about_router
 from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
 from botyard.answering.router import router as answering_router
@@ -27,6 +28,7 @@ from botyard.egress import Resolver
 from botyard.errors import install_error_handlers
 from botyard.hit_testing.router import router as hit_testing_router
 from botyard.live.event_stream import StreamSlots
+from botyard.live.inbox.router import router as inbox_router
 from botyard.live.router import router as live_router
 from botyard.live.wakeup import EventWatch
 from botyard.logs import RequestId
@@ -109,8 +111,10 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         answering_router,
         session_documents_router,
         live_router,
+        inbox_router,
         hit_testing_router,
         webhooks_router,
+        about_router,
         widget_router,
     )
     for router in routers:

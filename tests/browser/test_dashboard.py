@@ -459,7 +459,7 @@ def test_inbox_takes_over_a_widget_conversation(
         expect(chat.locator("article.msg-assistant[data-state=done]")).to_contain_text("let our team know")
 
         # The event stream brings the flagged session in, with the visitor's message.
-        entry = waiting.get_by_role("button")
+        entry = waiting.locator("button[data-session]")
         expect(entry).to_have_count(1)
         expect(entry).to_contain_text("waiting")
         expect(page.get_by_role("log", name="Activity")).to_contain_text("asked for a person")

@@ -95,7 +95,9 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
         async with database.transaction() as db:
             await conversation.finish_message(db, prepared.message_uuid, values)
             if phrase is not None:
-                await live.flag_for_operators(db, prepared.session_uuid, utcnow(), reason=f"said: {phrase}")
+                await live.flag_for_operators(
+                    db, prepared.session_uuid, utcnow(), f"said: {phrase}", prepared.message_uuid
+                )
             if prepared.background and not prepared.live_chat:
                 await schedule_tagging(db, prepared.session_uuid, prepared.chatbot_uuid, prepared.message_uuid)
     except Exception:

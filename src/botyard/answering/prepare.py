@@ -169,9 +169,9 @@ async def _store(
         await conversation.set_variables(db, session.uuid, filled)
         data = {"session_uuid": session.uuid, "message_uuid": message.uuid, "variables": filled}
         await webhooks.emit(db, session.chatbot_uuid, WebhookEvent.VARIABLES_COLLECTED, data, now)
-    if agent is not None and agent.human_requested:
-        await live.flag_for_operators(db, session.uuid, now, reason="asked for a person")
-    elif live.is_live(session) or live.is_flagged(session):
+    asking = agent is not None and agent.human_requested
+    flagged = asking and await live.flag_for_operators(db, session.uuid, now, "asked for a person", message.uuid)
+    if not flagged and (live.is_live(session) or live.is_flagged(session)):  # else the `human_requested` event
         await live.record(db, session, ChatbotEventKind.USER_MESSAGE, now, message_uuid=message.uuid, query=ask.query)
     return message
 

@@ -32,10 +32,11 @@ _INACTIVE: dict[int | str, dict[str, Any]] = {
 _EVENTS: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "Server-sent events, oldest first, each with `id:` (resume with `Last-Event-ID` or `after`): "
-        "`human_requested` ({session_uuid, reason}), `user_message` ({session_uuid, message_uuid, query}: a user "
-        "wrote in a flagged or live session), `live_chat_started`, `operator_message` ({message_uuid}), "
-        "`live_chat_ended`, `tags_assigned` ({tags}); every event also carries `id`, `type`, `session_uuid` and "
-        "`created_at`. `ping` every 15 s.",
+        "`human_requested` ({session_uuid, reason, message_uuid}), `user_message` ({session_uuid, message_uuid, "
+        "query}: a user wrote in a flagged or live session), `live_chat_started`, `operator_message` "
+        "({message_uuid}), `live_chat_ended`, `human_request_dismissed` (an operator cleared the request), "
+        "`conversation_seen` (an operator opened it: its unread count is 0), `tags_assigned` ({tags}); every event "
+        "also carries `id`, `type`, `session_uuid` and `created_at`. `ping` every 15 s.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
 }

@@ -32,6 +32,8 @@ LIVE_CHAT_STARTED = ChatbotEventKind.LIVE_CHAT_STARTED
 OPERATOR_MESSAGE = ChatbotEventKind.OPERATOR_MESSAGE
 LIVE_CHAT_ENDED = ChatbotEventKind.LIVE_CHAT_ENDED
 TAGS_ASSIGNED = ChatbotEventKind.TAGS_ASSIGNED
+HUMAN_REQUEST_DISMISSED = ChatbotEventKind.HUMAN_REQUEST_DISMISSED
+CONVERSATION_SEEN = ChatbotEventKind.CONVERSATION_SEEN
 
 WIDGET_EVENTS = (LIVE_CHAT_STARTED, OPERATOR_MESSAGE, LIVE_CHAT_ENDED)
 """What the widget hears of its session's live chat."""
@@ -60,13 +62,38 @@ async def record(db: AsyncSession, session: ChatSession, kind: ChatbotEventKind,
         )
 
 
-async def flag_for_operators(db: AsyncSession, session_uuid: str, now: datetime, reason: str) -> None:
-    """Mark the session as asking for a person, once (the first time and reason are kept), and tell operators."""
+async def flag_for_operators(
+    db: AsyncSession, session_uuid: str, now: datetime, reason: str, message_uuid: str | None = None
+) -> bool:
+    """Mark the session as asking for a person, once (the first time, reason and asking message are kept), and tell
+    operators. False when it was flagged already."""
     session = await get_session(db, session_uuid)
     if session is None or is_flagged(session):
-        return
-    SessionMeta.of(session).flagged(iso(now)).store(session)
-    await record(db, session, HUMAN_REQUESTED, now, reason=reason)
+        return False
+    SessionMeta.of(session).flagged(iso(now), message_uuid).store(session)
+    await record(db, session, HUMAN_REQUESTED, now, reason=reason, message_uuid=message_uuid)
+    return True
+
+
+async def dismiss(db: AsyncSession, account_uuid: str, session_uuid: str, now: datetime) -> ChatSession:
+    """An operator clears the session's request for a person without taking it over (the AI goes on answering).
+    409 `live_chat_active` during a live chat (end it instead), `human_request_inactive` when nobody asked."""
+    session = await get_owned_session(db, account_uuid, session_uuid)
+    if is_live(session):
+        raise AppError(409, ErrorCode.LIVE_CHAT_ACTIVE, "An operator has this session: end the live chat instead")
+    if not is_flagged(session):
+        raise AppError(409, ErrorCode.HUMAN_REQUEST_INACTIVE, "This session is not waiting for a person")
+    SessionMeta.of(session).dismissed().store(session)
+    await record(db, session, HUMAN_REQUEST_DISMISSED, now)
+    return session
+
+
+async def mark_seen(db: AsyncSession, account_uuid: str, session_uuid: str, now: datetime) -> ChatSession:
+    """An operator opened the session: its messages so far are read, for every operator (an event tells them)."""
+    session = await get_owned_session(db, account_uuid, session_uuid)
+    session.operator_seen_at = now
+    await record(db, session, CONVERSATION_SEEN, now)
+    return session
 
 
 def monitored_phrase(reply: str, phrases: Sequence[str]) -> str | None:

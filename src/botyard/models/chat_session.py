@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import ForeignKey, Index, false
@@ -30,6 +31,9 @@ class ChatSession(UuidPk, Timestamps, Base):
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
     human_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
     live_chat: Mapped[bool] = mapped_column(default=False, server_default=false())
+    operator_seen_at: Mapped[datetime | None] = mapped_column(default=None)
+    """When an operator last opened the conversation in the inbox: the visitor's messages written after it are the
+    unread ones (any operator of the account; opening it marks it read for all)."""
 
     @validates("meta")
     def _flags_follow_meta(self, key: str, meta: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -67,6 +67,10 @@ class ChatbotEventKind(StrEnum):
     OPERATOR_MESSAGE = "operator_message"
     LIVE_CHAT_ENDED = "live_chat_ended"
     TAGS_ASSIGNED = "tags_assigned"
+    HUMAN_REQUEST_DISMISSED = "human_request_dismissed"
+    """An operator cleared the request for a person without taking the conversation over."""
+    CONVERSATION_SEEN = "conversation_seen"
+    """An operator opened the conversation in the inbox: its messages so far are read."""
 
 
 class WidgetRole(StrEnum):

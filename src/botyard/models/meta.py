@@ -71,6 +71,11 @@ class SessionMeta:
         return as_str(self.raw.get("human_requested_at"))
 
     @property
+    def human_requested_message(self) -> str | None:
+        """The uuid of the message that asked for a person (or whose answer said a monitored phrase)."""
+        return as_str(self.raw.get("human_requested_message")) or None
+
+    @property
     def live_chat(self) -> bool:
         """An operator has the session: no AI answers it."""
         return bool(self.raw.get("live_chat"))
@@ -92,9 +97,15 @@ class SessionMeta:
         current = self.tags
         return self._with(tags=current + [tag for tag in dict.fromkeys(added) if tag not in current])
 
-    def flagged(self, at: str) -> SessionMeta:
-        """Asking for a person since `at`."""
-        return self._with(human_requested=True, human_requested_at=at)
+    def flagged(self, at: str, message_uuid: str | None = None) -> SessionMeta:
+        """Asking for a person since `at`, by the message `message_uuid` (when known)."""
+        raw = {key: value for key, value in self.raw.items() if key != "human_requested_message"}
+        asked = {"human_requested_message": message_uuid} if message_uuid else {}
+        return SessionMeta({**raw, "human_requested": True, "human_requested_at": at, **asked})
+
+    def dismissed(self) -> SessionMeta:
+        """An operator cleared the request without taking over (`human_requested_at` stays: it was handed off)."""
+        return self._with(human_requested=False)
 
     def live_started(self) -> SessionMeta:
         return self._with(live_chat=True)

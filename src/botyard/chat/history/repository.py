@@ -32,6 +32,31 @@ def _of_session() -> ColumnElement[bool]:
     return Message.session_uuid == ChatSession.uuid
 
 
+@dataclass(frozen=True)
+class QueuedSession:
+    """A session in the operators' inbox with its first question and its unread messages."""
+
+    session: ChatSession
+    first_query: str | None
+    unread: int
+
+
+MAX_QUEUED = 200
+"""Sessions one inbox read returns (the latest activity first): a queue longer than that is read as it shrinks."""
+
+
+def _unread() -> Any:
+    """The visitor's messages (a non-empty query) written after an operator last opened the session."""
+    since = or_(ChatSession.operator_seen_at.is_(None), Message.created_at > ChatSession.operator_seen_at)
+    return _count(Message.query != "", since)
+
+
+def first_question() -> Any:
+    """The session's first question (a correlated subquery on `chat_session`), NULL when it has none yet."""
+    statement = select(Message.query).where(_of_session(), Message.query != "")
+    return statement.order_by(Message.created_at, Message.uuid).limit(1).scalar_subquery()
+
+
 def _count(*conditions: ColumnElement[bool]) -> Any:
     return select(func.count()).select_from(Message).where(_of_session(), *conditions).scalar_subquery()
 
@@ -48,17 +73,10 @@ class HistoryRepository(Repository[ChatSession]):
 
     async def overview(self, chatbot_uuid: str, only: SessionFilter, limit: int, offset: int) -> list[SessionFigures]:
         """The chatbot's sessions that pass the filter, latest activity first, with their figures."""
-        first_query = (
-            select(Message.query)
-            .where(_of_session(), Message.query != "")
-            .order_by(Message.created_at, Message.uuid)
-            .limit(1)
-            .scalar_subquery()
-        )
         statement = (
             select(
                 ChatSession,
-                first_query,
+                first_question(),
                 _count(),
                 _count(Message.refused.is_(True)),
                 _rated("up"),
@@ -71,6 +89,27 @@ class HistoryRepository(Repository[ChatSession]):
         )
         rows = (await self.session.execute(statement)).all()
         return [SessionFigures(row[0], row[1], row[2], row[3], row[4], row[5]) for row in rows]
+
+    async def operator_queue(self, chatbot_uuid: str) -> list[QueuedSession]:
+        """The chatbot's sessions that asked for a person or are in a live chat, the latest activity first."""
+        statement = (
+            select(ChatSession, first_question(), _unread())
+            .where(
+                ChatSession.chatbot_uuid == chatbot_uuid,
+                or_(ChatSession.human_requested.is_(True), ChatSession.live_chat.is_(True)),
+            )
+            .order_by(ChatSession.modified_at.desc(), ChatSession.uuid.desc())
+            .limit(MAX_QUEUED)
+        )
+        return [QueuedSession(row[0], row[1], row[2]) for row in (await self.session.execute(statement)).all()]
+
+    async def queries(self, message_uuids: Sequence[str]) -> dict[str, str]:
+        """The query of each of these messages that still exists."""
+        found: dict[str, str] = {}
+        for batch in batches(list(message_uuids)):
+            statement = select(Message.uuid, Message.query).where(Message.uuid.in_(batch))
+            found.update({uuid: query for uuid, query in (await self.session.execute(statement)).all()})
+        return found
 
     async def page(
         self, chatbot_uuid: str, only: SessionFilter, after: tuple[datetime, str] | None, limit: int

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.history.export import csv_header, csv_rows, export_rows, json_conversation
 from botyard.chat.history.repository import HistoryRepository, SessionFigures
+from botyard.chat.history.repository import QueuedSession as QueuedSession  # what `operator_queue` returns
 from botyard.chat.history.retention import schedule_purge
 from botyard.chat.history.schemas import PREVIEW_LENGTH, Conversation, ExportFormat, ExportRow, Retention
 from botyard.chat.repository import SessionFilter
@@ -32,12 +33,11 @@ async def overview(
 
 def _conversation(found: SessionFigures) -> Conversation:
     session, meta = found.session, SessionMeta.of(found.session)
-    preview = " ".join((found.first_query or "").split())
     return {
         "uuid": session.uuid,
         "created_at": iso(session.created_at),
         "modified_at": iso(session.modified_at),
-        "preview": preview[: PREVIEW_LENGTH - 1] + "…" if len(preview) > PREVIEW_LENGTH else preview,
+        "preview": preview(found.first_query),
         "message_count": found.message_count,
         "refused_count": found.refused_count,
         "rated_up": found.rated_up,
@@ -47,6 +47,22 @@ def _conversation(found: SessionFigures) -> Conversation:
         "handed_off": session.human_requested or session.live_chat or meta.human_requested_at is not None,
         "tags": meta.tags,
     }
+
+
+async def operator_queue(db: AsyncSession, chatbot_uuid: str) -> list[tuple[QueuedSession, str | None]]:
+    """The sessions that asked for a person or are live (the latest activity first), each with its first question,
+    its unread count and the query of the message that asked for a person (None: not known or deleted)."""
+    repository = HistoryRepository(db)
+    queued = await repository.operator_queue(chatbot_uuid)
+    asked = {found.session.uuid: SessionMeta.of(found.session).human_requested_message for found in queued}
+    queries = await repository.queries([uuid for uuid in asked.values() if uuid])
+    return [(found, queries.get(asked[found.session.uuid] or "")) for found in queued]
+
+
+def preview(text: str | None) -> str:
+    """A question as a list shows it: on one line, at most `PREVIEW_LENGTH` characters."""
+    line = " ".join((text or "").split())
+    return line[: PREVIEW_LENGTH - 1] + "…" if len(line) > PREVIEW_LENGTH else line
 
 
 async def owned_chatbot_uuid(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> str:

@@ -3,6 +3,7 @@
 import { AgentType } from "/static/shared/names.js";
 import { get, post } from "./api.js";
 import { functionsSection } from "./functions.js";
+import { llmOnly, serviceInfo } from "./service.js";
 import { append, badge, busy, checkbox, field, h, heading, jsonField, lines, notice, select } from "./ui.js";
 
 const ROUTED = [AgentType.USER_FACING, AgentType.HUMAN_ESCALATION, AgentType.PRE_CANNED, AgentType.SPAM_DEFENSE];
@@ -12,19 +13,41 @@ const ESCALATION_TEXTS = [
   ["live_chat_end_announcement", "Announcement when the live chat ends"],
 ];
 
-const number = (value, min, max, step = 0.05) => h("input", { type: "number", min, max, step, value: value ?? 0 });
+// Any step: a value set through the API (0.25) must not make the form impossible to submit.
+const number = (value, min, max) => h("input", { type: "number", min, max, step: "any", value: value ?? 0 });
+
+/** The failure of a save the browser refused (a value out of range): named, in place of any earlier success. */
+function reportInvalid(form, note) {
+  let reported = false;
+  form.querySelector("[type=submit]").addEventListener("click", () => {
+    reported = false;
+    note.clear();
+  });
+  form.addEventListener(
+    "invalid",
+    (event) => {
+      if (reported) return;
+      reported = true;
+      const label = form.querySelector(`label[for="${event.target.id}"]`)?.textContent ?? "A field";
+      note.error(`Not saved: ${label}: ${event.target.validationMessage}`);
+    },
+    true,
+  );
+}
 
 export async function render(ctx) {
   const [, agentUuid] = ctx.params;
-  const [agent, models, sources] = await Promise.all([
+  const [agent, models, sources, service] = await Promise.all([
     get(`/agent/${agentUuid}`, { signal: ctx.signal }),
     get("/agent/models", { signal: ctx.signal }),
     get(`/chatbot/${ctx.chatbot.uuid}/data-sources`, { signal: ctx.signal }),
+    serviceInfo().catch(() => null), // unknown: no hint rather than no editor
   ]);
+  const offline = service?.answerer === "offline";
   const type = agent.type;
   const note = notice();
   const title = heading(`Agent: ${agent.name}`);
-  const common = commonSection(agent, models.models);
+  const common = commonSection(agent, models.models, offline);
   const sections = SECTIONS.filter(([applies]) => applies(type)).map(([, section]) => section(agent, sources));
   const specific = sections.flatMap((section) => section.elements);
   const variables = jsonField(
@@ -44,8 +67,10 @@ export async function render(ctx) {
     save,
     note.element,
   );
+  reportInvalid(form, note);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
+    note.clear();
     busy(save, note, async () => {
       const body = { variables: variables.read([]) };
       for (const section of [common, ...sections]) section.read(body);
@@ -60,13 +85,13 @@ export async function render(ctx) {
     title,
     h("p", {}, badge(type)),
     form,
-    [AgentType.USER_FACING, AgentType.BACKGROUND].includes(type) ? functionsSection(ctx, agent) : null,
+    [AgentType.USER_FACING, AgentType.BACKGROUND].includes(type) ? functionsSection(ctx, agent, offline) : null,
   ]);
 }
 
 // A section of the form: `elements` to show and `read(body)`, which adds their values to the update body.
 
-function commonSection(agent, modelNames) {
+function commonSection(agent, modelNames, offline) {
   const meta = agent.meta ?? {};
   const name = h("input", { type: "text", value: agent.name, required: true, maxlength: "200" });
   const description = h("textarea", { rows: "2" });
@@ -76,11 +101,14 @@ function commonSection(agent, modelNames) {
   const model = select(modelNames.includes(meta.model) ? modelNames : [meta.model, ...modelNames], meta.model);
   const temperature = number(meta.temperature, 0, 1, 0.1);
   const enabled = checkbox("Enabled", Boolean(agent.enabled));
+  const forModel = [
+    field("Prompt", prompt, "Instructions for the model; {{variable}} inserts a variable's value."),
+    h("div", { class: "row" }, field("Model", model), field("Temperature", temperature, "0 to 1.")),
+  ];
   const elements = [
     field("Name", name),
     field("Description", description, "Routing compares questions with the name and description."),
-    field("Prompt", prompt, "Instructions for the model; {{variable}} inserts a variable's value."),
-    h("div", { class: "row" }, field("Model", model), field("Temperature", temperature, "0 to 1.")),
+    offline ? llmOnly(h("div", { class: "model-settings" }, ...forModel)) : forModel,
     enabled.element,
   ];
   const read = (body) =>

@@ -1,6 +1,7 @@
 // The dashboard shell: layout, hash router, sign-in state. Pages are ES modules loaded on first visit; each exports
 // render(ctx) and may return a cleanup function (called when the owner leaves the page).
 import { get, getKey, signOut } from "./api.js";
+import { describeService, serviceDetails, serviceInfo } from "./service.js";
 import { clear, h, heading, select, uid } from "./ui.js";
 
 const ID = "([0-9a-f]{32})";
@@ -34,6 +35,36 @@ const navList = h("ul", { class: "nav-links" });
 const switchSelect = select([], undefined, { id: uid("bot") });
 const switcher = h("div", { class: "switcher" }, h("label", { for: switchSelect.id }, "Chatbot"), switchSelect);
 const signOutButton = h("button", { type: "button", class: "quiet", onclick: () => signOut() }, "Sign out");
+const service = h("p", { class: "service-info", "aria-label": "Service" });
+const inboxBadge = h("span", { class: "unread" });
+const unread = { chatbot: null, count: 0 };
+
+/** The Inbox link's badge: the unread messages of the current chatbot's inbox. */
+function showUnread(chatbot, count) {
+  Object.assign(unread, { chatbot, count });
+  inboxBadge.hidden = !count || chatbot !== currentChatbot()?.uuid;
+  inboxBadge.textContent = String(count);
+  inboxBadge.setAttribute("aria-label", `${count} unread`);
+}
+
+async function readUnread(chatbot, signal) {
+  try {
+    showUnread(chatbot, (await get(`/chatbot/${chatbot}/inbox`, { signal })).unread);
+  } catch {
+    // the badge is a hint: the inbox page itself says what failed
+  }
+}
+
+async function showService() {
+  try {
+    const info = await serviceInfo();
+    service.textContent = describeService(info);
+    service.title = serviceDetails(info);
+    service.dataset.answerer = info.answerer;
+  } catch {
+    service.textContent = "";
+  }
+}
 
 function layout() {
   const skip = h("a", { class: "skip-link", href: "#main" }, "Skip to content");
@@ -47,7 +78,7 @@ function layout() {
     skip,
     h("a", { class: "brand", href: "#/chatbots" }, "Botyard"),
     h("nav", { "aria-label": "Main" }, navList),
-    h("div", { class: "account" }, switcher, signOutButton),
+    h("div", { class: "account" }, service, switcher, signOutButton),
   );
   switchSelect.addEventListener("change", () => {
     sessionStorage.setItem(CURRENT, switchSelect.value);
@@ -67,7 +98,7 @@ function renderNav(active, botUuid) {
   const signedIn = Boolean(getKey());
   clear(navList);
   switcher.hidden = !signedIn || !(state.chatbots ?? []).length;
-  signOutButton.hidden = !signedIn;
+  signOutButton.hidden = service.hidden = !signedIn;
   if (!signedIn) return;
   if (botUuid) sessionStorage.setItem(CURRENT, botUuid);
   const bot = currentChatbot();
@@ -76,6 +107,8 @@ function renderNav(active, botUuid) {
   navList.append(link("#/chatbots", "Chatbots", "chatbots"));
   if (bot) {
     for (const [key, text] of BOT_PAGES) navList.append(link(`#/bot/${bot.uuid}/${key}`, text, key));
+    navList.querySelector(`a[href="#/bot/${bot.uuid}/inbox"]`).append(inboxBadge);
+    showUnread(unread.chatbot, unread.count);
     clear(switchSelect, ...state.chatbots.map((item) => h("option", { value: item.uuid }, item.name)));
     switchSelect.value = bot.uuid;
   }
@@ -124,6 +157,9 @@ async function show() {
     }
     if (token !== state.token) return;
     renderNav(target.nav, chatbot?.uuid);
+    if (signedIn) showService();
+    const current = currentChatbot();
+    if (signedIn && current && target.nav !== "inbox") readUnread(current.uuid, controller.signal);
     if (botUuid && !chatbot) {
       clear(main, heading("Chatbot not found"), h("p", {}, h("a", { href: "#/chatbots" }, "Back to the chatbots")));
       return;
@@ -183,5 +219,6 @@ window.addEventListener("botyard:signed-out", (event) => {
   go("#/signin");
 });
 window.addEventListener("hashchange", show);
+window.addEventListener("botyard:inbox-unread", (event) => showUnread(event.detail.chatbot, event.detail.unread));
 layout();
 show();

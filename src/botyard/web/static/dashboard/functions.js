@@ -1,11 +1,12 @@
 // An agent's tool functions: HTTP calls the model may make (it fills only the parameters).
 import { get, post } from "./api.js";
+import { llmOnly } from "./service.js";
 import { busy, checkbox, clear, confirmDialog, field, h, headRow, jsonField, notice, select, tableWrap } from "./ui.js";
 
 const METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH"];
 const EMPTY_PARAMETERS = { type: "object", properties: {}, required: [] };
 
-export function functionsSection(ctx, agent) {
+export function functionsSection(ctx, agent, offline = false) {
   const note = notice();
   const body = h("tbody");
   const table = h(
@@ -128,6 +129,7 @@ export function functionsSection(ctx, agent) {
     tableWrap(table, "Tool functions"),
     form,
   );
+  if (offline) llmOnly(form);
   load().catch((error) => error.name !== "AbortError" && note.error(error));
   return section;
 }

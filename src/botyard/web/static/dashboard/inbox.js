@@ -1,27 +1,59 @@
-// Live-chat inbox: sessions that asked for a person, kept current by the chatbot's event stream (fetch + SSE with
-// the Bearer key, resumed with Last-Event-ID); open one, take it over, reply, hand it back.
+// Live-chat inbox: the conversations that wait for a person (what they asked, for how long, what is unread) and the
+// live ones, read from GET /chatbot/{uuid}/inbox again at every event of the chatbot's event stream (fetch + SSE
+// with the Bearer key, resumed with Last-Event-ID), so no list or banner outlives what it shows. Open one (which
+// marks it read for every operator), dismiss its request, take it over, reply, hand it back.
 import { ChatbotEventKind } from "/static/shared/names.js";
 import { readEvents } from "/static/shared/sse.js";
 import { ApiError, get, openStream, post } from "./api.js";
-import { sessionBadges } from "./conversations.js";
-import { transcript } from "./transcript.js";
-import { busy, clear, field, formatDate, h, heading, notice } from "./ui.js";
+import { SessionPane } from "./inbox-pane.js";
+import { busy, clear, h, heading, notice } from "./ui.js";
 
 const RETRY_MS = [1000, 2000, 5000, 10000];
+const TICK_MS = 30_000; // how often the waiting times move on
+const DESCRIBE = {
+  [ChatbotEventKind.HUMAN_REQUESTED]: () => "A visitor asked for a person.",
+  [ChatbotEventKind.USER_MESSAGE]: (data) => `Visitor: ${data.query ?? ""}`,
+  [ChatbotEventKind.LIVE_CHAT_STARTED]: () => "An operator took a conversation over.",
+  [ChatbotEventKind.OPERATOR_MESSAGE]: () => "An operator replied.",
+  [ChatbotEventKind.LIVE_CHAT_ENDED]: () => "A live chat ended.",
+  [ChatbotEventKind.HUMAN_REQUEST_DISMISSED]: () => "An operator dismissed a request for a person.",
+  [ChatbotEventKind.CONVERSATION_SEEN]: () => "",
+};
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-export async function render(ctx) {
-  await new Inbox(ctx).start();
+/** "42 s", "3 min", "2 h 5 min", "3 d": how long since an ISO time. */
+export function waited(iso, now = Date.now()) {
+  const seconds = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  return `${Math.floor(hours / 24)} d`;
 }
 
-/** One chatbot's inbox page: the waiting list, the activity log and the opened session's pane. */
+/** Tells the shell the chatbot's unread total (the badge on the Inbox link). */
+export function announceUnread(chatbot, unread) {
+  window.dispatchEvent(new CustomEvent("botyard:inbox-unread", { detail: { chatbot, unread } }));
+}
+
+export async function render(ctx) {
+  const inbox = new Inbox(ctx);
+  await inbox.start();
+  return () => clearInterval(inbox.ticker);
+}
+
 class Inbox {
   constructor(ctx) {
     this.ctx = ctx;
     this.bot = ctx.chatbot.uuid;
-    this.sessions = new Map(); // uuid -> {session, unread}
+    this.entries = [];
     this.openUuid = ctx.params[1] ?? null;
     this.lastId = "";
+    this.loading = null;
+    this.again = false;
     this.note = notice();
+    this.banner = h("p", { class: "banner", role: "status", "aria-label": "Inbox summary" });
     this.connection = h("p", { class: "connection", role: "status", "data-state": "down" }, "Connecting…");
     this.list = h("ul", { class: "session-list", "aria-label": "Sessions waiting for a person" });
     this.activity = h("ul", { class: "activity", role: "log", "aria-label": "Activity" });
@@ -39,77 +71,105 @@ class Inbox {
       this.connection.textContent = "Live updates unavailable: reconnecting…";
     }
     this.follow(first);
-    try {
-      const query = { human_requested: 1 };
-      const flagged = await get(`/chatbot/${this.bot}/sessions`, { query, signal: this.ctx.signal });
-      await Promise.all(flagged.map((item) => this.track(item.uuid)));
-      if (this.openUuid && !this.sessions.has(this.openUuid)) await this.track(this.openUuid);
-    } catch (error) {
-      if (error.name === "AbortError") return;
-      this.note.error(error);
-    }
-    this.drawList();
+    await this.reload().catch((error) => error.name !== "AbortError" && this.note.error(error));
+    this.ticker = setInterval(() => this.drawList(), TICK_MS);
     if (this.openUuid) {
       await this.open(this.openUuid).catch((error) => error.name !== "AbortError" && this.pane.note.error(error));
     }
   }
 
   layout() {
-    const waiting = h(
-      "section",
-      { class: "card", "aria-labelledby": "waiting-h" },
-      h("h2", { id: "waiting-h" }, "Waiting"),
-      this.list,
-    );
-    const activity = h(
-      "section",
-      { class: "card", "aria-labelledby": "activity-h" },
-      h("h2", { id: "activity-h" }, "Activity"),
-      this.activity,
-    );
+    const section = (id, title, ...body) =>
+      h("section", { class: "card", "aria-labelledby": id }, h("h2", { id }, title), ...body);
     this.ctx.main.append(
       heading(`Inbox: ${this.ctx.chatbot.name}`),
       this.connection,
+      this.banner,
       this.note.element,
-      h("div", { class: "split" }, h("div", {}, waiting, activity), this.pane.element),
+      h(
+        "div",
+        { class: "split" },
+        h("div", {}, section("waiting-h", "Waiting", this.list), section("activity-h", "Activity", this.activity)),
+        this.pane.element,
+      ),
     );
+  }
+
+  /** Reads the inbox again (one read at a time; events during a read cause one more). */
+  async reload() {
+    if (this.loading) {
+      this.again = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      do {
+        this.again = false;
+        const found = await get(`/chatbot/${this.bot}/inbox`, { signal: this.ctx.signal });
+        this.entries = found.sessions;
+        this.total = found.unread;
+        this.drawList();
+      } while (this.again);
+    })();
+    try {
+      await this.loading;
+    } finally {
+      this.loading = null;
+    }
   }
 
   drawList() {
-    const items = [...this.sessions.values()].sort((a, b) => b.session.created_at.localeCompare(a.session.created_at));
-    clear(this.list, ...items.map((item) => this.sessionItem(item)));
-    if (!items.length) this.list.append(h("li", { class: "empty" }, "Nobody is waiting for a person."));
+    clear(this.list, ...this.entries.map((entry) => this.sessionItem(entry)));
+    if (!this.entries.length) this.list.append(h("li", { class: "empty" }, "Nobody is waiting for a person."));
+    const waiting = this.entries.filter((entry) => entry.waiting_since).length;
+    const live = this.entries.filter((entry) => entry.live_chat).length;
+    const parts = [waiting ? `${plural(waiting, "visitor")} waiting for a person` : "Nobody is waiting"];
+    if (live) parts.push(`${plural(live, "live chat")} on`);
+    if (this.total) parts.push(`${plural(this.total, "unread message")}`);
+    this.banner.textContent = `${parts.join(", ")}.`;
+    this.banner.dataset.waiting = String(waiting);
+    announceUnread(this.bot, this.total ?? 0);
   }
 
-  sessionItem({ session, unread }) {
-    const meta = session.meta ?? {};
-    const waiting = meta.live_chat ? "live" : meta.human_requested ? "waiting" : "with the AI";
-    const current = session.uuid === this.openUuid ? "true" : undefined;
-    const button = h(
+  sessionItem(entry) {
+    const state = entry.live_chat
+      ? "live chat"
+      : entry.waiting_since
+        ? `waiting ${waited(entry.waiting_since)}`
+        : "with the AI";
+    const current = entry.uuid === this.openUuid ? "true" : undefined;
+    const unread = entry.unread
+      ? h("span", { class: "unread", "aria-label": `${entry.unread} unread` }, String(entry.unread))
+      : null;
+    const open = h(
       "button",
-      { type: "button", "data-session": session.uuid, "aria-current": current },
-      h("span", {}, `Visitor of ${formatDate(session.created_at)}`, h("span", { class: "sub" }, waiting)),
-      unread ? h("span", { class: "unread", "aria-label": `${unread} new` }, String(unread)) : null,
+      { type: "button", class: "open", "data-session": entry.uuid, "aria-current": current },
+      h("span", { class: "preview", dir: "auto" }, entry.preview || "No question yet", h("span", { class: "sub" }, state)),
+      unread,
     );
-    button.addEventListener("click", () => this.open(session.uuid));
-    return h("li", {}, button);
+    open.addEventListener("click", () => this.open(entry.uuid));
+    const dismiss = h("button", { type: "button", class: "small quiet", "aria-label": "Dismiss request" }, "Dismiss");
+    dismiss.addEventListener("click", () => busy(dismiss, this.note, () => this.dismiss(entry.uuid)));
+    return h("li", { "data-uuid": entry.uuid }, open, entry.waiting_since ? dismiss : null);
   }
 
-  async track(uuid) {
-    const session = await get(`/session/${uuid}`, { signal: this.ctx.signal });
-    const known = this.sessions.get(uuid);
-    this.sessions.set(uuid, { session, unread: known?.unread ?? 0 });
-    return session;
+  async dismiss(uuid) {
+    try {
+      await post(`/session/${uuid}/human-request/dismiss`);
+    } catch (error) {
+      // Dismissed or taken over meanwhile (by another operator): the list shows what it is now.
+      if (!(error instanceof ApiError && error.status === 409)) throw error;
+    }
+    await this.reload();
+    if (uuid === this.openUuid) await this.refreshOpen();
   }
 
   async open(uuid) {
     this.openUuid = uuid;
     history.replaceState(null, "", `#/bot/${this.bot}/inbox/${uuid}`);
     this.pane.show();
-    if (!this.sessions.has(uuid)) await this.track(uuid);
-    this.sessions.get(uuid).unread = 0;
     this.drawList();
-    await this.refreshOpen();
+    await post(`/session/${uuid}/seen`, undefined, { signal: this.ctx.signal });
+    await Promise.all([this.refreshOpen(), this.reload()]);
     this.pane.title.focus();
   }
 
@@ -117,12 +177,10 @@ class Inbox {
     if (!this.openUuid) return;
     const uuid = this.openUuid;
     const [session, messages] = await Promise.all([
-      this.track(uuid),
+      get(`/session/${uuid}`, { signal: this.ctx.signal }),
       get(`/session/${uuid}/messages`, { signal: this.ctx.signal }),
     ]);
-    if (uuid !== this.openUuid) return;
-    this.pane.draw(session, messages);
-    this.drawList();
+    if (uuid === this.openUuid) this.pane.draw(session, messages);
   }
 
   logActivity(text, time) {
@@ -132,25 +190,15 @@ class Inbox {
 
   async onEvent({ event, data, id }) {
     if (id) this.lastId = id;
-    if (event === "ping" || !data?.session_uuid) return;
-    const uuid = data.session_uuid;
-    const describe = {
-      [ChatbotEventKind.HUMAN_REQUESTED]: "A visitor asked for a person.",
-      [ChatbotEventKind.USER_MESSAGE]: `Visitor: ${data.query ?? ""}`,
-      [ChatbotEventKind.LIVE_CHAT_STARTED]: "An operator took a conversation over.",
-      [ChatbotEventKind.OPERATOR_MESSAGE]: "An operator replied.",
-      [ChatbotEventKind.LIVE_CHAT_ENDED]: "A live chat ended.",
-    }[event];
-    if (!describe) return;
-    this.logActivity(describe, data.created_at);
-    await this.track(uuid);
-    if (uuid === this.openUuid) await this.refreshOpen();
-    else {
-      const unread = [ChatbotEventKind.USER_MESSAGE, ChatbotEventKind.HUMAN_REQUESTED].includes(event);
-      if (unread) this.sessions.get(uuid).unread += 1;
-      this.drawList();
-    }
-    if (event === ChatbotEventKind.HUMAN_REQUESTED) this.note.ok("A visitor is waiting for a person.");
+    const describe = DESCRIBE[event];
+    if (!describe || !data?.session_uuid) return;
+    const text = describe(data);
+    if (text) this.logActivity(text, data.created_at);
+    const opened = data.session_uuid === this.openUuid;
+    const visitor = event === ChatbotEventKind.USER_MESSAGE || event === ChatbotEventKind.HUMAN_REQUESTED;
+    // The operator has the conversation open: what the visitor writes there is read as it comes.
+    if (opened && visitor) await post(`/session/${data.session_uuid}/seen`, undefined, { signal: this.ctx.signal });
+    await Promise.all([this.reload(), opened && event !== ChatbotEventKind.CONVERSATION_SEEN && this.refreshOpen()]);
   }
 
   async connect() {
@@ -178,91 +226,7 @@ class Inbox {
       this.connection.dataset.state = "down";
       this.connection.textContent = "Live updates interrupted: reconnecting…";
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]));
+      await this.reload().catch(() => {}); // what happened while it was down
     }
-  }
-}
-
-/** The opened session: its transcript, take over / end, and the operator's reply box. */
-class SessionPane {
-  constructor(inbox) {
-    this.inbox = inbox;
-    this.element = h("section", { class: "card", "aria-labelledby": "session-h" });
-    this.title = h("h2", { id: "session-h", tabindex: "-1" }, "No conversation open");
-    this.state = h("p", { role: "status", class: "status" });
-    this.log = h("div", { class: "transcript", role: "log", "aria-live": "polite", "aria-label": "Transcript" });
-    this.take = h("button", { type: "button", class: "primary" }, "Take over");
-    this.end = h("button", { type: "button", class: "danger" }, "End live chat");
-    this.reply = h("textarea", { rows: "3", required: true });
-    this.send = h("button", { type: "submit", class: "primary" }, "Send reply");
-    this.replyForm = h("form", { class: "composer" }, field("Reply", this.reply), this.send);
-    this.note = notice();
-    this.badges = h("span", { class: "actions" });
-    this.shown = false;
-    this.bind();
-    clear(this.element, this.title, h("p", { class: "hint" }, "Open a conversation from the list."));
-  }
-
-  show() {
-    if (this.shown) return;
-    this.shown = true;
-    const actions = h("div", { class: "actions" }, this.take, this.end);
-    clear(this.element, this.title, this.badges, this.state, this.log, actions, this.replyForm, this.note.element);
-  }
-
-  draw(session, messages) {
-    const live = Boolean(session.meta.live_chat);
-    this.title.textContent = `Visitor of ${formatDate(session.created_at)}`;
-    clear(this.log, ...transcript(messages));
-    if (!messages.length) this.log.append(h("p", { class: "empty" }, "No messages yet."));
-    this.log.scrollTop = this.log.scrollHeight;
-    if (live) this.state.textContent = "You are chatting live: the AI is paused.";
-    else if (session.meta.human_requested) this.state.textContent = "The visitor asked for a person.";
-    else this.state.textContent = "The AI is answering this conversation.";
-    this.take.hidden = live;
-    this.end.hidden = !live;
-    this.replyForm.hidden = !live;
-    clear(this.badges, ...sessionBadges(session.meta));
-  }
-
-  bind() {
-    const path = (action) => `/session/${this.inbox.openUuid}/live-chat/${action}`;
-    this.take.addEventListener("click", () => busy(this.take, this.note, () => this.takeOver(path("start"))));
-    this.end.addEventListener("click", () =>
-      busy(this.end, this.note, async () => {
-        await post(path("end"));
-        this.note.ok("Live chat ended: the AI answers again.");
-        await this.inbox.refreshOpen();
-      }),
-    );
-    this.replyForm.addEventListener("submit", (event) => {
-      event.preventDefault();
-      const text = this.reply.value.trim();
-      if (!text) return;
-      busy(this.send, this.note, async () => {
-        await post(path("message"), { text });
-        this.reply.value = "";
-        this.note.clear();
-        await this.inbox.refreshOpen();
-        this.reply.focus();
-      });
-    });
-    this.reply.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
-        event.preventDefault();
-        this.replyForm.requestSubmit();
-      }
-    });
-  }
-
-  async takeOver(path) {
-    try {
-      await post(path);
-      this.note.ok("You took over: the visitor sees your replies.");
-    } catch (error) {
-      if (!(error instanceof ApiError && error.code === "live_chat_active")) throw error;
-      this.note.ok("This conversation is already live.");
-    }
-    await this.inbox.refreshOpen();
-    this.reply.focus();
   }
 }

@@ -8,16 +8,12 @@ import { uploader } from "./uploads.js";
 
 export function render(ctx) {
   const bot = ctx.chatbot.uuid;
-  const table = sourcesTable(ctx);
   const tagList = h("ul", { class: "tag-list", "aria-label": "Source tags" });
+  // The tag list follows every read of the table: tagging sources there changes the counts here.
+  const table = sourcesTable(ctx, (sources, tags) => drawTags(tags));
+  const refresh = () => table.refresh();
 
-  const refresh = async () => {
-    await table.refresh();
-    drawTags();
-  };
-
-  function drawTags() {
-    const tags = table.tags();
+  function drawTags(tags) {
     clear(tagList, ...tags.map(tagItem));
     if (!tags.length) tagList.append(h("li", { class: "empty" }, "No tags yet."));
   }

@@ -7,7 +7,8 @@ const TYPES = { qa: "Q&A", link: "URL", upload: "File" };
 const POLL_MS = 1000;
 export const isFinal = (status) => status === "success" || status.startsWith("error");
 
-export function sourcesTable(ctx) {
+/** `onChange(sources, tags)` runs after every read, whatever caused it (a tagging, the status polling, a page). */
+export function sourcesTable(ctx, onChange = () => {}) {
   const bot = ctx.chatbot.uuid;
   const note = notice();
   const rows = new Map(); // uuid -> {tr, source, parts}
@@ -205,7 +206,9 @@ export function sourcesTable(ctx) {
       return;
     }
     if (stopped) return;
-    if (draw()) timer = setTimeout(refresh, POLL_MS);
+    const pending = draw();
+    onChange(sources, tags);
+    if (pending) timer = setTimeout(refresh, POLL_MS);
   }
 
   const plural = (n) => `${n} source${n === 1 ? "" : "s"}`;
@@ -249,7 +252,6 @@ export function sourcesTable(ctx) {
   return {
     element,
     refresh,
-    tags: () => tags,
     stop() {
       stopped = true;
       clearTimeout(timer);

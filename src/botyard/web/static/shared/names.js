@@ -39,6 +39,8 @@ export const ChatbotEventKind = Object.freeze({
   OPERATOR_MESSAGE: "operator_message",
   LIVE_CHAT_ENDED: "live_chat_ended",
   TAGS_ASSIGNED: "tags_assigned",
+  HUMAN_REQUEST_DISMISSED: "human_request_dismissed",
+  CONVERSATION_SEEN: "conversation_seen",
 });
 
 /** `role` of an entry of the widget's conversation. */

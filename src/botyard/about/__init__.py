@@ -1,0 +1,1 @@
+"""What this service runs: its version, which answerer (offline or a language model) and which embedder."""

@@ -1,0 +1,18 @@
+"""What this service runs (the owner's key). Not in the hosted interface; designed in its style."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from botyard.about.schemas import ServiceInfo
+from botyard.about.service import describe
+from botyard.deps import AppRetriever, AppSettings, CurrentAccount
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/service", response_model=ServiceInfo)
+async def service_info(account: CurrentAccount, settings: AppSettings, retriever: AppRetriever) -> ServiceInfo:
+    """Which answerer is in use (`offline`, or `llm` with the model API's host and the model map) and which embedder,
+    with the version: prompts, models, temperatures and tool functions take effect only with `llm`."""
+    return describe(settings, retriever.embedder)

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from typing_extensions import TypedDict
+
+
+class InboxSession(TypedDict):
+    """A conversation in the operators' inbox: it asked for a person, or an operator has it (not a hosted object)."""
+
+    uuid: str
+    created_at: str
+    modified_at: str
+    """The last activity: its last question, answer or live-chat row."""
+    human_requested: bool
+    live_chat: bool
+    waiting_since: str | None
+    """When it asked for a person, while it waits for one (null once an operator has it, or when nobody asked)."""
+    preview: str
+    """The message that asked for a person, else the first question (one line, at most 200 characters)."""
+    unread: int
+    """The visitor's messages written since an operator last opened it (`POST /session/{uuid}/seen`)."""
+    seen_at: str | None
+    """When an operator last opened it (null: never)."""
+    tags: list[str]
+
+
+class Inbox(TypedDict):
+    unread: int
+    """The unread messages of all the listed conversations."""
+    sessions: list[InboxSession]
+    """The waiting ones first, longest waiting first; then the live ones, latest activity first."""
+
+
+class Seen(TypedDict):
+    session_uuid: str
+    seen_at: str
