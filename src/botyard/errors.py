@@ -34,6 +34,7 @@ class ErrorCode(StrEnum):
     FILE_TYPE_NOT_ALLOWED = "file_type_not_allowed"
     URL_REFUSED = "url_refused"
     UNKNOWN_UUIDS = "unknown_uuids"
+    NOT_A_QA_SOURCE = "not_a_qa_source"
     RATE_LIMITED = "rate_limited"
     TOO_MANY_STREAMS = "too_many_streams"
     LIVE_CHAT_ACTIVE = "live_chat_active"

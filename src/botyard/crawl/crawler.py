@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -178,7 +179,9 @@ class CrawlRun:
             await self._failed(page, "redirected out of scope")
             return
         links = await asyncio.to_thread(read_links, result.body, final) if _is_html(result) else None
-        await self.ctx.write(lambda db: self._store(db, page, final, result, links))
+        digest = hashlib.sha256(result.body).hexdigest()
+        async with self.frontier.content_lock(digest):
+            await self.ctx.write(lambda db: self._store(db, page, final, result, links, digest))
 
     async def _fetch(self, page: CrawlPage) -> FetchResult | None:
         if self.fetched_bytes >= self.config.max_bytes:
@@ -195,10 +198,10 @@ class CrawlRun:
         return result
 
     async def _store(
-        self, db: AsyncSession, page: CrawlPage, final: str, result: FetchResult, links: PageLinks | None
+        self, db: AsyncSession, page: CrawlPage, final: str, result: FetchResult, links: PageLinks | None, digest: str
     ) -> None:
-        """The page's source (under its canonical URL when it names one in scope), its state, and the links it adds
-        to the frontier: one transaction."""
+        """The page's source (under its canonical URL when it names one in scope; none when another address's page
+        had the same bytes), its state, and the links it adds to the frontier: one transaction."""
         current = await CrawlPageRepository(db).get(page.id)
         crawl = await CrawlRepository(db).get(self.crawl_uuid)
         if current is None or current.state != "pending" or crawl is None or crawl.state == "cancelled":
@@ -210,8 +213,12 @@ class CrawlRun:
             current.state, current.reason = "skipped", "noindex"
         else:
             target = current if identity == current.url else await self.frontier.identity_row(db, current, identity)
-            if target is not None:
-                source_uuid = await self._add_source(db, target, result)
+            if target is not None and await self.frontier.same_content(db, self.chatbot_uuid, target, digest):
+                if target is not current:
+                    current.state, current.reason = "skipped", target.reason
+                    current.data_source_uuid = target.data_source_uuid
+            elif target is not None:
+                source_uuid = await self._add_source(db, target, result, digest)
                 if target is not current:
                     current.state, current.reason = "skipped", f"same page as {identity}"
                     current.data_source_uuid = source_uuid
@@ -219,7 +226,7 @@ class CrawlRun:
             await self.frontier.add_links(db, links.links, current.depth + 1)
         await self._save_progress(db)
 
-    async def _add_source(self, db: AsyncSession, row: CrawlPage, result: FetchResult) -> str:
+    async def _add_source(self, db: AsyncSession, row: CrawlPage, result: FetchResult, digest: str) -> str:
         meta = {"crawl_uuid": self.crawl_uuid}
         meta["fetched_at"] = iso(utcnow())
         for name, value in (("etag", result.etag), ("last_modified", result.last_modified), ("lastmod", row.lastmod)):
@@ -227,7 +234,7 @@ class CrawlRun:
                 meta[name] = value
         content_type = result.content_type or "text/html"
         source, _ = await add_crawled_page(db, self.chatbot_uuid, row.url, result.body, content_type, meta)
-        row.state, row.data_source_uuid = "done", source.uuid
+        row.state, row.data_source_uuid, row.content_sha256 = "done", source.uuid, digest
         return source.uuid
 
     async def _failed(self, page: CrawlPage, reason: str) -> None:

@@ -4,9 +4,15 @@ Rows are added in the transaction of the page (or the sitemap listing) that foun
 after a crash goes on from exactly what was recorded. In memory the frontier keeps only what saves database work:
 the url keys that have rows (a link in every page's menu costs no insert attempt) and the rows this run has already
 stored under another page's fetch (not fetched again when their turn comes).
+
+Two addresses of one page that name no canonical URL (`/` and `/index.html`) are told apart only by what they
+serve: a page whose bytes equal those of a page the chatbot's crawls already stored under another address is skipped
+("same content as ..."), pointing at that page's source.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -28,6 +34,7 @@ class Frontier:
         self.found = 0
         self.settled: set[int] = set()
         """Pending rows this run stored from another address's fetch (a redirect's target, a canonical URL)."""
+        self._content_locks: dict[str, asyncio.Lock] = {}
 
     def remember(self, keys: set[str]) -> None:
         """The url keys the crawl had rows for when this run started."""
@@ -86,3 +93,18 @@ class Frontier:
             self.settled.add(known.id)  # it may be in this run's batch: stored now, it needs no fetch of its own
         known.lastmod = known.lastmod or page.lastmod
         return known
+
+    def content_lock(self, content_sha256: str) -> asyncio.Lock:
+        """Held while a page with these bytes is stored: the run's workers store concurrently, and the second of two
+        identical pages must see the first (a lock per hash; a run has at most `max_pages` of them)."""
+        return self._content_locks.setdefault(content_sha256, asyncio.Lock())
+
+    async def same_content(self, db: AsyncSession, chatbot_uuid: str, row: CrawlPage, content_sha256: str) -> bool:
+        """Whether the chatbot's crawls stored these bytes under another address already; `row` is then skipped,
+        pointing at that page's source. The same address fetched again is not a duplicate (its source is kept)."""
+        twin = await CrawlPageRepository(db).stored_with_content(chatbot_uuid, content_sha256)
+        if twin is None or twin.url_key == row.url_key:
+            return False
+        row.state, row.reason = "skipped", f"same content as {twin.url}"
+        row.data_source_uuid = twin.data_source_uuid
+        return True

@@ -38,6 +38,21 @@ class CrawlPageRepository(Repository[CrawlPage]):
             select(CrawlPage).where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.url_key == url_key)
         )
 
+    async def stored_with_content(self, chatbot_uuid: str, content_sha256: str) -> CrawlPage | None:
+        """A page of any of the chatbot's crawls stored with these bytes and whose source still exists."""
+        return await self.one_or_none(
+            select(CrawlPage)
+            .join(Crawl, Crawl.uuid == CrawlPage.crawl_uuid)
+            .where(
+                Crawl.chatbot_uuid == chatbot_uuid,
+                CrawlPage.content_sha256 == content_sha256,
+                CrawlPage.state == "done",
+                CrawlPage.data_source_uuid.is_not(None),
+            )
+            .order_by(CrawlPage.id)
+            .limit(1)
+        )
+
     async def pending(self, crawl_uuid: str, limit: int) -> Sequence[CrawlPage]:
         """The next pages to fetch: breadth first (lowest depth), then in the order found."""
         return await self.all(

@@ -11,7 +11,6 @@ them (`botyard.ingestion.embed`).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +26,7 @@ from botyard.ingestion.errors import SourceFailed, SourceRetry
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, check_page
 from botyard.ingestion.jobs import PROCESS_SOURCE
 from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, SandboxError, parse_file
+from botyard.ingestion.qa import atomic_chunk, content_hash, qa_text_of
 from botyard.ingestion.repository import ChunkRepository, SourceFileRepository, SourceRepository
 from botyard.ingestion.stages import SHOW_AFTER, StageReporter
 from botyard.ingestion.tokens import count_tokens
@@ -131,10 +131,10 @@ class SourceProcessor:
         """New content: chunked and embedded outside any transaction, then stored with the source's final status and
         the job's completion in one. Content that did not change keeps its chunks (re-embedded if they are stale)."""
         embedder = self.embedder
-        content_hash = hashlib.sha256(extracted.markdown.encode()).hexdigest()
+        text_hash = content_hash(extracted.markdown)
         chunks: list[Chunk] | None = None
         vectors: list[tuple[str, bytes, bytes]] = []
-        if content_hash != source.content_hash:
+        if text_hash != source.content_hash:
             await stages.enter("chunking")
             chunks, tokens = await self._chunk(source, extracted)
             if embedder is not None:
@@ -148,9 +148,9 @@ class SourceProcessor:
 
         async def store(db: AsyncSession) -> None:
             current = await SourceRepository(db).get(source.uuid)
-            if current is None:
-                return
-            if content_hash != current.content_hash:
+            if current is None or (current.type == "qa" and qa_text_of(current) != extracted.markdown):
+                return  # deleted, or a pair edited meanwhile: the edit stored its chunk and queued its own job
+            if text_hash != current.content_hash:
                 if chunks is None:  # another run stored other content meanwhile: start again from it
                     raise SourceRetry("changed meanwhile")
                 await ChunkRepository(db).replace(current, chunks)
@@ -158,7 +158,7 @@ class SourceProcessor:
                 await ChunkRepository(db).set_embeddings(current, vectors, embedder.name)
             if extracted.prefetched:
                 await SourceFileRepository(db).remove(current.uuid)
-            _record(current, extracted, content_hash, tokens)
+            _record(current, extracted, text_hash, tokens)
 
         await stages.settle()
         await ctx.finish(store)
@@ -178,10 +178,9 @@ class SourceProcessor:
 
     def _chunks(self, source: DataSource, extracted: Extracted) -> list[Chunk]:
         if extracted.atomic:
-            pieces = [("", extracted.markdown.strip())]
-        else:
-            found = chunk_markdown(extracted.markdown, self.config.chunking)
-            pieces = [(chunk.heading(), chunk.text) for chunk in found]
+            return [atomic_chunk(source, extracted.markdown)]
+        found = chunk_markdown(extracted.markdown, self.config.chunking)
+        pieces = [(chunk.heading(), chunk.text) for chunk in found]
         return [
             Chunk(
                 data_source_uuid=source.uuid,
@@ -196,8 +195,7 @@ class SourceProcessor:
 
     async def _extract(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
         if source.type == "qa":
-            question, answer = str(source.meta.get("question", "")), str(source.meta.get("answer", ""))
-            return Extracted(f"{question.strip()}\n\n{answer.strip()}", atomic=True)
+            return Extracted(qa_text_of(source), atomic=True)
         if source.type == "link":
             return await self._extract_link(stages, ctx, source)
         if source.type == "upload":

@@ -37,6 +37,7 @@ class CrawlPage(Base):
     __table_args__ = (
         UniqueConstraint("crawl_uuid", "url_key"),
         Index("ix_crawl_page_pending", "crawl_uuid", "state", "depth", "id"),
+        Index("ix_crawl_page_content", "content_sha256"),
     )
 
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True)
@@ -48,6 +49,8 @@ class CrawlPage(Base):
     reason: Mapped[str] = mapped_column(Text, default="")
     lastmod: Mapped[str | None] = mapped_column(String(64), default=None)
     """The sitemap's `<lastmod>` for the page, as given."""
+    content_sha256: Mapped[str | None] = mapped_column(String(64), default=None)
+    """SHA-256 of the bytes stored for the page (`done` rows): another address serving the same bytes is skipped."""
     data_source_uuid: Mapped[str | None] = mapped_column(
         ForeignKey("data_source.uuid", ondelete="SET NULL"), default=None
     )

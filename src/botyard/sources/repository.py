@@ -6,8 +6,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
 from botyard.db.batches import batches
-from botyard.db.repository import ChatbotPartRepository
-from botyard.models import Chatbot, DataSource, SourceFile
+from botyard.db.repository import ChatbotPartRepository, Repository
+from botyard.models import Chatbot, Chunk, DataSource, SourceFile
 
 
 class DataSourceRepository(ChatbotPartRepository[DataSource]):
@@ -66,3 +66,21 @@ class DataSourceRepository(ChatbotPartRepository[DataSource]):
         # Tag memberships, agent selections and the stored file go with the source through ON DELETE CASCADE.
         for batch in batches(list(uuids)):
             await self.session.execute(delete(DataSource).where(DataSource.uuid.in_(batch)))
+
+
+class ChunkViewRepository(Repository[Chunk]):
+    """A source's chunks as the owner reads them: text and figures, never the vectors."""
+
+    model = Chunk
+
+    async def page_of(self, source_uuid: str, offset: int, limit: int) -> list[tuple[int, str, str, int, bool]]:
+        """(position, heading, text, tokens, embedded) of the source's chunks in order, `limit` from `offset`."""
+        statement = (
+            select(Chunk.position, Chunk.heading, Chunk.text, Chunk.tokens, Chunk.embedding.is_not(None))
+            .where(Chunk.data_source_uuid == source_uuid)
+            .order_by(Chunk.position)
+            .offset(offset)
+            .limit(limit)
+        )
+        rows = await self.session.execute(statement)
+        return [(int(p), str(h), str(t), int(n), bool(e)) for p, h, t, n, e in rows.all()]

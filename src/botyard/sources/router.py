@@ -2,16 +2,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, File, Form, Query, UploadFile
 
 from botyard.deps import AppSettings, CurrentAccount, DbSession, Egress
 from botyard.schemas import Success
-from botyard.sources import service
+from botyard.sources import content, service
 from botyard.sources.schemas import (
     DataSource,
     ItemResult,
     QaCreate,
+    QaUpdate,
     ReferenceLink,
+    SourceChunks,
     SourceUpdate,
     SourceUuids,
     UrlCreate,
@@ -28,6 +30,9 @@ _DUPLICATE: dict[int | str, dict[str, Any]] = {
 _UPLOAD_REFUSALS: dict[int | str, dict[str, Any]] = {
     **_DUPLICATE,
     415: {"description": "`file_type_not_allowed`: not a document type the ingestion reads (by its extension)."},
+}
+_NOT_QA: dict[int | str, dict[str, Any]] = {
+    422: {"description": "`not_a_qa_source`: the source is a web page or a file; or the body is not valid."}
 }
 
 
@@ -76,6 +81,26 @@ async def get_source(uuid: str, db: DbSession, account: CurrentAccount) -> DataS
 async def update_source(uuid: str, body: SourceUpdate, db: DbSession, account: CurrentAccount) -> DataSource:
     """Rename a data source."""
     return service.to_wire(await service.update(db, account, uuid, body))
+
+
+@router.get("/data-source/{uuid}/chunks", response_model=SourceChunks)
+async def list_source_chunks(
+    uuid: str,
+    db: DbSession,
+    account: CurrentAccount,
+    offset: Annotated[int, Query(ge=0, description="Chunks to skip.")] = 0,
+    limit: Annotated[int, Query(ge=1, le=200, description="Chunks to return, at most 200.")] = 50,
+) -> SourceChunks:
+    """What a data source holds: its chunks in order (what search finds and cites), paged; the extracted text itself
+    is not kept."""
+    return await content.chunks_of(db, account, uuid, offset, limit)
+
+
+@router.post("/data-source/{uuid}/qa/update", response_model=DataSource, responses=_NOT_QA)
+async def update_qa_source(uuid: str, body: QaUpdate, db: DbSession, account: CurrentAccount) -> DataSource:
+    """Edit a Q&A pair's question and/or answer: the old text is no longer found from this answer on; the new one is
+    searchable by words at once and by meaning once embedded (`status` back to `success`)."""
+    return service.to_wire(await content.update_qa(db, account, uuid, body))
 
 
 @router.post("/data-source/{uuid}/delete", response_model=Success)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, model_validator
 from typing_extensions import TypedDict
 
 from botyard.schemas import RequestModel
@@ -59,6 +59,19 @@ class SourceUpdate(RequestModel):
     title: Title
 
 
+class QaUpdate(RequestModel):
+    """A new question and/or answer for a Q&A pair (what is not given stays)."""
+
+    question: NonBlankText | None = None
+    answer: NonBlankText | None = None
+
+    @model_validator(mode="after")
+    def _something(self) -> QaUpdate:
+        if self.question is None and self.answer is None:
+            raise ValueError("give a question, an answer, or both")
+        return self
+
+
 class SourceUuids(RequestModel):
     """Bulk operations: unknown, malformed or foreign uuids are reported per uuid, not refused as a whole."""
 
@@ -76,6 +89,27 @@ class DataSource(TypedDict):
     meta_json: str
     created_at: str
     modified_at: str
+
+
+class SourceChunk(TypedDict):
+    position: int
+    """0 for the first chunk of the source."""
+    heading: str
+    """The heading path the chunk sits under ("" for none)."""
+    text: str
+    tokens: int
+    embedded: bool
+    """Whether the chunk has its vector (dense search); false while it is being embedded, or without an embedder."""
+
+
+class SourceChunks(TypedDict):
+    uuid: str
+    """The data source's uuid."""
+    total: int
+    """How many chunks the source has (`offset` and `limit` page through them)."""
+    offset: int
+    limit: int
+    chunks: list[SourceChunk]
 
 
 class Restarted(TypedDict):

@@ -1,6 +1,7 @@
 // The knowledge table: sources with live statuses (polled every second while any is still processing), selection,
-// rename, tags, re-scrape and delete of many at once.
+// rename, view (chunks), Q&A edit and delete of one; tags, re-scrape and delete of many at once.
 import { get, post } from "./api.js";
+import { openSourcePanel } from "./source-panel.js";
 import { badge, busy, clear, confirmDialog, h, notice, select, tableWrap } from "./ui.js";
 
 const TYPES = { qa: "Q&A", link: "URL", upload: "File" };
@@ -89,10 +90,16 @@ export function sourcesTable(ctx, onChange = () => {}) {
       tags: h("td", { class: "tags" }),
       tokens: h("td", { class: "num" }),
       rename: h("button", { type: "button", class: "small" }, "Rename"),
+      view: h("button", { type: "button", class: "small" }, "View"),
+      edit: h("button", { type: "button", class: "small", hidden: source.type !== "qa" }, "Edit"),
+      remove: h("button", { type: "button", class: "small danger" }, "Delete"),
       editing: false,
     };
     const entry = { source, parts };
     parts.rename.addEventListener("click", () => startRename(entry));
+    parts.view.addEventListener("click", () => openPanel(entry, false, parts.view));
+    parts.edit.addEventListener("click", () => openPanel(entry, true, parts.edit));
+    parts.remove.addEventListener("click", () => removeOne(entry));
     const tr = h(
       "tr",
       { "data-uuid": source.uuid },
@@ -102,7 +109,7 @@ export function sourcesTable(ctx, onChange = () => {}) {
       parts.status,
       parts.tags,
       parts.tokens,
-      h("td", { class: "actions" }, parts.rename),
+      h("td", { class: "actions" }, parts.view, parts.edit, parts.rename, parts.remove),
     );
     entry.tr = tr;
     return entry;
@@ -114,7 +121,9 @@ export function sourcesTable(ctx, onChange = () => {}) {
     const label = source.title || source.file_name || source.uuid;
     parts.pick.setAttribute("aria-label", `Select ${label}`);
     parts.pick.checked = selected.has(source.uuid);
-    parts.rename.setAttribute("aria-label", `Rename ${label}`);
+    for (const [name, verb] of [["rename", "Rename"], ["view", "View"], ["edit", "Edit"], ["remove", "Delete"]]) {
+      parts[name].setAttribute("aria-label", `${verb} ${label}`);
+    }
     if (!parts.editing) {
       const sub = source.type !== "qa" && source.file_name && source.file_name !== label ? source.file_name : "";
       clear(parts.title, label, sub ? h("span", { class: "sub" }, sub) : null);
@@ -149,6 +158,27 @@ export function sourcesTable(ctx, onChange = () => {}) {
     clear(parts.title, form);
     input.focus();
     input.select();
+  }
+
+  async function openPanel(entry, edit, opener) {
+    const onSaved = (saved) => {
+      entry.source = saved;
+      note.ok(`Saved the Q&A pair “${saved.title}”.`);
+    };
+    await openSourcePanel(entry.source, { edit, onSaved });
+    opener.focus();
+    await refresh();
+  }
+
+  async function removeOne(entry) {
+    const label = entry.source.title || entry.source.file_name || entry.source.uuid;
+    if (!(await confirmDialog(`Delete “${label}” and its chunks?`))) return;
+    await busy(entry.parts.remove, note, async () => {
+      await post(`/data-source/${entry.source.uuid}/delete`);
+      selected.delete(entry.source.uuid);
+      note.ok(`Deleted “${label}”.`);
+      await refresh();
+    });
   }
 
   function chip(tag) {
