@@ -36,6 +36,7 @@ from botyard.security_headers import SecurityHeaders
 from botyard.session_documents.router import router as session_documents_router
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
+from botyard.unanswered.router import router as unanswered_router
 from botyard.web.router import mount as mount_web
 from botyard.widget.cors import WidgetCors
 from botyard.widget.router import router as widget_router
@@ -105,6 +106,7 @@ def _include_routers(app: FastAPI) -> None:
         session_documents_router,
         live_router,
         hit_testing_router,
+        unanswered_router,
         widget_router,
     )
     for router in routers:

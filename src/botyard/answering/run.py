@@ -18,6 +18,7 @@ from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHi
 from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
 from botyard.answering.documents import document_hits, merged_hits
 from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, with_heartbeat
+from botyard.answering.gaps import Searched
 from botyard.answering.json_guard import json_guard
 from botyard.answering.prepare import Prepared
 from botyard.answering.supervisor import ChosenAgent
@@ -80,6 +81,11 @@ class AnswerRun:
         self.sources: dict[str, CitedSource] = {}
         self.finished: Finished | None = None
         self.assessment: Assessment | None = None
+        self.searched: Searched | None = None
+        self.refused = False
+        """The user got the no-answer reply because nothing in the knowledge answers (`gaps`)."""
+        self.answered = False
+        """The answerer was asked (not a canned reply, not the no-answer one, not a greeting)."""
         self.error: str | None = None
         self.finalised = False
         self.saved_at: float | None = None
@@ -96,6 +102,7 @@ class AnswerRun:
             return Retrieval(hits=[], relevant=False)
         query = await self.parts.answerer.search_query(self.prepared.query, self.prepared.history, agent.model)
         vector = await retriever.embed_query(query)  # before the transaction: no connection held meanwhile
+        self.searched = Searched(query, vector, retriever.embedder.name if retriever.embedder is not None else None)
         async with self.parts.database.transaction(write=False) as db:
             retrieval = await retriever.retrieve(
                 db,
@@ -140,11 +147,13 @@ class AnswerRun:
             reply = self._no_answer()
             if agent is not None and agent.greets and self.parts.greeting is not None:
                 reply = await self.parts.greeting(agent, query) or reply
+            self.refused = reply == self._no_answer()
             async for event in _canned(reply, query):
                 yield event
             return
         self.cited = number_hits(hits) if relevant or decides else []
         request = self._request(agent, with_tools, term_weights)
+        self.answered = True
         async with aclosing(self.parts.answerer.answer(request)) as events:  # type: ignore[type-var]
             async for event in events:
                 yield event
@@ -269,6 +278,9 @@ class AnswerRun:
             error=self.error,
             interrupted=interrupted,
             assessment=self.assessment,
+            searched=self.searched,
+            refused=self.refused,
+            answered=self.answered,
         )
 
     async def _finalise(self, *, interrupted: bool) -> dict[str, dict[str, Any]]:

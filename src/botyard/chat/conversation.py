@@ -21,12 +21,13 @@ async def add_message(db: AsyncSession, message: Message) -> Message:
     return await MessageRepository(db).add(message)
 
 
-async def finish_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> None:
-    """Write the answer into its message (gone already when its session was deleted meanwhile: nothing to do)."""
+async def finish_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> bool:
+    """Write the answer into its message; False when it is gone already (its session was deleted meanwhile)."""
     repository = MessageRepository(db)
     message = await repository.get(message_uuid)
     if message is not None:
         await repository.update(message, values)
+    return message is not None
 
 
 async def save_partial(db: AsyncSession, message_uuid: str, text: str) -> None:
