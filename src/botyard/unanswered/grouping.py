@@ -31,8 +31,8 @@ def normalised(text: str) -> str:
 
 def group(texts: Sequence[str], vectors: Sequence[Vectors | None], parts: Sequence[int]) -> list[list[int]]:
     """The indices of `texts` by group (each group's leader text first), the groups in the order they were formed:
-        the most asked text's first. `vectors[i]` is the vector of `texts[i]`, or of what it meant (a follow-up completed
-    from its conversation); None: grouped by equal text only."""
+    the most asked text's first. `vectors[i]` is the vector of `texts[i]`, or of what it meant (a follow-up
+    completed from its conversation); None: grouped by equal text only."""
     by_text: dict[str, list[int]] = {}
     for index, text in enumerate(texts):
         by_text.setdefault(normalised(text), []).append(index)
