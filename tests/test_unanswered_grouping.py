@@ -42,3 +42,8 @@ def test_groups_do_not_chain() -> None:
     c = unit(*(np.cos(1.6) * np.array([1, 0, 0]) + np.sin(1.6) * np.array([0, 1, 0])))  # 1.6 rad from a
     assert float(b @ c) >= ON_ONE_SUBJECT and float(a @ c) < ON_ONE_SUBJECT
     assert group(["a", "a", "b", "c"], [a, a, b, c], (3,)) == [[0, 1, 2], [3]]
+
+
+def test_a_text_without_a_vector_joins_only_its_equals() -> None:
+    a = unit(1, 0, 0)
+    assert group(["a", "b", "B!", "c"], [a, None, None, a], (3,)) == [[1, 2], [0, 3]]

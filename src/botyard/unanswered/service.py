@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
@@ -63,7 +64,8 @@ async def list_groups(
     capped, rows = len(rows) > MAX_QUESTIONS, rows[:MAX_QUESTIONS]
     vectors = [await _vector(retriever, row) for row in rows]
     parts = retriever.embedder.parts if retriever.embedder is not None else ()
-    grouped = group([row.question for row in rows], vectors, parts)
+    # A few tenths of a second of numpy for thousands of questions: off the event loop, which streams answers.
+    grouped = await asyncio.to_thread(group, [row.question for row in rows], vectors, parts)
     groups = [_to_wire([rows[index] for index in members]) for members in grouped]
     groups.sort(key=lambda found: (found["count"], found["last_asked"]), reverse=True)
     limit, offset = page
