@@ -79,6 +79,13 @@ def test_an_answer_the_relevance_decision_turns_down_is_low_confidence_and_a_fou
     assert group["session_uuids"] == [session]
 
 
+def test_small_talk_a_model_answers_is_not_recorded(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    api, bot = shop
+    llm.script(Reply(tokens=("Hello! How can I help you today?",)))
+    assert ask(api, new_session(api, bot), "Hi, how are you?").status_code == 200
+    assert groups(api, bot) == []
+
+
 def _decision(score: float, required: float) -> Assessment:
     return Assessment(score >= required, Reason.MATCHED if score >= required else Reason.WEAK_MATCH, score, required)
 

@@ -8,8 +8,9 @@ round trip.
 - `no_agent`: no enabled agent answers queries;
 - `low_confidence`: answered, on evidence a stricter setting would have refused (`low_confidence`).
 
-Canned replies (pre-canned, spam defense, a human hand-off), small talk greeted back, live chat and failed answers
-are not recorded: the first ones are what the owner configured, the last ones are no question of knowledge.
+Canned replies (pre-canned, spam defense, a human hand-off), small talk greeted back, a message without a content
+word ("hi", "how are you?", which a model answers on no evidence), live chat and failed answers are not recorded:
+the first ones are what the owner configured, the others are no question of knowledge.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE, NOBODY
+from botyard.answering.text import content_words
 from botyard.embedding.base import Vectors, encode_vector
 from botyard.i18n import language_of, no_answer, reply_language
 from botyard.models import UnansweredQuestion, UnansweredReason
@@ -68,6 +70,8 @@ def reason(outcome: Outcome) -> UnansweredReason | None:
         return None
     if agent.uuid == NOBODY and agent.type == NOBODY:
         return UnansweredReason.NO_AGENT
+    if not content_words(prepared.query):  # "hi", "ok", "how are you?": nothing the knowledge could answer
+        return None
     if outcome.refused:
         return UnansweredReason.REFUSED
     if agent.reply is not None or outcome.interrupted or not outcome.answered:
