@@ -24,7 +24,20 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "botyard"
 FEATURES = frozenset(
-    {"accounts", "agents", "answering", "chat", "chatbots", "crawl", "hit_testing", "live", "sources", "widget", "web"}
+    {
+        "accounts",
+        "agents",
+        "answering",
+        "chat",
+        "chatbots",
+        "crawl",
+        "hit_testing",
+        "live",
+        "sources",
+        "unanswered",
+        "widget",
+        "web",
+    }
 )
 SQL_BUILDERS = frozenset({"select", "insert", "update", "delete", "text", "func", "exists", "union_all"})
 SQL_CALLS = frozenset({"execute", "scalar", "scalars"})

@@ -41,6 +41,7 @@ from botyard.security_headers import SecurityHeaders
 from botyard.session_documents.router import router as session_documents_router
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
+from botyard.unanswered.router import router as unanswered_router
 from botyard.web.router import mount as mount_web
 from botyard.webhooks.router import router as webhooks_router
 from botyard.widget.cors import WidgetCors
@@ -115,6 +116,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         hit_testing_router,
         webhooks_router,
         about_router,
+        unanswered_router,
         widget_router,
     )
     for router in routers:

@@ -508,7 +508,7 @@ def test_inbox_reconnects_with_last_event_id(server: Service, dashboard: Dashboa
     expect(page.get_by_text("Live updates on.")).to_be_visible()
 
 
-@pytest.mark.parametrize("route", ["/chatbots", "/bot/{bot}/knowledge", "/bot/{bot}/inbox"])
+@pytest.mark.parametrize("route", ["/chatbots", "/bot/{bot}/knowledge", "/bot/{bot}/inbox", "/bot/{bot}/unanswered"])
 def test_pages_fit_a_phone(server: Service, browser: Browser, route: str) -> None:
     bot = make_chatbot(server, "Phone bot", with_qa=False)
     phone = browser.new_context(viewport={"width": 360, "height": 740})

@@ -12,6 +12,7 @@ from typing import Any
 from botyard.answering.background.tagging import schedule_tagging
 from botyard.answering.base import CitedHit, Finished
 from botyard.answering.citations import CitedSource, cite_data
+from botyard.answering.gaps import Searched, unanswered
 from botyard.answering.prepare import Prepared
 from botyard.chat import conversation
 from botyard.db.base import utcnow
@@ -21,6 +22,7 @@ from botyard.live import service as live
 from botyard.llm.provider import Usage
 from botyard.models import MessageState
 from botyard.retrieval.relevance import Assessment
+from botyard.unanswered import service as unanswered_questions
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +40,11 @@ class Outcome:
     interrupted: bool
     assessment: Assessment | None = None
     """The relevance decision on what was retrieved (none when nothing was searched: a canned reply, live chat)."""
+    searched: Searched | None = None
     refused: bool = False
-    """The reply is Botyard's refusal (no answer in the knowledge, documents too long)."""
+    """The reply is Botyard's refusal (no answer in the knowledge, documents too long): `Message.refused`."""
+    answered: bool = False
+    """The answerer was asked (not a canned, no-answer or greeting reply)."""
 
     @property
     def finish_reason(self) -> str:
@@ -91,9 +96,11 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
         "refused": outcome.refused or outcome.error is not None,
     }
     phrase = None if prepared.live_chat else live.monitored_phrase(outcome.text, prepared.monitored)
+    gap = unanswered(outcome, utcnow())
     try:
         async with database.transaction() as db:
-            await conversation.finish_message(db, prepared.message_uuid, values)
+            if await conversation.finish_message(db, prepared.message_uuid, values) and gap is not None:
+                await unanswered_questions.record(db, gap)
             if phrase is not None:
                 await live.flag_for_operators(
                     db, prepared.session_uuid, utcnow(), f"said: {phrase}", prepared.message_uuid

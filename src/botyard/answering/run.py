@@ -20,6 +20,7 @@ from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHi
 from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
 from botyard.answering.documents import document_hits, merged_hits
 from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, with_heartbeat
+from botyard.answering.gaps import Searched
 from botyard.answering.json_guard import json_guard
 from botyard.answering.prepare import Prepared
 from botyard.answering.supervisor import ChosenAgent
@@ -82,6 +83,7 @@ class AnswerRun:
         self.sources: dict[str, CitedSource] = {}
         self.finished: Finished | None = None
         self.assessment: Assessment | None = None
+        self.searched: Searched | None = None
         self.error: str | None = None
         self.finalised = False
         self.saved_at: float | None = None
@@ -101,6 +103,7 @@ class AnswerRun:
             return Retrieval(hits=[], relevant=False)
         query = await self.parts.answerer.search_query(self.prepared.query, self.prepared.history, agent.model)
         vector = await retriever.embed_query(query)  # before the transaction: no connection held meanwhile
+        self.searched = Searched(query, vector, retriever.embedder.name if retriever.embedder is not None else None)
         async with self.parts.database.transaction(write=False) as db:
             retrieval = await retriever.retrieve(
                 db,
@@ -280,7 +283,9 @@ class AnswerRun:
             error=self.error,
             interrupted=interrupted,
             assessment=self.assessment,
+            searched=self.searched,
             refused=self.outcome in ("no_answer", "refused"),  # `Message.refused`
+            answered=self.outcome == "answered",  # every other reply set its own outcome
         )
 
     @property

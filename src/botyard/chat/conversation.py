@@ -25,15 +25,16 @@ async def add_message(db: AsyncSession, message: Message) -> Message:
     return added
 
 
-async def finish_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> None:
-    """Write the answer into its message (gone already when its session was deleted meanwhile: nothing to do); the
-    session's last activity moves to the answer's time."""
+async def finish_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> bool:
+    """Write the answer into its message, and move the session's last activity to the answer's time; False when the
+    message is gone already (its session was deleted meanwhile)."""
     repository = MessageRepository(db)
     message = await repository.get(message_uuid)
     if message is not None:
         answered_at = utcnow()
         await repository.update(message, {**values, "modified_at": answered_at})
         await ChatSessionRepository(db).touch(message.session_uuid, answered_at)
+    return message is not None
 
 
 async def save_partial(db: AsyncSession, message_uuid: str, text: str) -> None:

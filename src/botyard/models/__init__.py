@@ -10,7 +10,17 @@ from botyard.models.chunk import Chunk
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.job import Job
-from botyard.models.kinds import AgentType, ChatbotEventKind, MessageKind, MessageState, Rating, Visibility, WidgetRole
+from botyard.models.kinds import (
+    AgentType,
+    ChatbotEventKind,
+    MessageKind,
+    MessageState,
+    Rating,
+    UnansweredReason,
+    UnansweredStatus,
+    Visibility,
+    WidgetRole,
+)
 from botyard.models.knowledge_change import KnowledgeChange
 from botyard.models.message import Message
 from botyard.models.message_feedback import MessageFeedback
@@ -20,6 +30,7 @@ from botyard.models.session_document import MessageDocument, SessionDocument
 from botyard.models.source_tag import SourceTag, SourceTagMember
 from botyard.models.sync_schedule import SyncSchedule
 from botyard.models.tool_function import ToolFunction
+from botyard.models.unanswered_question import UnansweredQuestion
 from botyard.models.webhook import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 from botyard.models.widget_settings import WidgetSettings
 
@@ -58,6 +69,9 @@ __all__ = [
     "SourceTagMember",
     "SyncSchedule",
     "ToolFunction",
+    "UnansweredQuestion",
+    "UnansweredReason",
+    "UnansweredStatus",
     "Visibility",
     "Webhook",
     "WebhookDelivery",

@@ -80,3 +80,25 @@ class WidgetRole(StrEnum):
     ASSISTANT = "assistant"
     OPERATOR = "operator"
     ANNOUNCEMENT = "announcement"
+
+
+class UnansweredReason(StrEnum):
+    """`unanswered_question.reason`: why a question was recorded for the owner."""
+
+    REFUSED = "refused"
+    """Offline, the relevance decision found nothing in the knowledge that answers it: the no-answer reply."""
+    MODEL_NO_ANSWER = "model_no_answer"
+    """A model answered with the no-answer sentence (the agent's own, or the service's)."""
+    NO_AGENT = "no_agent"
+    """No enabled agent answers queries: the configured no-agent reply."""
+    LOW_CONFIDENCE = "low_confidence"
+    """Answered, on evidence a stricter setting would have refused (`answering.gaps.low_confidence`)."""
+
+
+class UnansweredStatus(StrEnum):
+    """`unanswered_question.status`."""
+
+    OPEN = "open"
+    ANSWERED = "answered"
+    """The owner added an answer for it (a Q&A source)."""
+    DISMISSED = "dismissed"

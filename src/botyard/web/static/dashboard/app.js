@@ -18,6 +18,7 @@ const ROUTES = [
   route(`/bot/${ID}/inbox(?:/${ID})?`, "./inbox.js", "inbox", "Inbox"),
   route(`/bot/${ID}/playground`, "./playground.js", "playground", "Playground"),
   route(`/bot/${ID}/hit-testing`, "./hit-testing.js", "hit-testing", "Hit testing"),
+  route(`/bot/${ID}/unanswered`, "./unanswered.js", "unanswered", "Unanswered"),
 ];
 const BOT_PAGES = [
   ["knowledge", "Knowledge"],
@@ -26,6 +27,7 @@ const BOT_PAGES = [
   ["inbox", "Inbox"],
   ["playground", "Playground"],
   ["hit-testing", "Hit testing"],
+  ["unanswered", "Unanswered"],
 ];
 const CURRENT = "botyard.chatbot";
 

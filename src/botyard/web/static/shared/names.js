@@ -56,3 +56,18 @@ export const Rating = Object.freeze({
   UP: "up",
   DOWN: "down",
 });
+
+/** Why a question was recorded as unanswered. */
+export const UnansweredReason = Object.freeze({
+  REFUSED: "refused",
+  MODEL_NO_ANSWER: "model_no_answer",
+  NO_AGENT: "no_agent",
+  LOW_CONFIDENCE: "low_confidence",
+});
+
+/** An unanswered question's status. */
+export const UnansweredStatus = Object.freeze({
+  OPEN: "open",
+  ANSWERED: "answered",
+  DISMISSED: "dismissed",
+});

@@ -1,0 +1,110 @@
+"""Which answers leave a question unanswered, for the owner's list (`botyard.unanswered`): decided from what the
+answer already knows, and written in its own final transaction (`finish.store`), so the hot path pays no extra
+round trip.
+
+- `refused`: offline, the relevance decision found no passage that answers, and the user got the no-answer reply;
+- `model_no_answer`: a model's reply says the no-answer sentence (the agent's own, ours in the question's language
+  or the chatbot's, or the hosted service's English one the default prompt asks for);
+- `no_agent`: no enabled agent answers queries;
+- `low_confidence`: answered, on evidence a stricter setting would have refused (`low_confidence`).
+
+Canned replies (pre-canned, spam defense, a human hand-off), small talk greeted back, a message without a content
+word ("hi", "how are you?", which a model answers on no evidence), live chat and failed answers are not recorded:
+the first ones are what the owner configured, the others are no question of knowledge.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE, NOBODY
+from botyard.answering.text import content_words
+from botyard.embedding.base import Vectors, encode_vector
+from botyard.i18n import language_of, no_answer, reply_language
+from botyard.models import UnansweredQuestion, UnansweredReason
+from botyard.retrieval.relevance import REQUIRED, Assessment, Strictness
+
+if TYPE_CHECKING:
+    from botyard.answering.finish import Outcome
+
+_STRICTER = {Strictness.LOOSE: Strictness.BALANCED, Strictness.BALANCED: Strictness.STRICT}
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+@dataclass(frozen=True)
+class Searched:
+    """What the answer searched the knowledge with: the query (a follow-up made to stand on its own) and its vector
+    (None without one), by the embedder `embedder`."""
+
+    query: str
+    vector: Vectors | None
+    embedder: str | None
+
+
+def low_confidence(assessment: Assessment, strictness: Strictness) -> bool:
+    """Whether an answer stands on evidence below the next stricter setting's level (`relevance.REQUIRED`: loose
+    0.3, balanced 0.4, strict 0.55), or below what the decision asked here when that is more. The levels are the
+    service's own words for "enough evidence"; a strict chatbot's answers are low-confidence only below its own
+    level, which only a model answers past (offline, they are refused)."""
+    stricter = _STRICTER.get(strictness, strictness)
+    return assessment.score < max(assessment.required, REQUIRED[stricter])
+
+
+def _flat(text: str) -> str:
+    return _NOT_WORD.sub(" ", text.casefold()).strip()
+
+
+def says_no_answer(text: str, sentences: list[str]) -> bool:
+    """Whether `text` says one of the no-answer `sentences` (case, spacing and punctuation aside)."""
+    flat = _flat(text)
+    return bool(flat) and any(_flat(sentence) and _flat(sentence) in flat for sentence in sentences)
+
+
+def reason(outcome: Outcome) -> UnansweredReason | None:
+    """Why the answer leaves its question unanswered, or None (see the module)."""
+    prepared, agent = outcome.prepared, outcome.prepared.agent
+    if prepared.live_chat or agent is None or outcome.error is not None or prepared.refusal is not None:
+        return None
+    if agent.uuid == NOBODY and agent.type == NOBODY:
+        return UnansweredReason.NO_AGENT
+    if not content_words(prepared.query):  # "hi", "ok", "how are you?": nothing the knowledge could answer
+        return None
+    if outcome.refused:
+        return UnansweredReason.REFUSED
+    if agent.reply is not None or outcome.interrupted or not outcome.answered:
+        return None
+    language = reply_language(prepared.query, prepared.language)
+    sentences = [agent.no_answer_message or "", no_answer(language), DEFAULT_NO_ANSWER_MESSAGE]
+    if says_no_answer(outcome.text, sentences):
+        return UnansweredReason.MODEL_NO_ANSWER
+    if outcome.assessment is not None and low_confidence(outcome.assessment, prepared.strictness):
+        return UnansweredReason.LOW_CONFIDENCE
+    return None
+
+
+def unanswered(outcome: Outcome, now: datetime) -> UnansweredQuestion | None:
+    """The row that records the outcome's question for the owner, or None when it was answered."""
+    why = reason(outcome)
+    if why is None:
+        return None
+    prepared, searched, assessment = outcome.prepared, outcome.searched, outcome.assessment
+    resolved = searched.query if searched is not None and searched.query.strip() != prepared.query.strip() else None
+    vector = searched.vector if searched is not None else None
+    found = language_of(prepared.query)
+    return UnansweredQuestion(
+        chatbot_uuid=prepared.chatbot_uuid,
+        message_uuid=prepared.message_uuid,
+        session_uuid=prepared.session_uuid,
+        question=prepared.query,
+        resolved=resolved,
+        reason=why.value,
+        language=found.value if found is not None else None,
+        score=assessment.score if assessment is not None else None,
+        required=assessment.required if assessment is not None else None,
+        vector=encode_vector(vector) if vector is not None else None,
+        embedder=searched.embedder if vector is not None and searched is not None else None,
+        created_at=now,
+    )

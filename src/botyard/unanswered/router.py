@@ -1,0 +1,51 @@
+"""The owner's unanswered questions (the owner's key). Not in the hosted interface; designed in its style."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from botyard.chat.schemas import TimestampParam
+from botyard.deps import AppClock, AppRetriever, CurrentAccount, DbSession
+from botyard.unanswered import service
+from botyard.unanswered.schemas import Answered, Dismissed, UnansweredAnswer, UnansweredDismiss, UnansweredGroups
+
+router = APIRouter(tags=["unanswered questions"])
+
+
+@router.get("/chatbot/{uuid}/unanswered", response_model=UnansweredGroups)
+async def list_unanswered(
+    uuid: str,
+    db: DbSession,
+    account: CurrentAccount,
+    retriever: AppRetriever,
+    start_timestamp: Annotated[TimestampParam, Query(description="Asked at or after (to the second).")] = None,
+    end_timestamp: Annotated[TimestampParam, Query(description="Asked at or before (the whole second).")] = None,
+    limit: Annotated[int, Query(ge=1, le=200, description="At most this many groups.")] = 50,
+    offset: Annotated[int, Query(ge=0, description="Skip this many groups (the next page: `offset + limit`).")] = 0,
+) -> UnansweredGroups:
+    """The chatbot's open unanswered questions (refused, answered with the no-answer sentence, no agent, or answered
+    on weak evidence: `reasons`), grouped by similarity (the same words, or a cosine of at least 0.4, what the
+    relevance decision calls on one subject), the most asked group first. Each group has its leading question,
+    `count`, when it was first and last asked, other wordings, example sessions and every question's uuid."""
+    return await service.list_groups(db, retriever, account, uuid, (start_timestamp, end_timestamp), (limit, offset))
+
+
+@router.post("/chatbot/{uuid}/unanswered/answer", response_model=Answered)
+async def answer_unanswered(
+    uuid: str, body: UnansweredAnswer, db: DbSession, account: CurrentAccount, clock: AppClock
+) -> Answered:
+    """Answer a group of questions in one step: adds a Q&A data source (`question`, by default the first question as
+    it was asked, and `answer`), processed and indexed like any other, and marks the questions answered. 404 when
+    none of `question_uuids` is an open question of the chatbot."""
+    return await service.answer(db, account, uuid, body, clock())
+
+
+@router.post("/chatbot/{uuid}/unanswered/dismiss", response_model=Dismissed)
+async def dismiss_unanswered(
+    uuid: str, body: UnansweredDismiss, db: DbSession, account: CurrentAccount, clock: AppClock
+) -> Dismissed:
+    """Dismiss questions (a group's `question_uuids`): they leave the list and nothing is added. 404 when none of
+    them is an open question of the chatbot."""
+    return await service.dismiss(db, account, uuid, body.question_uuids, clock())
