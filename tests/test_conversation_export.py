@@ -14,8 +14,7 @@ from botyard.chat.history import service as history
 from botyard.models import MessageFeedback
 from tests.support.api import Api, assert_error
 from tests.support.database import Db
-from tests.support.sessions import add_messages
-from tests.test_sessions import add_session
+from tests.support.sessions import add_messages, add_session
 
 T0 = datetime(2024, 7, 25, 10, 0, 0, tzinfo=UTC)
 HEADER = ["session_uuid", "time", "role", "text", "agent", "refused", "rating"]

@@ -12,8 +12,7 @@ from botyard.models import ChatSession, Job, Message
 from tests.support.api import Api, assert_error
 from tests.support.database import Db
 from tests.support.jobs import run_jobs
-from tests.support.sessions import add_messages
-from tests.test_sessions import add_session
+from tests.support.sessions import add_messages, add_session
 
 NOW = datetime.now(UTC)
 

@@ -8,9 +8,9 @@ import json
 from typing import Any
 
 from botyard.models import SessionMeta
+from tests.support.agents import helpdesk
 from tests.support.api import Api, assert_error
 from tests.support.chat import ask, new_session
-from tests.test_live_chat import helpdesk
 
 ASKING = "I want to talk to a real person please"
 

@@ -23,7 +23,7 @@ from botyard.retrieval.spelling import Speller
 from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.jobs import process
-from tests.test_retrieval import add_qa, knowledge_bot
+from tests.support.knowledge import add_qa, knowledge_bot
 
 TEXTS = {
     "hours": "The shop is open from nine to five on weekdays.",

@@ -10,13 +10,11 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import ChatSession, MessageKind, MessageMeta, SessionMeta
-from tests.support.agents import SHIPPING, agent, disable_default
+from tests.support.agents import helpdesk
 from tests.support.api import Api, assert_error
 from tests.support.chat import ask, messages, new_session
 from tests.support.database import Db
 from tests.support.jobs import process
-
-PERSON = "Talk to a real person, a human operator, staff"
 
 
 def kinds(api: Api, chat: str) -> list[tuple[str, str, str]]:
@@ -26,14 +24,6 @@ def kinds(api: Api, chat: str) -> list[tuple[str, str, str]]:
         meta: dict[str, Any] = json.loads(message["meta_json"])
         found.append((str(meta.get("kind", meta.get("agent_type", ""))), message["query"], message["response"]))
     return found
-
-
-def helpdesk(api: Api, **settings: Any) -> str:
-    bot: str = api.chatbot()["uuid"]
-    disable_default(api, bot)
-    agent(api, bot, "user-facing", "Shipping", SHIPPING, use_all_sources=True)
-    agent(api, bot, "human-escalation", "Human hand-off", PERSON, **settings)
-    return bot
 
 
 def flagged(api: Api, bot: str) -> list[str]:

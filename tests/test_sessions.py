@@ -6,12 +6,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import ChatSession, Message
 from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
 from tests.support.database import Db
-from tests.support.sessions import add_messages, count, session
+from tests.support.sessions import add_messages, add_session, count, session
 
 SUMMARY_KEYS = {"uuid", "created_at", "modified_at"}
 SESSION_KEYS = {"uuid", "created_at", "modified_at", "meta"}
@@ -19,16 +18,6 @@ T0 = datetime(2024, 7, 25, 10, 0, 0, tzinfo=UTC)
 
 
 # Helpers shared with test_messages.py: rows the API cannot create yet go in through the app's own database.
-
-
-def add_session(db: Db, bot: str, created_at: datetime) -> str:
-    async def go(s: AsyncSession) -> str:
-        row = ChatSession(chatbot_uuid=bot, meta={}, created_at=created_at, modified_at=created_at)
-        s.add(row)
-        await s.flush()
-        return row.uuid
-
-    return db.run(go)
 
 
 def listed(api: Api, bot: str, **params: Any) -> list[str]:

@@ -136,7 +136,8 @@ def test_each_event_reaches_the_receiver_once_with_a_valid_signature(
         "variables": {"email": "ann@example.com"},
     }
     assert data["feedback"] == {"session_uuid": chat, "message_uuid": answer, "rating": "up", "comment": "quick"}
-    assert data["human_requested"] == {"session_uuid": chat, "reason": "asked for a person"}
+    # The hand-off agent (it collects the email) took the first message: that one asked for a person.
+    assert data["human_requested"] == {"session_uuid": chat, "reason": "asked for a person", "message_uuid": answer}
     assert data["live_chat_started"]["session_uuid"] == chat and data["live_chat_ended"]["session_uuid"] == chat
     assert_uuid(data["live_chat_started"]["message_uuid"])
     assert data["source_failed"] == {

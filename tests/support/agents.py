@@ -24,6 +24,7 @@ def count(db: Db, model: type[Agent] | type[ToolFunction] | type[AgentDataSource
 
 
 SHIPPING = "Delivery times, parcels, tracking numbers and couriers."
+PERSON = "Talk to a real person, a human operator, staff"
 
 
 def agent(api: Api, bot: str, type_: str, name: str, description: str = "", **fields: Any) -> str:
@@ -43,3 +44,11 @@ def set_agent_meta(db: Db, bot: str, **values: Any) -> None:
         await session.execute(update(Agent).where(Agent.uuid == agent.uuid).values(meta={**agent.meta, **values}))
 
     db.run(go)
+
+
+def helpdesk(api: Api, **settings: Any) -> str:
+    bot: str = api.chatbot()["uuid"]
+    disable_default(api, bot)
+    agent(api, bot, "user-facing", "Shipping", SHIPPING, use_all_sources=True)
+    agent(api, bot, "human-escalation", "Human hand-off", PERSON, **settings)
+    return bot

@@ -64,3 +64,13 @@ MESSAGE_KEYS = {
     "ai_context_json",
 }
 """A message's keys: exactly those of the official SDK's `ChatMessage` (COMPAT.md)."""
+
+
+def add_session(db: Db, bot: str, created_at: datetime) -> str:
+    async def go(s: AsyncSession) -> str:
+        row = ChatSession(chatbot_uuid=bot, meta={}, created_at=created_at, modified_at=created_at)
+        s.add(row)
+        await s.flush()
+        return row.uuid
+
+    return db.run(go)

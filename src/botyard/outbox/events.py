@@ -3,7 +3,7 @@ transaction, so a delivery exists exactly when what it reports does (and a rolle
 
 The body every receiver gets: `{"id", "type", "created_at", "chatbot_uuid", "data"}`, `data` by type:
 
-- `human_requested`: `session_uuid`, `reason`
+- `human_requested`: `session_uuid`, `reason`, `message_uuid` (the message that asked)
 - `live_chat_started`, `live_chat_ended`: `session_uuid`, `message_uuid` (the announcement in the transcript)
 - `variables_collected`: `session_uuid`, `message_uuid`, `variables` (name to value, those this message gave)
 - `feedback`: `session_uuid`, `message_uuid`, `rating` (`up`/`down`), `comment`
