@@ -12,10 +12,15 @@ class Chunk(UuidPk, Base):
     """A searchable piece of a data source. A source's chunks are replaced together, in one transaction."""
 
     __tablename__ = "chunk"
-    __table_args__ = (Index("ix_chunk_source_position", "data_source_uuid", "position"),)
+    __table_args__ = (
+        Index("ix_chunk_source_position", "data_source_uuid", "position"),
+        # A chatbot's chunks, and a sample of them in uuid order (`chunk_sample`, read at each knowledge change to
+        # tell the knowledge's language) as a short range scan rather than a sort of all of them.
+        Index("ix_chunk_chatbot_uuid_uuid", "chatbot_uuid", "uuid"),
+    )
 
     data_source_uuid: Mapped[str] = mapped_column(ForeignKey("data_source.uuid", ondelete="CASCADE"))
-    chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"), index=True)
+    chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"))
     position: Mapped[int]
     heading: Mapped[str] = mapped_column(Text, default="")
     text: Mapped[str] = mapped_column(Text)

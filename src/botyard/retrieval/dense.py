@@ -27,19 +27,22 @@ from botyard.embedding import Vectors, decode_vector, own_part
 class DenseIndex:
     """The vectors of the chunks embedded by the current embedder; rows without a vector score -inf (never hits).
 
-    Rows are only ever added at the end (a removed row is marked absent), so an update writes its new rows past the
-    ones older indexes read, into room kept at the end of the matrices: they share them, and a change costs the
-    new rows, not a copy of the whole (the room is renewed, by a copy, each time it runs out)."""
+    Rows are only ever added at the end (a removed row is marked absent). The rows of the build are one matrix per
+    part that never changes; rows added since live in a tail with room to grow, which an update writes past the rows
+    older indexes read, so they share it: a change costs its own rows, and a copy of the tail (never of the built
+    rows) each time the tail's room, doubled each time, runs out."""
 
     def __init__(self, vectors: Sequence[bytes | None], parts: tuple[int, ...]) -> None:
         self.parts = parts
         """The vectors' parts, one per model (`Embedder.parts`): cosines are taken part by part."""
-        self.length = len(vectors)
+        self.length = self.built = len(vectors)
         self.present = np.zeros(len(vectors), dtype=bool)
         self.blocks = [np.zeros((len(vectors), width), dtype=np.float32) for width in parts]
-        """One contiguous matrix per part (see the module), with room past `length` for rows to come."""
+        """The built rows: one contiguous matrix per part (see the module)."""
+        self.tails = [np.zeros((0, width), dtype=np.float32) for width in parts]
+        """The rows added since the build, per part, with room past them."""
         self._filled = [self.length]
-        """How many rows of the shared matrices hold vectors: the newest index's `length`."""
+        """How many rows of the shared tail hold vectors (with the built ones): the newest index's `length`."""
         self._fill(0, vectors)
 
     def _fill(self, start: int, vectors: Sequence[bytes | None]) -> None:
@@ -50,21 +53,22 @@ class DenseIndex:
                 continue
             vector = decode_vector(data)
             if vector.shape == (dimension,):  # a vector of another size belongs to another model: ignore it
-                for block, (begin, end) in zip(self.blocks, bounds, strict=True):
-                    block[row] = vector[begin:end]
+                matrices, at = (self.blocks, row) if row < self.built else (self.tails, row - self.built)
+                for matrix, (begin, end) in zip(matrices, bounds, strict=True):
+                    matrix[at] = vector[begin:end]
                 self.present[row] = True
 
     def updated(self, removed: npt.NDArray[np.int64], vectors: Sequence[bytes | None]) -> DenseIndex:
         """A new index with the `removed` rows absent and `vectors` as new rows at the end; this one is unchanged."""
         new = copy.copy(self)
         new.length = self.length + len(vectors)
-        capacity = self.blocks[0].shape[0] if self.blocks else 0
-        if new.length > capacity or self._filled[0] != self.length:
-            # Out of room, or another index already wrote past this one: new matrices, with room for an eighth more.
-            room = new.length + new.length // 8
-            new.blocks = [np.zeros((room, width), dtype=np.float32) for width in self.parts]
-            for old, block in zip(self.blocks, new.blocks, strict=True):
-                block[: self.length] = old[: self.length]
+        used, room = self.length - self.built, self.tails[0].shape[0] if self.tails else 0
+        if new.length - self.built > room or self._filled[0] != self.length:
+            # Out of room, or another index already wrote past this one: a new tail, with room to double.
+            size = max(2 * (new.length - self.built), 64)
+            new.tails = [np.zeros((size, width), dtype=np.float32) for width in self.parts]
+            for old, tail in zip(self.tails, new.tails, strict=True):
+                tail[:used] = old[:used]
             new._filled = [new.length]
         new._filled[0] = new.length
         new.present = np.concatenate([self.present, np.zeros(len(vectors), dtype=bool)])
@@ -79,7 +83,15 @@ class DenseIndex:
 
     def rows(self, indices: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
         """The whole vectors of these rows (all parts side by side, as stored)."""
-        return np.hstack([block[indices] for block in self.blocks])
+        indices = np.asarray(indices, dtype=np.int64)
+        built = indices < self.built
+        gathered = []
+        for block, tail in zip(self.blocks, self.tails, strict=True):
+            part = np.empty((len(indices), block.shape[1]), dtype=np.float32)
+            part[built] = block[indices[built]]
+            part[~built] = tail[indices[~built] - self.built]
+            gathered.append(part)
+        return np.hstack(gathered)
 
     def scores(self, query: Vectors) -> npt.NDArray[np.float32]:
         """The cosine of every row with the (normalised) query vector, by the question's own model (the first part
@@ -88,7 +100,9 @@ class DenseIndex:
         scores = np.zeros(self.length, dtype=np.float32)
         if (part := own_part(question, self.parts)) is not None:
             start = sum(self.parts[:part])
-            block = self.blocks[part][: self.length]
-            scores = np.asarray(block @ question[start : start + self.parts[part]], dtype=np.float32)
+            own = question[start : start + self.parts[part]]
+            scores[: self.built] = self.blocks[part] @ own
+            if self.length > self.built:
+                scores[self.built :] = self.tails[part][: self.length - self.built] @ own
         scores[~self.present] = -np.inf
         return scores
