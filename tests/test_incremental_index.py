@@ -39,7 +39,16 @@ def vector(seed: int) -> np.ndarray:
 
 def row(source: str, position: int, text: str) -> ChunkRow:
     uuid = f"{source}-{position}-{abs(hash(text)) % 10_000}"
-    return ChunkRow(uuid, source, position, "", text, encode_vector(vector(len(text))), source.title(), "qa", {})
+    return ChunkRow(uuid, source, position, "", text, source.title(), "qa", {})
+
+
+def vectors(rows: Sequence[ChunkRow]) -> list[bytes | None]:
+    """Each row's vector (a function of its text, so the same text has the same vector in any index)."""
+    return [encode_vector(vector(len(row.text))) for row in rows]
+
+
+def index_of(version: int, rows: Sequence[ChunkRow]) -> ChatbotIndex:
+    return ChatbotIndex(version, rows, vectors(rows), (8,))
 
 
 def ranked(index: ChatbotIndex, query: str, top_k: int = 10) -> list[str]:
@@ -51,31 +60,31 @@ FILLER = [row("filler", n, f"Filler passage {n} on the lighthouse keeper's log f
 
 
 def test_an_updated_index_finds_what_a_rebuild_finds_and_the_older_one_is_unchanged() -> None:
-    older = ChatbotIndex(1, [row(name, 0, text) for name, text in TEXTS.items()] + FILLER, (8,))
+    older = index_of(1, [row(name, 0, text) for name, text in TEXTS.items()] + FILLER)
     replaced = row("refunds", 0, "Refunds are paid within five working days to the original card.")
     added = row("gifts", 0, "Gift vouchers are sold at the counter and valid for a year.")
-    newer = older.updated(2, {"refunds", "shipping", "gifts"}, [replaced, added])
+    newer = older.updated(2, {"refunds", "shipping", "gifts"}, [replaced, added], vectors([replaced, added]))
     assert newer is not None and (newer.version, newer.built_version, newer.size) == (2, 1, 15)
-    rebuilt = ChatbotIndex(2, [row("hours", 0, TEXTS["hours"]), replaced, added, *FILLER], (8,))
+    rebuilt = index_of(2, [row("hours", 0, TEXTS["hours"]), replaced, added, *FILLER])
     for query in ("refund card", "gift vouchers", "European Union delivery", "open weekdays", "full refund unused"):
         assert ranked(newer, query) == ranked(rebuilt, query), query
         assert TEXTS["shipping"] not in ranked(newer, query)  # a deleted source's chunk is never found
         assert TEXTS["refunds"] not in ranked(newer, query)  # nor the replaced text
     # The older index, which searches in flight still hold, sees what it saw.
     assert ranked(older, "European Union delivery")[0] == TEXTS["shipping"]
-    assert ranked(older, "gift vouchers") == ranked(ChatbotIndex(1, older.rows, (8,)), "gift vouchers")
+    assert ranked(older, "gift vouchers") == ranked(index_of(1, older.rows), "gift vouchers")
     assert ranked(newer, "lighthouse keeper day 7")[0] == FILLER[7].text
     assert added.text not in ranked(older, "gift vouchers")
 
 
 def test_too_many_dead_rows_or_a_new_main_language_ask_for_a_rebuild() -> None:
-    index: ChatbotIndex | None = ChatbotIndex(1, [row(name, 0, text) for name, text in TEXTS.items()], (8,))
+    index: ChatbotIndex | None = index_of(1, [row(name, 0, text) for name, text in TEXTS.items()])
     assert index is not None
     # Replacing two sources of three: two rows of five would be dead, past the quarter an update may leave.
     hours, refunds = row("hours", 0, "The shop opens at ten on Saturdays."), row("refunds", 0, "No refunds.")
-    assert index.updated(2, {"hours", "refunds"}, [hours, refunds]) is None
+    assert index.updated(2, {"hours", "refunds"}, [hours, refunds], vectors([hours, refunds])) is None
     german = [row(f"de{n}", 0, f"Die Werkstatt repariert Fahrräder und E-Scooter, Auftrag {n}.") for n in range(5)]
-    assert index.updated(2, {f"de{n}" for n in range(5)}, german) is None
+    assert index.updated(2, {f"de{n}" for n in range(5)}, german, vectors(german)) is None
 
 
 def test_a_typo_of_a_word_an_update_brought_is_read_as_that_word() -> None:

@@ -17,12 +17,12 @@ def unit(*components: float) -> np.ndarray:
 
 
 def row(name: str, vector: np.ndarray) -> ChunkRow:
-    return ChunkRow(name, f"source-{name}", 0, "", f"text {name}", encode_vector(vector), name, "qa", {})
+    return ChunkRow(name, f"source-{name}", 0, "", f"text {name}", name, "qa", {})
 
 
 # The query is the first axis. A and B lean the same way (B a little less towards the query); C leans elsewhere.
 A, B, C = unit(0.6, 0.8, 0), unit(0.5, 0.866, 0), unit(0.55, 0, 0.835)
-INDEX = ChatbotIndex(1, [row("a", A), row("b", B), row("c", C)], (3,))
+INDEX = ChatbotIndex(1, [row("a", A), row("b", B), row("c", C)], [encode_vector(v) for v in (A, B, C)], (3,))
 
 
 def ranking(method: Method) -> tuple[list[str], list[float]]:

@@ -62,19 +62,28 @@ class Search:
 
 class ChatbotIndex:
     def __init__(
-        self, version: int, rows: Sequence[ChunkRow], parts: tuple[int, ...] | None, *, stem: bool = True
+        self,
+        version: int,
+        rows: Sequence[ChunkRow],
+        vectors: Sequence[bytes | None],
+        parts: tuple[int, ...] | None,
+        *,
+        stem: bool = True,
     ) -> None:
+        """The index of `rows`, with `vectors` their stored vectors in the same order (None: not embedded by the
+        current embedder), searched part by part as `parts` says (None: no embedder, BM25 only)."""
         self.version = version
         self.built_version = version
         """The version the index was built at; it was caught up from there (`updated`) to `version`."""
         # Rows in content order (code points, not a database collation), so that a build reads the same on both
         # databases, whose uuids differ; ties in score are broken by content too (`_order`), whatever the rows.
-        self.rows = sorted(rows, key=_content_order)
+        order = sorted(range(len(rows)), key=lambda index: _content_order(rows[index]))
+        self.rows = [rows[index] for index in order]
         self.lexical = LexicalIndex(
             [Document(row_id, row.data_source_uuid, lexical_text(row)) for row_id, row in enumerate(self.rows)],
             stem=stem,
         )
-        self.dense = DenseIndex([row.embedding for row in self.rows], parts) if parts and sum(parts) else None
+        self.dense = DenseIndex([vectors[index] for index in order], parts) if parts and sum(parts) else None
         source_ids: dict[str, int] = {}
         self._source_of_row = np.array(
             [source_ids.setdefault(row.data_source_uuid, len(source_ids)) for row in self.rows], dtype=np.int64
@@ -96,12 +105,16 @@ class ChatbotIndex:
     def has_vectors(self) -> bool:
         return self.dense is not None and self.dense.count > 0
 
-    def updated(self, version: int, sources: Collection[str], rows: Sequence[ChunkRow]) -> ChatbotIndex | None:
-        """This index at `version`, where the chunks of `sources` are now `rows` (none: deleted), as a new object:
+    def updated(
+        self, version: int, sources: Collection[str], rows: Sequence[ChunkRow], vectors: Sequence[bytes | None]
+    ) -> ChatbotIndex | None:
+        """This index at `version`, where the chunks of `sources` are now `rows` with their `vectors` (none: they
+        were deleted), as a new object:
         this one stays as it was for the searches that use it. The work is in proportion to those sources. None
         when only a rebuild is right: the dead rows would pass `DEAD_SHARE`, or the chatbot's languages change.
         Only the newest index of a chatbot may be updated (it shares its search structures with the new one)."""
-        fresh = sorted(rows, key=_content_order)
+        order = sorted(range(len(rows)), key=lambda index: _content_order(rows[index]))
+        fresh = [rows[index] for index in order]
         changed = [self._source_ids[uuid] for uuid in sources if uuid in self._source_ids]
         removed = np.flatnonzero(np.isin(self._source_of_row, np.array(changed, dtype=np.int64)) & self.live)
         dead = len(self.rows) - self.size + len(removed)
@@ -118,7 +131,7 @@ class ChatbotIndex:
         new = copy.copy(self)
         new.version, new.lexical, new.rows = version, lexical, self.rows + fresh
         if self.dense is not None:
-            new.dense = self.dense.updated(removed, [row.embedding for row in fresh])
+            new.dense = self.dense.updated(removed, [vectors[index] for index in order])
         new._source_ids = dict(self._source_ids)
         added = [new._source_ids.setdefault(row.data_source_uuid, len(new._source_ids)) for row in fresh]
         new._source_of_row = np.concatenate([self._source_of_row, np.array(added, dtype=np.int64)])

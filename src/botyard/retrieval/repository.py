@@ -22,8 +22,6 @@ class ChunkRow:
     position: int
     heading: str
     text: str
-    embedding: bytes | None
-    """Only a vector the current embedder made; None otherwise (other models' vectors are in another space)."""
     source_title: str
     source_type: str
     source_meta: dict[str, Any]
@@ -59,8 +57,10 @@ class RetrievalRepository:
 
     async def chunks(
         self, chatbot_uuid: str, embedder: str | None, sources: Collection[str] | None = None
-    ) -> list[ChunkRow]:
-        """Every chunk of the chatbot, or of these of its `sources` (the index puts them in its own order).
+    ) -> tuple[list[ChunkRow], list[bytes | None]]:
+        """Every chunk of the chatbot, or of these of its `sources` (the index puts them in its own order), and their
+        vectors in the same order: only those the current embedder made, None otherwise (other models' vectors are
+        in another space). Apart, so that the index keeps them once, in its matrices, not also beside each row.
 
         One statement: on PostgreSQL (read committed) a statement sees one snapshot, so a source replaced meanwhile
         appears whole, old or new. The caller reads the version first: the chunks are then at least as new as the
@@ -87,23 +87,23 @@ class RetrievalRepository:
         )
         if sources is not None:
             statement = statement.where(Chunk.data_source_uuid.in_(sorted(sources)))
-        rows = await self.session.execute(statement)
-        return [
+        found = (await self.session.execute(statement)).all()
+        rows = [
             ChunkRow(
                 uuid=row.uuid,
                 data_source_uuid=row.data_source_uuid,
                 position=row.position,
                 heading=row.heading or "",
                 text=row.text,
-                embedding=row.vector,
                 source_title=row.title or "",
                 source_type=row.type,
                 source_meta=dict(row.meta or {}),
                 tokens=row.tokens,
                 source_file_name=row.file_name or "",
             )
-            for row in rows
+            for row in found
         ]
+        return rows, [row.vector for row in found]
 
     async def passage_vectors(self, chunk_uuids: Sequence[str], embedder: str) -> dict[str, bytes]:
         """The stored passage vectors of these chunks that `embedder` produced (by chunk uuid): a few primary-key

@@ -137,10 +137,10 @@ class Retriever:
             older = self._cache.get(chatbot_uuid)
             index = await self._caught_up(repository, chatbot_uuid, older, version) if older is not None else None
             if index is None:
-                rows = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
+                rows, vectors = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
                 parts = self.embedder.parts if self.embedder else None
-                vectors = await self._unrelated_vectors()
-                index = await _off_loop(len(rows), _build, version, rows, parts, vectors)
+                unrelated = await self._unrelated_vectors()
+                index = await _off_loop(len(rows), _build, version, rows, vectors, parts, unrelated)
                 log.info(
                     "retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size
                 )
@@ -155,17 +155,17 @@ class Retriever:
         sources = await repository.changed_sources(chatbot_uuid, older.version, version)
         if sources is None or len(sources) > CATCH_UP_SOURCES:
             return None
-        rows = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None, sources)
+        rows, vectors = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None, sources)
         try:
-            index = await _off_loop(older.size, older.updated, version, sources, rows)
+            index = await _off_loop(older.size, older.updated, version, sources, rows, vectors)
         except Exception:
             # The older index may be half changed (its tantivy index is shared): it must never be updated again.
             self._cache.pop(chatbot_uuid, None)
             log.exception("retrieval index of chatbot %s could not be updated; rebuilding it", chatbot_uuid)
             return None
         if index is not None and abs(index.size - index.unrelated_size) > REMEASURE_SHARE * index.unrelated_size:
-            vectors = await self._unrelated_vectors()
-            index.unrelated = await _off_loop(index.size, unrelated_evidence, index, vectors) if index.size else ()
+            unrelated = await self._unrelated_vectors()
+            index.unrelated = await _off_loop(index.size, unrelated_evidence, index, unrelated) if index.size else ()
             index.unrelated_size = index.size
         return index
 
@@ -257,10 +257,14 @@ async def _off_loop(rows: int, work: Callable[P, T], *args: P.args, **kwargs: P.
 
 
 def _build(
-    version: int, rows: list[ChunkRow], parts: tuple[int, ...] | None, unrelated: list[Vectors | None]
+    version: int,
+    rows: list[ChunkRow],
+    vectors: list[bytes | None],
+    parts: tuple[int, ...] | None,
+    unrelated: list[Vectors | None],
 ) -> ChatbotIndex:
     """A chatbot's index with what unrelated questions find in it (the relevance decision's bar)."""
-    index = ChatbotIndex(version, rows, parts)
+    index = ChatbotIndex(version, rows, vectors, parts)
     if index.size:
         index.unrelated = unrelated_evidence(index, unrelated)
     return index
