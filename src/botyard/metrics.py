@@ -72,8 +72,11 @@ def answer_finished(answerer: str, outcome: str) -> None:
     ANSWERS.labels(answerer, outcome).inc()
 
 
-def first_chunk(answerer: str, outcome: str, started: float) -> None:
-    FIRST_CHUNK.labels(answerer, outcome).observe(time.perf_counter() - started)
+def first_chunk(answerer: str, outcome: str, started: float) -> float:
+    """Observe the time to an answer's first text, and return it (seconds)."""
+    elapsed = time.perf_counter() - started
+    FIRST_CHUNK.labels(answerer, outcome).observe(elapsed)
+    return elapsed
 
 
 def rate_limited(code: str, reason: str) -> None:

@@ -45,6 +45,8 @@ class Outcome:
     """The reply is Botyard's refusal (no answer in the knowledge, documents too long): `Message.refused`."""
     answered: bool = False
     """The answerer was asked (not a canned, no-answer or greeting reply)."""
+    first_byte_ms: int | None = None
+    """Milliseconds from the request's arrival to the first text (`Message.first_byte_ms`); None: no text came."""
 
     @property
     def finish_reason(self) -> str:
@@ -94,6 +96,7 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
         "meta": outcome.meta(),
         "state": MessageState.COMPLETE,
         "refused": outcome.refused or outcome.error is not None,
+        "first_byte_ms": outcome.first_byte_ms,
     }
     phrase = None if prepared.live_chat else live.monitored_phrase(outcome.text, prepared.monitored)
     gap = unanswered(outcome, utcnow())

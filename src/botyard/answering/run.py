@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +17,7 @@ import anyio
 from botyard import metrics
 from botyard.answering import finish
 from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Finished
+from botyard.answering.canned import canned
 from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
 from botyard.answering.documents import document_hits, merged_hits
 from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, with_heartbeat
@@ -24,7 +25,6 @@ from botyard.answering.gaps import Searched
 from botyard.answering.json_guard import json_guard
 from botyard.answering.prepare import Prepared
 from botyard.answering.supervisor import ChosenAgent
-from botyard.answering.text import word_groups
 from botyard.answering.tools import Tool
 from botyard.chat import conversation
 from botyard.db.session import Database
@@ -64,13 +64,6 @@ class AnswerParts:
     """Small talk's friendly reply for a chatbot's only agent when its knowledge has no answer (`AgentRouter`)."""
 
 
-async def _canned(text: str, query: str) -> AsyncIterator[AnswerEvent]:
-    """A fixed text streamed as an answer (the relevance decision, when one was made, goes in the message's meta)."""
-    for group in word_groups(text):
-        yield TextDelta(group)
-    yield Finished("stop", Usage(max(1, count_tokens(query)), max(1, count_tokens(text))))
-
-
 class AnswerRun:
     """The streaming part of one answer; iterate `stream` once, then always `close()`."""
 
@@ -89,6 +82,8 @@ class AnswerRun:
         self.saved_at: float | None = None
         """When the text so far was last saved (`_checkpoint`); None before the first delta."""
         self.started = metrics.request_started() or time.perf_counter()
+        self.first_byte: float | None = None
+        """Seconds from the request's arrival to the first text (`Message.first_byte_ms`); None before it."""
         self.outcome = "answered"
         """What answered, for the metrics: `answered`, `no_answer`, `canned`, `refused` or `live_chat`."""
         self.stream = self.events()
@@ -133,12 +128,12 @@ class AnswerRun:
             return
         if self.prepared.refusal is not None:  # the attached documents do not fit the agent's model
             self.outcome = "refused"
-            async for event in _canned(self.prepared.refusal, query):
+            async for event in canned(self.prepared.refusal, query):
                 yield event
             return
         if agent is not None and agent.reply is not None:  # pre-canned, spam defense, human hand-off: no search
             self.outcome = "canned"
-            async for event in _canned(agent.reply, query):
+            async for event in canned(agent.reply, query):
                 yield event
             return
         async with self.parts.admission:
@@ -152,7 +147,7 @@ class AnswerRun:
             if agent is not None and agent.greets and self.parts.greeting is not None:
                 greeting = await self.parts.greeting(agent, query)
             reply, self.outcome = (greeting, "canned") if greeting else (self._no_answer(), "no_answer")
-            async for event in _canned(reply, query):
+            async for event in canned(reply, query):
                 yield event
             return
         self.cited = number_hits(hits) if relevant or decides else []
@@ -220,7 +215,7 @@ class AnswerRun:
                     elif isinstance(event, TextDelta):
                         if event.text:
                             if not self.pieces:
-                                metrics.first_chunk(self._answerer, self.outcome, self.started)
+                                self.first_byte = metrics.first_chunk(self._answerer, self.outcome, self.started)
                             self.pieces.append(event.text)
                             yield event
                             await self._checkpoint()
@@ -286,6 +281,7 @@ class AnswerRun:
             searched=self.searched,
             refused=self.outcome in ("no_answer", "refused"),  # `Message.refused`
             answered=self.outcome == "answered",  # every other reply set its own outcome
+            first_byte_ms=None if self.first_byte is None else round(self.first_byte * 1000),
         )
 
     @property

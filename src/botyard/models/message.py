@@ -24,3 +24,6 @@ class Message(UuidPk, Timestamps, Base):
     """The user got no answer: the no-answer reply (nothing in the knowledge), attached documents too long, or the
     answer failed. A language model's own refusal in its words is not detected."""
     state: Mapped[str] = mapped_column(String(16), default=MessageState.COMPLETE.value)
+    first_byte_ms: Mapped[int | None] = mapped_column(default=None)
+    """Milliseconds from the request's arrival to the answer's first text (the analytics' latency); None when no text
+    came (a live chat's user message) or for answers stored before it was measured."""
