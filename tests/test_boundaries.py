@@ -27,6 +27,7 @@ FEATURES = frozenset(
     {
         "accounts",
         "agents",
+        "analytics",
         "answering",
         "chat",
         "chatbots",

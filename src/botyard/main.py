@@ -13,6 +13,7 @@ from botyard import __version__
 from botyard.about.router import router as about_router
 from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
+from botyard.analytics.router import router as analytics_router
 from botyard.answering.router import router as answering_router
 from botyard.answering.sweep import sweep_streaming
 from botyard.api_docs import install as install_api_docs
@@ -117,6 +118,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         webhooks_router,
         about_router,
         unanswered_router,
+        analytics_router,
         widget_router,
     )
     for router in routers:

@@ -1,0 +1,160 @@
+"""The analytics' queries: counts per owner's day computed by the database (`GROUP BY` the local day, which a `CASE`
+over the zone's offsets gives on both databases), so a period of 100,000 messages sends back a few hundred rows.
+
+The latency and the questions come back as (value, count) pairs: percentiles and the questions' normalised
+wordings are computed from those in Python, where both databases agree."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Date, Interval, Select, case, cast, distinct, func, literal, select, true
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
+from sqlalchemy.sql.elements import ColumnElement
+
+from botyard.analytics.period import Period
+from botyard.models import ChatbotEvent, ChatbotEventKind, ChatSession, Message, MessageFeedback, MessageState
+
+HANDED_OFF = (ChatbotEventKind.HUMAN_REQUESTED.value, ChatbotEventKind.LIVE_CHAT_STARTED.value)
+"""The events that hand a conversation to a person: it asked for one, or an operator took it over."""
+TOP = 10
+
+
+def day_of(value: object) -> date:
+    """A day as the database returns it: a `date` (PostgreSQL) or its ISO text (SQLite)."""
+    return value if isinstance(value, date) else date.fromisoformat(str(value))
+
+
+def _interval(seconds: int) -> ColumnElement[Any]:
+    """An offset as PostgreSQL adds it to a timestamp."""
+    return literal(timedelta(seconds=seconds), Interval())
+
+
+def _modifier(seconds: int) -> ColumnElement[Any]:
+    """An offset as SQLite's `date()` takes it."""
+    return literal(f"{seconds:+d} seconds")
+
+
+class AnalyticsRepository:
+    """The figures of one chatbot over one period."""
+
+    def __init__(self, session: AsyncSession, chatbot_uuid: str, period: Period) -> None:
+        self.session = session
+        self.chatbot_uuid = chatbot_uuid
+        self.period = period
+        self.postgres = session.get_bind().dialect.name == "postgresql"
+
+    def _local_day(self, column: InstrumentedAttribute[datetime]) -> ColumnElement[Any]:
+        """The owner's day of a stored UTC time."""
+        value = _interval if self.postgres else _modifier
+        shifts = self.period.shifts
+        shift = (
+            case(*[(column < item.until, value(item.seconds)) for item in shifts[:-1]], else_=value(shifts[-1].seconds))
+            if len(shifts) > 1
+            else value(shifts[0].seconds)
+        )
+        return cast(column + shift, Date) if self.postgres else func.date(column, shift)
+
+    def _within(self, column: InstrumentedAttribute[datetime]) -> list[ColumnElement[bool]]:
+        return [column >= self.period.start, column < self.period.end]
+
+    def _questions(self, *columns: Any) -> Select[Any]:
+        """The chatbot's user messages (a non-empty query) written in the period."""
+        return (
+            select(*columns)
+            .select_from(Message)
+            .join(ChatSession, ChatSession.uuid == Message.session_uuid)
+            .where(ChatSession.chatbot_uuid == self.chatbot_uuid, Message.query != "")
+            .where(*self._within(Message.created_at))
+        )
+
+    async def conversations(self) -> dict[date, int]:
+        """Sessions created per day."""
+        inner = (
+            select(self._local_day(ChatSession.created_at).label("day"))
+            .where(ChatSession.chatbot_uuid == self.chatbot_uuid, *self._within(ChatSession.created_at))
+            .subquery()
+        )
+        rows = await self.session.execute(select(inner.c.day, func.count()).group_by(inner.c.day))
+        return {day_of(day): count for day, count in rows.all()}
+
+    async def messages(self) -> dict[date, tuple[int, int, int]]:
+        """(questions, answered, refused) per day. Answered: a reply was written and it was not a refusal."""
+        answered = (Message.refused.is_(False)) & (Message.response != "") & (Message.state == MessageState.COMPLETE)
+        inner = self._questions(
+            self._local_day(Message.created_at).label("day"),
+            case((answered, 1), else_=0).label("answered"),
+            case((Message.refused.is_(True), 1), else_=0).label("refused"),
+        ).subquery()
+        statement = select(inner.c.day, func.count(), func.sum(inner.c.answered), func.sum(inner.c.refused))
+        rows = await self.session.execute(statement.group_by(inner.c.day))
+        return {day_of(day): (count, int(yes or 0), int(no or 0)) for day, count, yes, no in rows.all()}
+
+    async def handed_off(self) -> list[tuple[date, str]]:
+        """(day, session) for each conversation handed to a person that day (once per day)."""
+        inner = (
+            select(self._local_day(ChatbotEvent.created_at).label("day"), ChatbotEvent.session_uuid)
+            .where(
+                ChatbotEvent.chatbot_uuid == self.chatbot_uuid,
+                ChatbotEvent.kind.in_(HANDED_OFF),
+                *self._within(ChatbotEvent.created_at),
+            )
+            .subquery()
+        )
+        rows = await self.session.execute(select(inner.c.day, inner.c.session_uuid).distinct())
+        return [(day_of(day), session_uuid) for day, session_uuid in rows.all()]
+
+    async def feedback(self) -> dict[tuple[date, str], int]:
+        """Verdicts per (day given, rating)."""
+        inner = (
+            select(self._local_day(MessageFeedback.created_at).label("day"), MessageFeedback.rating)
+            .where(MessageFeedback.chatbot_uuid == self.chatbot_uuid, *self._within(MessageFeedback.created_at))
+            .subquery()
+        )
+        statement = select(inner.c.day, inner.c.rating, func.count()).group_by(inner.c.day, inner.c.rating)
+        return {(day_of(day), rating): count for day, rating, count in (await self.session.execute(statement)).all()}
+
+    async def first_bytes(self) -> list[tuple[date, int, int]]:
+        """(day, first_byte_ms, how many answers took that long) of the questions whose answer has a time."""
+        inner = self._questions(
+            self._local_day(Message.created_at).label("day"), Message.first_byte_ms.label("ms")
+        ).where(Message.first_byte_ms.is_not(None))
+        sub = inner.subquery()
+        statement = select(sub.c.day, sub.c.ms, func.count()).group_by(sub.c.day, sub.c.ms)
+        return [(day_of(day), ms, count) for day, ms, count in (await self.session.execute(statement)).all()]
+
+    async def questions(self) -> list[tuple[str, int, datetime]]:
+        """(question as asked, how often, last asked) for each distinct question text."""
+        statement = self._questions(Message.query, func.count(), func.max(Message.created_at)).group_by(Message.query)
+        return [(text, count, last) for text, count, last in (await self.session.execute(statement)).all()]
+
+    async def cited_sources(self) -> list[tuple[str, str, int]]:
+        """(data_source_uuid, title as cited, answers citing it) of the most cited sources, the most cited first."""
+        if self.postgres:
+            as_json = cast(Message.cite_data, JSONB)
+            objects = case((func.jsonb_typeof(as_json) == "object", as_json), else_=cast(literal("{}"), JSONB))
+            entries = func.jsonb_each(objects).table_valued("key", "value")
+            source = func.jsonb_extract_path_text(entries.c.value, "data_source_uuid")
+            title = func.jsonb_extract_path_text(entries.c.value, "title")
+        else:
+            entries = func.json_each(Message.cite_data).table_valued("key", "value")
+            source = func.json_extract(entries.c.value, "$.data_source_uuid")
+            title = func.json_extract(entries.c.value, "$.title")
+        inner = (
+            self._questions(source.label("source"), title.label("title"), Message.uuid.label("message"))
+            .join(entries, true())
+            .subquery()
+        )
+        cited = func.count(distinct(inner.c.message))
+        statement = (
+            select(inner.c.source, func.max(inner.c.title), cited)
+            .where(inner.c.source.is_not(None))
+            .group_by(inner.c.source)
+            .order_by(cited.desc(), inner.c.source)
+            .limit(TOP)
+        )
+        rows = (await self.session.execute(statement)).all()
+        return [(str(uuid), str(name or ""), count) for uuid, name, count in rows]

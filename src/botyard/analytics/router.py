@@ -1,0 +1,43 @@
+"""A chatbot's analytics (the owner's key). Not in the hosted interface; designed in its style."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query
+
+from botyard.analytics import service
+from botyard.analytics.period import DEFAULT_DAYS, MAX_DAYS, Period, period
+from botyard.analytics.schemas import Analytics
+from botyard.chat.schemas import TimestampParam
+from botyard.deps import AppClock, CurrentAccount, ReadDbSession
+
+router = APIRouter(tags=["analytics"])
+
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    404: {"description": "No such chatbot, or another account's."},
+    422: {"description": f"An unknown time zone, `end_timestamp` before `start_timestamp`, or over {MAX_DAYS} days."},
+}
+
+
+def _period(
+    clock: AppClock,
+    start_timestamp: Annotated[
+        TimestampParam, Query(description=f"From (to the second; default: the last {DEFAULT_DAYS} days).")
+    ] = None,
+    end_timestamp: Annotated[TimestampParam, Query(description="Up to and including (default: now).")] = None,
+    timezone: Annotated[
+        str, Query(max_length=64, description="The IANA time zone whose days the figures are counted in.")
+    ] = "UTC",
+) -> Period:
+    return period(start_timestamp, end_timestamp, timezone, clock())
+
+
+@router.get("/chatbot/{uuid}/analytics", response_model=Analytics, responses=_RESPONSES)
+async def get_analytics(
+    uuid: str, account: CurrentAccount, chosen: Annotated[Period, Depends(_period)], db: ReadDbSession
+) -> Analytics:
+    """The chatbot's figures over a period, per day and in total: conversations, questions, answered and refused,
+    hand-offs to a person, feedback up and down, first-byte latency (p50, p95), the 10 most asked questions and the
+    10 most cited sources. Days are the `timezone`'s."""
+    return await service.analytics(db, account, uuid, chosen)

@@ -1,0 +1,127 @@
+"""The analytics of one chatbot over one period: the repository's counts per day, put together with the period's
+days (zeros where nothing happened), the totals, latency percentiles, the top questions and sources."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.analytics.period import Period
+from botyard.analytics.repository import TOP, AnalyticsRepository
+from botyard.analytics.schemas import Analytics, CitedSource, Day, Figures, TopQuestion
+from botyard.chat.history.service import preview
+from botyard.chatbots.service import get_owned as get_owned_chatbot
+from botyard.db.base import iso
+from botyard.unanswered.grouping import normalised
+
+
+@dataclass
+class _Tally:
+    """What one day (or the period) counted."""
+
+    conversations: int = 0
+    messages: int = 0
+    answered: int = 0
+    refused: int = 0
+    handed_off: set[str] = field(default_factory=set)
+    ratings: Counter[str] = field(default_factory=Counter)
+    first_bytes: Counter[int] = field(default_factory=Counter)
+    """How many answers took each number of milliseconds."""
+
+    def figures(self) -> Figures:
+        up, down = self.ratings["up"], self.ratings["down"]
+        return {
+            "conversations": self.conversations,
+            "messages": self.messages,
+            "answered": self.answered,
+            "refused": self.refused,
+            "handed_off": len(self.handed_off),
+            "feedback_up": up,
+            "feedback_down": down,
+            "feedback_ratio": round(up / (up + down), 4) if up + down else None,
+            "first_byte_p50_ms": percentile(self.first_bytes, 0.5),
+            "first_byte_p95_ms": percentile(self.first_bytes, 0.95),
+        }
+
+
+def percentile(histogram: Mapping[int, int], fraction: float) -> int | None:
+    """The nearest-rank percentile of the values counted in `histogram` (value: how many); None when empty."""
+    total = sum(histogram.values())
+    if not total:
+        return None
+    rank, seen = max(1, math.ceil(fraction * total)), 0
+    for value in sorted(histogram):
+        seen += histogram[value]
+        if seen >= rank:
+            return value
+    return None  # unreachable: the ranks end at `total`
+
+
+def top_questions(rows: Iterable[tuple[str, int, datetime]]) -> list[TopQuestion]:
+    """The most asked questions (equal normalised wordings are one), each shown in its most asked wording; of
+    questions asked as often, the most recently asked first."""
+    counts: Counter[str] = Counter()
+    latest: dict[str, datetime] = {}
+    wordings: dict[str, Counter[str]] = {}
+    for text, count, last in rows:
+        key = normalised(text)
+        if not key:
+            continue
+        counts[key] += count
+        latest[key] = max(last, latest.get(key, last))
+        wordings.setdefault(key, Counter())[preview(text)] += count
+    ranked = sorted(counts, key=lambda key: (-counts[key], -latest[key].timestamp(), key))[:TOP]
+    return [{"question": wordings[key].most_common(1)[0][0], "count": counts[key]} for key in ranked]
+
+
+async def analytics(db: AsyncSession, account_uuid: str, chatbot_uuid: str, period: Period) -> Analytics:
+    """The chatbot's figures over the period, per owner's day and in total (404: not the account's chatbot)."""
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    repository = AnalyticsRepository(db, chatbot.uuid, period)
+    days = {day: _Tally() for day in period.days}
+    total = _Tally()
+    for day, count in (await repository.conversations()).items():
+        for tally in _both(days, day, total):
+            tally.conversations += count
+    for day, (count, answered, refused) in (await repository.messages()).items():
+        for tally in _both(days, day, total):
+            tally.messages += count
+            tally.answered += answered
+            tally.refused += refused
+    for day, session_uuid in await repository.handed_off():
+        for tally in _both(days, day, total):
+            tally.handed_off.add(session_uuid)
+    for (day, rating), count in (await repository.feedback()).items():
+        for tally in _both(days, day, total):
+            tally.ratings[rating] += count
+    for day, ms, count in await repository.first_bytes():
+        for tally in _both(days, day, total):
+            tally.first_bytes[ms] += count
+    sources: list[CitedSource] = [
+        {"data_source_uuid": uuid, "title": title, "count": count}
+        for uuid, title, count in await repository.cited_sources()
+    ]
+    return {
+        "chatbot_uuid": chatbot.uuid,
+        "start": iso(period.start),
+        "end": iso(period.end),
+        "timezone": period.zone,
+        "totals": total.figures(),
+        "days": [_day(day, tally) for day, tally in days.items()],
+        "top_questions": top_questions(await repository.questions()),
+        "top_sources": sources,
+    }
+
+
+def _both(days: dict[date, _Tally], day: date, total: _Tally) -> list[_Tally]:
+    """The day's tally and the period's (a day outside the period, which the database cannot return, is skipped)."""
+    return [days[day], total] if day in days else []
+
+
+def _day(day: date, tally: _Tally) -> Day:
+    return {"date": day.isoformat(), **tally.figures()}
