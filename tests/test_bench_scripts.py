@@ -21,6 +21,7 @@ SCRIPTS = [
     "crawl.py",
     "answers.py",
     "large_documents.py",
+    "analytics.py",
 ]
 
 
