@@ -19,6 +19,7 @@ const ROUTES = [
   route(`/bot/${ID}/playground`, "./playground.js", "playground", "Playground"),
   route(`/bot/${ID}/hit-testing`, "./hit-testing.js", "hit-testing", "Hit testing"),
   route(`/bot/${ID}/unanswered`, "./unanswered.js", "unanswered", "Unanswered"),
+  route(`/bot/${ID}/analytics`, "./analytics.js", "analytics", "Analytics"),
 ];
 const BOT_PAGES = [
   ["knowledge", "Knowledge"],
@@ -28,6 +29,7 @@ const BOT_PAGES = [
   ["playground", "Playground"],
   ["hit-testing", "Hit testing"],
   ["unanswered", "Unanswered"],
+  ["analytics", "Analytics"],
 ];
 const CURRENT = "botyard.chatbot";
 
