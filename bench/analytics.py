@@ -101,7 +101,6 @@ async def _fill(database: Database, messages: int, end: datetime) -> tuple[str, 
 
 
 async def _run(settings: Settings, messages: int, repeat: int) -> None:
-    upgrade(settings)
     database = Database.from_settings(settings)
     end = datetime.now(UTC)
     started = time.perf_counter()
@@ -137,6 +136,7 @@ def main() -> None:
     parser.add_argument("--postgres", metavar="URL", help="a PostgreSQL server to create the database on")
     arguments = parser.parse_args()
     with _settings(arguments.postgres) as settings:
+        upgrade(settings)
         asyncio.run(_run(settings, arguments.messages, arguments.repeat))
 
 

@@ -6,11 +6,11 @@ wordings are computed from those in Python, where both databases agree."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Date, Interval, Select, case, cast, distinct, func, literal, select, true
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import JSON, Date, Interval, Select, Text, case, cast, distinct, func, literal, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.elements import ColumnElement
@@ -36,6 +36,19 @@ def _interval(seconds: int) -> ColumnElement[Any]:
 def _modifier(seconds: int) -> ColumnElement[Any]:
     """An offset as SQLite's `date()` takes it."""
     return literal(f"{seconds:+d} seconds")
+
+
+def _p50(count: Any) -> Any:
+    return (count + 1) // 2
+
+
+def _p95(count: Any) -> Any:
+    return (95 * count + 99) // 100
+
+
+RANKS: dict[str, Callable[[Any], Any]] = {"p50": _p50, "p95": _p95}
+"""The nearest rank ceil(p * n) of each percentile in integer arithmetic: on a count in Python, or on a count
+column in SQL (`//` is integer division on both databases)."""
 
 
 class AnalyticsRepository:
@@ -117,14 +130,33 @@ class AnalyticsRepository:
         statement = select(inner.c.day, inner.c.rating, func.count()).group_by(inner.c.day, inner.c.rating)
         return {(day_of(day), rating): count for day, rating, count in (await self.session.execute(statement)).all()}
 
-    async def first_bytes(self) -> list[tuple[date, int, int]]:
-        """(day, first_byte_ms, how many answers took that long) of the questions whose answer has a time."""
-        inner = self._questions(
-            self._local_day(Message.created_at).label("day"), Message.first_byte_ms.label("ms")
-        ).where(Message.first_byte_ms.is_not(None))
-        sub = inner.subquery()
-        statement = select(sub.c.day, sub.c.ms, func.count()).group_by(sub.c.day, sub.c.ms)
-        return [(day_of(day), ms, count) for day, ms, count in (await self.session.execute(statement)).all()]
+    async def first_bytes(self) -> tuple[dict[date, dict[str, int]], dict[str, int]]:
+        """The first-byte times' percentiles (`RANKS`) per day and over the period, of the questions whose answer has
+        a time. Window functions rank the times in the database, so only the rows that hold a percentile come back."""
+        timed = self._questions(self._local_day(Message.created_at).label("day"), Message.first_byte_ms.label("ms"))
+        rows = timed.where(Message.first_byte_ms.is_not(None)).subquery()
+        ranked = select(
+            rows.c.day,
+            rows.c.ms,
+            func.row_number().over(partition_by=rows.c.day, order_by=rows.c.ms).label("day_rank"),
+            func.count().over(partition_by=rows.c.day).label("day_count"),
+            func.row_number().over(order_by=rows.c.ms).label("rank"),
+            func.count().over().label("total"),
+        ).subquery()
+        c = ranked.c
+        wanted = [c.day_rank == at(c.day_count) for at in RANKS.values()] + [
+            c.rank == at(c.total) for at in RANKS.values()
+        ]
+        days: dict[date, dict[str, int]] = {}
+        whole: dict[str, int] = {}
+        found = (await self.session.execute(select(ranked).where(or_(*wanted)))).all()
+        for day, ms, day_rank, day_count, rank, total in found:
+            for name, at in RANKS.items():
+                if day_rank == at(day_count):
+                    days.setdefault(day_of(day), {})[name] = ms
+                if rank == at(total):
+                    whole[name] = ms
+        return days, whole
 
     async def questions(self) -> list[tuple[str, int, datetime]]:
         """(question as asked, how often, last asked) for each distinct question text."""
@@ -134,17 +166,18 @@ class AnalyticsRepository:
     async def cited_sources(self) -> list[tuple[str, str, int]]:
         """(data_source_uuid, title as cited, answers citing it) of the most cited sources, the most cited first."""
         if self.postgres:
-            as_json = cast(Message.cite_data, JSONB)
-            objects = case((func.jsonb_typeof(as_json) == "object", as_json), else_=cast(literal("{}"), JSONB))
-            entries = func.jsonb_each(objects).table_valued("key", "value")
-            source = func.jsonb_extract_path_text(entries.c.value, "data_source_uuid")
-            title = func.jsonb_extract_path_text(entries.c.value, "title")
+            citations = Message.cite_data
+            objects = case((func.json_typeof(citations) == "object", citations), else_=cast(literal("{}"), JSON))
+            entries = func.json_each(objects).table_valued("key", "value")
+            source = func.json_extract_path_text(entries.c.value, "data_source_uuid")
+            title = func.json_extract_path_text(entries.c.value, "title")
         else:
             entries = func.json_each(Message.cite_data).table_valued("key", "value")
             source = func.json_extract(entries.c.value, "$.data_source_uuid")
             title = func.json_extract(entries.c.value, "$.title")
         inner = (
             self._questions(source.label("source"), title.label("title"), Message.uuid.label("message"))
+            .where(cast(Message.cite_data, Text) != "{}")  # most answers cite nothing: skip them unparsed
             .join(entries, true())
             .subquery()
         )

@@ -3,9 +3,8 @@ days (zeros where nothing happened), the totals, latency percentiles, the top qu
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -30,8 +29,8 @@ class _Tally:
     refused: int = 0
     handed_off: set[str] = field(default_factory=set)
     ratings: Counter[str] = field(default_factory=Counter)
-    first_bytes: Counter[int] = field(default_factory=Counter)
-    """How many answers took each number of milliseconds."""
+    first_byte: dict[str, int] = field(default_factory=dict)
+    """The first-byte times' percentiles (`p50`, `p95`), when any answer was timed."""
 
     def figures(self) -> Figures:
         up, down = self.ratings["up"], self.ratings["down"]
@@ -44,22 +43,9 @@ class _Tally:
             "feedback_up": up,
             "feedback_down": down,
             "feedback_ratio": round(up / (up + down), 4) if up + down else None,
-            "first_byte_p50_ms": percentile(self.first_bytes, 0.5),
-            "first_byte_p95_ms": percentile(self.first_bytes, 0.95),
+            "first_byte_p50_ms": self.first_byte.get("p50"),
+            "first_byte_p95_ms": self.first_byte.get("p95"),
         }
-
-
-def percentile(histogram: Mapping[int, int], fraction: float) -> int | None:
-    """The nearest-rank percentile of the values counted in `histogram` (value: how many); None when empty."""
-    total = sum(histogram.values())
-    if not total:
-        return None
-    rank, seen = max(1, math.ceil(fraction * total)), 0
-    for value in sorted(histogram):
-        seen += histogram[value]
-        if seen >= rank:
-            return value
-    return None  # unreachable: the ranks end at `total`
 
 
 def top_questions(rows: Iterable[tuple[str, int, datetime]]) -> list[TopQuestion]:
@@ -99,9 +85,10 @@ async def analytics(db: AsyncSession, account_uuid: str, chatbot_uuid: str, peri
     for (day, rating), count in (await repository.feedback()).items():
         for tally in _both(days, day, total):
             tally.ratings[rating] += count
-    for day, ms, count in await repository.first_bytes():
-        for tally in _both(days, day, total):
-            tally.first_bytes[ms] += count
+    by_day, total.first_byte = await repository.first_bytes()
+    for day, percentiles in by_day.items():
+        if day in days:
+            days[day].first_byte = percentiles
     sources: list[CitedSource] = [
         {"data_source_uuid": uuid, "title": title, "count": count}
         for uuid, title, count in await repository.cited_sources()
