@@ -59,8 +59,9 @@ def script_day(db: Db, bot: str) -> dict[str, str]:
         await s.flush()
         for name, rating, hours in (("a1", "up", 14), ("b2", "up", 15.5), ("a3", "down", 27)):
             s.add(MessageFeedback(message_uuid=rows[name].uuid, chatbot_uuid=bot, rating=rating, created_at=_at(hours)))
-        for kind, hours in (("human_requested", 16), ("live_chat_started", 16.1), ("user_message", 16.2)):
-            s.add(ChatbotEvent(chatbot_uuid=bot, session_uuid=sessions["b"].uuid, kind=kind, created_at=_at(hours)))
+        events = (("b", "human_requested", 16), ("b", "live_chat_started", 16.1), ("a", "user_message", 13.1))
+        for name, kind, hours in events:  # b is handed off (twice: one hand-off); a's event is not one
+            s.add(ChatbotEvent(chatbot_uuid=bot, session_uuid=sessions[name].uuid, kind=kind, created_at=_at(hours)))
         return {name: row.uuid for name, row in sessions.items()}
 
     return db.run(go)
