@@ -5,6 +5,7 @@
   as a customer's website would; `host_site.page_url(chatbot_uuid)`.
 - `browser`: one Chromium per test module; each test opens its own contexts (separate storage).
 - `artifacts`: `tests/artifacts/`, where screenshots go (not committed).
+- `board`: a signed-in dashboard tab of its own (1280 x 900); it must report no uncaught error and no CSP violation.
 
 No browser is downloaded: Playwright launches `/usr/bin/chromium` (`.ci/run` installs it), with the background
 networking that this machine's closed network refuses turned off.
@@ -20,6 +21,7 @@ from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from botyard.config import Settings
 from tests.support.browser import HostSite, Service
+from tests.support.dashboard import Dashboard
 from tests.support.servers import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -91,3 +93,15 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def board(browser: Browser, server: Service) -> Iterator[Dashboard]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        opened = Dashboard(context, server)
+        opened.sign_in()
+        yield opened
+        assert opened.problems == []
+    finally:
+        context.close()

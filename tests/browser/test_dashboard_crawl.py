@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.support.browser import Service
 from tests.support.dashboard import INGESTION, Dashboard, make_chatbot, row_of
@@ -87,19 +87,6 @@ def site() -> Iterator[SmallSite]:
     served = SmallSite()
     yield served
     served.close()
-
-
-@pytest.fixture
-def board(browser: Browser, server: Service) -> Iterator[Dashboard]:
-    """A signed-in dashboard tab (as in test_dashboard.py); it must report no uncaught error and no CSP violation."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        opened = Dashboard(context, server)
-        opened.sign_in()
-        yield opened
-        assert opened.problems == []
-    finally:
-        context.close()
 
 
 def crawl_of(page: Page, url: str) -> Locator:

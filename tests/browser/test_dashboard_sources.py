@@ -4,11 +4,9 @@ confirmation. Leaves `tests/artifacts/dashboard-source-view.png`, `-source-edit.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
 from tests.support.browser import Service
 from tests.support.dashboard import INGESTION, Dashboard, make_chatbot, row_of, wait_for_sources
@@ -18,19 +16,6 @@ CHAPTERS = "\n\n".join(
     + " ".join(f"Step {n}.{i} of assembling the Acme bicycle, explained in detail." for i in range(80))
     for n in range(1, 16)
 )
-
-
-@pytest.fixture
-def board(browser: Browser, server: Service) -> Iterator[Dashboard]:
-    """A signed-in dashboard tab (as in test_dashboard.py); it must report no uncaught error and no CSP violation."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    try:
-        opened = Dashboard(context, server)
-        opened.sign_in()
-        yield opened
-        assert opened.problems == []
-    finally:
-        context.close()
 
 
 def found(server: Service, bot: str, query: str) -> str:

@@ -10,23 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import expect
 
 from tests.support.browser import Service
 from tests.support.dashboard import Dashboard, make_chatbot
 from tests.support.webhook_receiver import Receiver, receiver
-
-
-@pytest.fixture
-def board(browser: Browser, server: Service) -> Iterator[Dashboard]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        opened = Dashboard(context, server)
-        opened.sign_in()
-        yield opened
-        assert opened.problems == []
-    finally:
-        context.close()
 
 
 @pytest.fixture
