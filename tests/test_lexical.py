@@ -109,3 +109,11 @@ def test_a_letter_split_off_a_word_is_no_content_word() -> None:
     weights = index.weights("What's my trial's length?")
     assert "s" not in weights and "trial" in weights
     assert coverage(weights, index.analyze(ENGLISH[2])) > 0.3  # "s" no longer weighs like an unknown word
+
+
+def test_whose_asks_as_who_does_and_weighs_nothing() -> None:
+    # "whose" is a question word like "who" and "which": a story's one line answers "Whose stapler vanished?" fully.
+    index = index_of(["On Monday morning, Sarah's red stapler vanished from her desk.", "The printer jammed twice."])
+    weights = index.weights("Whose stapler vanished?")
+    assert set(weights) == set(index.terms("stapler vanished"))
+    assert coverage(weights, index.analyze("On Monday morning, Sarah's red stapler vanished from her desk.")) == 1.0

@@ -38,7 +38,7 @@ _STOPWORD_TEXT = """a about above after again against all am an and any are aren
     she'll she's should shouldn't so some such than that that's the their theirs them themselves then there
     there's these they they'd they'll they're they've this those through to too under until up very was wasn't we
     we'd we'll we're we've were weren't what what's when when's where where's which while who who's whom why why's
-    with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves also please tell know
+    whose with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves also please tell know
     thanks thank hi hello hey much many get got want need like just one ok okay yes"""
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
