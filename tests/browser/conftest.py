@@ -5,7 +5,8 @@
   as a customer's website would; `host_site.page_url(chatbot_uuid)`.
 - `browser`: one Chromium per test module; each test opens its own contexts (separate storage).
 - `artifacts`: `tests/artifacts/`, where screenshots go (not committed).
-- `board`: a signed-in dashboard tab of its own (1280 x 900); it must report no uncaught error and no CSP violation.
+- `board`: a signed-in dashboard tab of its own (1280 x 900, downloads accepted); it must report no uncaught error
+  and no CSP violation.
 
 No browser is downloaded: Playwright launches `/usr/bin/chromium` (`.ci/run` installs it), with the background
 networking that this machine's closed network refuses turned off.
@@ -97,7 +98,7 @@ def artifacts() -> Path:
 
 @pytest.fixture
 def board(browser: Browser, server: Service) -> Iterator[Dashboard]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     try:
         opened = Dashboard(context, server)
         opened.sign_in()

@@ -7,11 +7,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.support.browser import Service
 from tests.support.dashboard import QUESTION, Dashboard, make_chatbot, row_of
@@ -19,21 +17,6 @@ from tests.support.dashboard import QUESTION, Dashboard, make_chatbot, row_of
 expect.set_options(timeout=15_000)
 
 OFF_TOPIC = "Which team won the football world cup final of 1954?"
-
-
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    opened = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def dashboard(context: BrowserContext, server: Service) -> Iterator[Dashboard]:
-    opened = Dashboard(context, server)
-    opened.sign_in()
-    yield opened
-    assert opened.problems == []
 
 
 def downloaded(page: Page, button: str) -> tuple[str, str]:
@@ -44,14 +27,14 @@ def downloaded(page: Page, button: str) -> tuple[str, str]:
     return download.suggested_filename, Path(download.path()).read_text(encoding="utf-8")
 
 
-def test_conversations_preview_filter_export_and_delete(server: Service, dashboard: Dashboard, artifacts: Path) -> None:
+def test_conversations_preview_filter_export_and_delete(server: Service, board: Dashboard, artifacts: Path) -> None:
     bot = make_chatbot(server, "History bot")
     answered = server.api("POST", f"/chatbot/{bot}/session/create", {})["uuid"]
     server.api("POST", f"/session/{answered}/message/non-stream", {"query": QUESTION})
     refused = server.api("POST", f"/chatbot/{bot}/session/create", {})["uuid"]
     server.api("POST", f"/session/{refused}/message/non-stream", {"query": OFF_TOPIC})
 
-    page = dashboard.open(f"/bot/{bot}/conversations", "Conversations: History bot")
+    page = board.open(f"/bot/{bot}/conversations", "Conversations: History bot")
     sessions = page.get_by_role("table").locator("tbody tr")
     expect(sessions).to_have_count(2)
     expect(sessions.first).to_contain_text(OFF_TOPIC)  # latest activity first

@@ -5,11 +5,9 @@ against the offline service. Screenshots: `tests/artifacts/dashboard-service-*.p
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, BrowserContext, Route, expect
+from playwright.sync_api import Route, expect
 
 from tests.support.browser import Service
 from tests.support.dashboard import Dashboard, make_chatbot, row_of
@@ -19,21 +17,6 @@ expect.set_options(timeout=15_000)
 LLM_ONLY = "Used only with a language model (BOTYARD_LLM_BASE_URL)"
 
 
-@pytest.fixture
-def context(browser: Browser) -> Iterator[BrowserContext]:
-    opened = browser.new_context(viewport={"width": 1280, "height": 900})
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def dashboard(context: BrowserContext, server: Service) -> Iterator[Dashboard]:
-    opened = Dashboard(context, server)
-    opened.sign_in()
-    yield opened
-    assert opened.problems == []
-
-
 def general_agent(server: Service, bot: str) -> str:
     (general,) = [a for a in server.api("GET", f"/chatbot/{bot}/agents") if a["name"] == "General Q&A"]
     uuid: str = general["uuid"]
@@ -41,15 +24,15 @@ def general_agent(server: Service, bot: str) -> str:
 
 
 def test_the_header_names_the_answerer_and_the_editor_marks_model_settings(
-    server: Service, dashboard: Dashboard, artifacts: Path
+    server: Service, board: Dashboard, artifacts: Path
 ) -> None:
-    page = dashboard.page
+    page = board.page
     line = page.get_by_label("Service")
     expect(line).to_have_text("Answers: offline (no language model) · Embeddings: none (keyword search)")
     expect(line).to_have_attribute("title", re.compile(r"^Botyard \d"))
 
     bot = make_chatbot(server, "Hints bot", with_qa=False)
-    dashboard.open(f"/bot/{bot}/agents/{general_agent(server, bot)}", "Agent: General Q&A")
+    board.open(f"/bot/{bot}/agents/{general_agent(server, bot)}", "Agent: General Q&A")
     for label in ("Prompt", "Model", "Temperature"):
         expect(page.get_by_label(label, exact=True)).to_have_accessible_description(re.compile(re.escape(LLM_ONLY)))
     expect(page.locator(".llm-only").first).to_contain_text(LLM_ONLY)
@@ -60,11 +43,11 @@ def test_the_header_names_the_answerer_and_the_editor_marks_model_settings(
     page.screenshot(path=artifacts / "dashboard-service-agent-hints.png", full_page=True)
 
 
-def test_a_failed_agent_save_shows_the_error_not_agent_saved(server: Service, dashboard: Dashboard) -> None:
+def test_a_failed_agent_save_shows_the_error_not_agent_saved(server: Service, board: Dashboard) -> None:
     bot = make_chatbot(server, "Saving bot", with_qa=False)
     agent = general_agent(server, bot)
     server.api("POST", f"/agent/{agent}/update", {"temperature": 0.25})  # not a multiple of the field's old step
-    page = dashboard.open(f"/bot/{bot}/agents/{agent}", "Agent: General Q&A")
+    page = board.open(f"/bot/{bot}/agents/{agent}", "Agent: General Q&A")
     saved = page.get_by_role("status").filter(has_text="Agent saved.")
     page.get_by_role("button", name="Save agent").click()
     expect(saved).to_be_visible()
@@ -91,9 +74,9 @@ def test_a_failed_agent_save_shows_the_error_not_agent_saved(server: Service, da
     expect(saved).to_have_count(0)
 
 
-def test_a_tags_source_count_follows_the_tagging(server: Service, dashboard: Dashboard, artifacts: Path) -> None:
+def test_a_tags_source_count_follows_the_tagging(server: Service, board: Dashboard, artifacts: Path) -> None:
     bot = make_chatbot(server, "Tag count bot")
-    page = dashboard.open(f"/bot/{bot}/knowledge", "Knowledge: Tag count bot")
+    page = board.open(f"/bot/{bot}/knowledge", "Knowledge: Tag count bot")
     page.get_by_label("Tag name").fill("Hours")
     page.get_by_role("button", name="Create tag").click()
     tag = page.get_by_role("list", name="Source tags").get_by_role("listitem").filter(has_text="Hours")
