@@ -142,6 +142,8 @@ class ChatbotIndex:
     def _order(self, rows: npt.NDArray[np.int64], score: npt.NDArray[np.float32]) -> npt.NDArray[np.intp]:
         """Indices sorting `rows` by score descending, equal scores by content: the same order on every run, both
         databases and whatever history of updates placed the rows."""
+        if self.built_version == self.version:  # as built, rows are in content order: the row is the rank
+            return order(rows, score)
         keys = [_content_order(self.rows[row]) for row in rows.tolist()]
         rank = np.empty(len(keys), dtype=np.int64)
         rank[sorted(range(len(keys)), key=keys.__getitem__)] = np.arange(len(keys))
