@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (Chinese punctuation is what Chinese texts are written with)
 """The offline answerer, citations numbering, query rewriting for follow-ups and the JSON guard, without HTTP."""
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from botyard.answering.asked import Kind, asked_kinds, stated_kinds
 from botyard.answering.base import AnswerRequest, Finished, Turn
 from botyard.answering.citations import CitedSource, cite_data, markers_in, number_hits
 from botyard.answering.context import search_query
@@ -193,3 +195,43 @@ def test_the_json_guard_makes_json_looking_answers_not_json() -> None:
         assert body.strip().endswith(NOT_JSON)  # invisible, and not whitespace: strip() keeps it
     for answer in ["", "The shop opens at nine.", "42 is the answer.", "- one\n- two"]:
         assert json_guard(answer) == ""
+
+
+def test_the_kind_of_value_a_question_asks_for_is_read_in_several_languages() -> None:
+    assert asked_kinds("trial length?") == {Kind.DURATION}
+    assert asked_kinds("How much is the Starter plan?") == {Kind.PRICE}
+    assert asked_kinds("Bis wann am Nachmittag muss das Rad bei euch sein?") == {Kind.CLOCK}
+    assert asked_kinds("Was kostet eine Inspektion?") == {Kind.PRICE}
+    assert asked_kinds("买回去的茶最多能存放多长时间？") == {Kind.DURATION}
+    assert asked_kinds("寄到新疆邮费多少钱？") == {Kind.PRICE}
+    assert asked_kinds("What's your phone number?") == {Kind.PHONE}
+    assert asked_kinds("Do you have wheelchair access?") == set()
+    kinds = set(Kind)
+    assert stated_kinds("free for 14 days", kinds) == {Kind.DURATION}
+    assert stated_kinds("Reparaturen nehmen wir bis 17:30 an.", kinds) == {Kind.CLOCK}
+    assert stated_kinds("Die Stunde kostet 68 €.", kinds) == {Kind.PRICE}
+    assert stated_kinds("本店茶叶的保质期为18个月。", kinds) == {Kind.DURATION}
+    assert stated_kinds("Call 01632 960 455.", kinds) == {Kind.PHONE}
+    assert stated_kinds("At the end of the trial the workspace moves to the Free plan.", kinds) == set()
+
+
+TRIAL = (
+    "New workspaces can try the Business plan free for 14 days, with no credit card. "
+    "At the end of the trial the workspace moves to the Free plan unless you choose a paid plan. "
+    "You can only run one trial per workspace."
+)
+
+
+def test_the_passage_that_states_the_asked_kind_of_value_answers() -> None:
+    # "length" is in no text, so it weighs most; only the first sentence says how long, none says "length".
+    asked = replace(request("trial length?", hit(TRIAL, "s1")), term_weights={"trial": 1.2, "length": 2.5})
+    assert "14 days" in compose(asked)
+    storage = "茶叶请存放在阴凉、干燥、避光的地方。除普洱茶以外，本店所有茶叶的保质期均为18个月。"
+    asked = replace(
+        request("买回去的茶最多能存放多长时间？", hit(storage, "s2")), term_weights={"存放": 1.0, "时间": 2.0}
+    )
+    assert "18个月" in compose(asked)
+    # A question asking for no kind of value reads the words alone.
+    assert compose(replace(request("Is there a trial?", hit(TRIAL, "s1")), term_weights={"trial": 1.2})).startswith(
+        "At the end of the trial"
+    )

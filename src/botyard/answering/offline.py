@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Sequence
 
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.context import search_query
-from botyard.answering.quote import FOLLOWER_SHARE, Quoted, candidates, ranked, select
+from botyard.answering.quote import FOLLOWER_SHARE, Quoted, candidates, ranked, select, with_asked_kinds
 from botyard.answering.text import content_words, word_groups
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
@@ -66,7 +66,7 @@ def compose(request: AnswerRequest) -> str:
     weights = _own_words_first(
         request.term_weights or _plain_weights(search_query(request.query, request.history)), request.query
     )
-    found = candidates(hits, weights)
+    found = candidates(hits, with_asked_kinds(weights, request.query))
     if not found:
         return _with_marker(_trim(hits[0].hit.text), hits[0].marker, request.show_citations)
     pair = _asked_pair(ranked(found), hits)

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from botyard.answering.asked import Kind, asked_kinds, stated_kinds
 from botyard.answering.base import CitedHit
 from botyard.passages import Passage, PassageKind, passages, words
 from botyard.retrieval.lexical import index_terms
@@ -43,11 +44,20 @@ class Quoted:
 def _score(
     weights: Mapping[str, float], passage: Passage, meaning: float, heading_terms: set[str], language: str | None
 ) -> float:
-    own = index_terms(passage.text, language)
+    own = index_terms(passage.text, language) | stated_kinds(
+        passage.text, {Kind(term) for term in weights if term.startswith("\x00")}
+    )
     matched = coverage(weights, own) + HEADING_SHARE * coverage(weights, heading_terms - own)
     # Very short fragments ("Day — Hours") rarely answer anything on their own.
     brevity = 0.5 if len(words(passage.text)) < 3 else 1.0
     return matched * brevity + MEANING_SHARE * meaning
+
+
+def with_asked_kinds(weights: Mapping[str, float], question: str) -> dict[str, float]:
+    """The question's term weights and, when it asks for a kind of value (`asked`), that kind as one more term,
+    as heavy as its heaviest word."""
+    heaviest = max(weights.values(), default=1.0)
+    return dict(weights) | dict.fromkeys(asked_kinds(question), heaviest)
 
 
 def candidates(hits: Sequence[CitedHit], weights: Mapping[str, float]) -> list[Quoted]:

@@ -1,0 +1,68 @@
+"""What kind of thing a question asks for, when its words say so: a price, a length of time, a time of day, a phone
+number. A careful reader answering "trial length?" looks for the sentence that states a length of time ("free for
+14 days"), not the one that repeats "trial" ("At the end of the trial ..."); the offline answerer does the same
+(`quote`): a passage that states what was asked for counts as holding one more of the question's words, as heavy as
+its most specific one.
+
+The cues are the asking words of the languages whose knowledge we measure (English, German, Chinese) and their close
+neighbours; a question in another language simply asks for no kind, and passages are chosen as before. The forms are
+what such a value looks like in text: a currency with a number, a number with a unit of time, a clock time, a run of
+digits long enough to be a phone number.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    PRICE = "\x00price"
+    DURATION = "\x00duration"
+    CLOCK = "\x00clock"
+    PHONE = "\x00phone"
+    """Values are terms no text can contain (they start with NUL), so they weigh in `coverage` beside real ones."""
+
+
+_FLAGS = re.IGNORECASE
+_CUES: dict[Kind, re.Pattern[str]] = {
+    Kind.PRICE: re.compile(
+        r"\b(how much|price[sd]?|pricing|cost[s]?|charge[sd]?|fees?|wie ?viel|wie teu[er]+|kostet|kosten|preis\w*|"
+        r"gebühr\w*|verlang\w*)\b|多少钱|价格|价钱|费用|运费|收费|几块",
+        _FLAGS,
+    ),
+    Kind.DURATION: re.compile(
+        r"\b(how long|length|how soon|how many (days|weeks|months|years|hours|minutes)|wie lange?|wie schnell|"
+        r"dauer\w*|wie viele (tage|wochen|monate|jahre|stunden|minuten))\b|多久|多长时间|多长|几天|多少天",
+        _FLAGS,
+    ),
+    Kind.CLOCK: re.compile(r"\b(what time|until when|bis wann|um wie ?viel uhr|uhrzeit)\b|几点", _FLAGS),
+    Kind.PHONE: re.compile(r"\b(phone|telephone|call you|telefon\w*|rufnummer|anrufen)\b|电话", _FLAGS),
+}
+_NUMBER = r"\d+(?:[.,]\d+)?"
+_FORMS: dict[Kind, re.Pattern[str]] = {
+    Kind.PRICE: re.compile(
+        rf"[£$€¥]\s?{_NUMBER}|{_NUMBER}\s?(?:[£$€¥]|eur\b|euro|usd\b|dollars?|pounds?|元|块)|\bfree of charge\b|"
+        r"\bkostenlos|免费|包邮",
+        _FLAGS,
+    ),
+    Kind.DURATION: re.compile(
+        rf"{_NUMBER}\s?(?:-|\u2013|to|bis)?\s?(?:{_NUMBER}\s?)?"
+        r"(?:(?:business |working |calendar )?(?:days?|weeks?|months?|years?|hours?|minutes?|mins?)\b|"
+        r"(?:werk)?tagen?\b|wochen?\b|monaten?\b|jahren?\b|stunden?\b|minuten?\b|min\.|"
+        r"个?工作日|天|周|个月|年|小时|分钟)",
+        _FLAGS,
+    ),
+    Kind.CLOCK: re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|uhr)\b|\d{1,2}点", _FLAGS),
+    Kind.PHONE: re.compile(r"\+?\d[\d ()/-]{6,}\d"),
+}
+
+
+def asked_kinds(question: str) -> set[Kind]:
+    """The kinds of value the question asks for (none when its words do not say)."""
+    return {kind for kind, cue in _CUES.items() if cue.search(question)}
+
+
+def stated_kinds(text: str, kinds: set[Kind]) -> set[Kind]:
+    """Which of `kinds` the text states a value of."""
+    return {kind for kind in kinds if _FORMS[kind].search(text)}
