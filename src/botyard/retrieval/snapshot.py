@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import hashlib
 import importlib.metadata
 import json
@@ -159,6 +160,12 @@ class Snapshots:
             return self._read(found[1])
         except Exception:
             log.warning("index snapshot %s could not be loaded; building instead", found[1], exc_info=True)
+            # Out of the way (renamed first, so no other process reads it half removed), or the build could not
+            # save under its name.
+            discarded = found[1].with_name(f".tmp-{_owner()}-{found[1].name.replace('-', '_')}")
+            with contextlib.suppress(OSError):
+                os.rename(found[1], discarded)
+            shutil.rmtree(discarded, ignore_errors=True)
             return None
 
     def _read(self, folder: Path) -> ChatbotIndex:
