@@ -31,6 +31,7 @@ import re
 import shutil
 import socket
 import tempfile
+import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -229,7 +230,11 @@ class Snapshots:
                 if current() is not index:
                     return
                 try:
-                    await asyncio.to_thread(self.save, chatbot_uuid, index)
+                    started = time.perf_counter()
+                    folder = await asyncio.to_thread(self.save, chatbot_uuid, index)
+                    size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) / 1e6
+                    took = time.perf_counter() - started
+                    log.info("retrieval index of chatbot %s saved in %.2f s: %.0f MB", chatbot_uuid, took, size)
                 except Exception:
                     log.exception("the retrieval index of chatbot %s could not be saved", chatbot_uuid)
 
