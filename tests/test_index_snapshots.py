@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -222,9 +221,14 @@ def test_a_deleted_chatbot_loses_its_snapshots(alice: Api, db: Db, tmp_path: Pat
     bot, sources = knowledge_bot(alice, ["hours"])
     fill(db, sources["hours"], bulk_texts())
     settings = alice.client.app.state.settings  # type: ignore[attr-defined]
-    assert index_now(db, process_retriever(settings, tmp_path), bot) is not None
-    assert snapshot_names(tmp_path, bot)
+    saved = tmp_path / "indexes" / bot
+    assert index_now(db, process_retriever(settings, tmp_path), bot) is not None and snapshot_names(tmp_path, bot)
+    # Deleted through the API: the app's own data directory loses the chatbot's snapshots at once.
+    assert index_now(db, alice.client.app.state.runtime.retriever, bot) is not None  # type: ignore[attr-defined]
+    assert snapshot_names(settings.data_dir, bot)
     alice.ok(alice.delete(f"/chatbot/{bot}/delete"))
+    assert not (settings.data_dir / "indexes" / bot).exists()
+    # Those of a data directory the API's process does not use go when a question there finds the chatbot gone.
+    assert saved.exists()
     assert index_now(db, process_retriever(settings, tmp_path), bot) is None
-    assert not (tmp_path / "indexes" / bot).exists()
-    shutil.rmtree(tmp_path / "indexes", ignore_errors=True)
+    assert not saved.exists()

@@ -42,7 +42,7 @@ from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, similarity
 from botyard.retrieval.repository import ChunkRow, RetrievalRepository
-from botyard.retrieval.snapshot import SNAPSHOT_ROWS, Private, Snapshots
+from botyard.retrieval.snapshot import SNAPSHOT_ROWS, Private, Snapshots, drop_snapshots
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -131,7 +131,7 @@ class Retriever:
             if self._cache.pop(chatbot_uuid, None) is not None:  # a deleted chatbot's index is dropped at once
                 metrics.indexes_held(len(self._cache), self.cached_chunks)
             if self.snapshots is not None:
-                await asyncio.to_thread(self.snapshots.drop, chatbot_uuid)
+                await asyncio.to_thread(drop_snapshots, self.snapshots.root.parent, chatbot_uuid)
             return None
         cached = self._cached(chatbot_uuid, version)
         if cached is not None:

@@ -270,7 +270,9 @@ class Snapshots:
         with (folder / STATE).open("wb") as file:
             pickle.dump(state, file, protocol=pickle.HIGHEST_PROTOCOL)
 
-    def drop(self, chatbot_uuid: str) -> None:
-        """Remove every snapshot of the chatbot (it was deleted)."""
-        if _CHATBOT.fullmatch(chatbot_uuid):
-            shutil.rmtree(self.folder(chatbot_uuid), ignore_errors=True)
+
+def drop_snapshots(data_dir: Path, chatbot_uuid: str) -> None:
+    """Remove every snapshot of the chatbot (it was deleted; an index saved by a process still answering it goes
+    when that process finds the chatbot gone, `Retriever.index`)."""
+    if _CHATBOT.fullmatch(chatbot_uuid):
+        shutil.rmtree(data_dir / "indexes" / chatbot_uuid, ignore_errors=True)
