@@ -31,6 +31,7 @@ import pickle
 import re
 import shutil
 import socket
+import sys
 import tempfile
 import time
 import weakref
@@ -205,6 +206,9 @@ class Snapshots:
         first rename wins, the other's copy is dropped."""
         if index.workdir is None or index.built_version != index.version:
             raise ValueError("only an index built on disk and not updated since is saved")
+        found = self.newest(chatbot_uuid, sys.maxsize)
+        if found is not None and found[0] >= index.version:  # another process saved it (or a newer one) meanwhile
+            return found[1]
         folder = self.folder(chatbot_uuid)
         folder.mkdir(parents=True, exist_ok=True)
         _sweep(folder)
@@ -283,3 +287,8 @@ def drop_snapshots(data_dir: Path, chatbot_uuid: str) -> None:
     when that process finds the chatbot gone, `Retriever.index`)."""
     if _CHATBOT.fullmatch(chatbot_uuid):
         shutil.rmtree(data_dir / "indexes" / chatbot_uuid, ignore_errors=True)
+
+
+def forget_snapshots(data_dir: Path) -> None:
+    """Remove every saved index (the database was restored: a knowledge version number may now mean other data)."""
+    shutil.rmtree(data_dir / "indexes", ignore_errors=True)
