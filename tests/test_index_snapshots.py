@@ -232,3 +232,17 @@ def test_a_deleted_chatbot_loses_its_snapshots(alice: Api, db: Db, tmp_path: Pat
     assert saved.exists()
     assert index_now(db, process_retriever(settings, tmp_path), bot) is None
     assert not saved.exists()
+
+
+def test_a_chatbot_grown_too_small_to_save_loses_its_snapshot(alice: Api, db: Db, tmp_path: Path) -> None:
+    bot, sources = knowledge_bot(alice, ["hours", "refunds"])
+    fill(db, sources["hours"], bulk_texts())
+    settings = alice.client.app.state.settings  # type: ignore[attr-defined]
+    assert index_now(db, process_retriever(settings, tmp_path), bot) is not None and snapshot_names(tmp_path, bot)
+    fill(db, sources["hours"], ["Zebra opening: the shop opens at ten."])
+    restarted = process_retriever(settings, tmp_path)
+    index = index_now(db, restarted, bot)
+    # The snapshot was loaded, but nearly every row is dead: a rebuild, too small to save, and the snapshot goes.
+    assert index is not None and index.size == 2 and restarted.builds == 1
+    assert snapshot_names(tmp_path, bot) == []
+    assert found_texts(db, restarted, bot, "zebra opens", Method.BM25)[0] == "Zebra opening: the shop opens at ten."

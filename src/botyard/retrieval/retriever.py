@@ -171,9 +171,9 @@ class Retriever:
         index = await _off_loop(len(rows), _build, version, rows, vectors, parts, unrelated, workdir)
         self.builds += 1
         log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
-        if snapshots is not None:
+        if self.snapshots is not None:
             lock = self._locks.setdefault(chatbot_uuid, asyncio.Lock())
-            snapshots.save_later(chatbot_uuid, index, lock, lambda: self._cache.get(chatbot_uuid))
+            self.snapshots.save_later(chatbot_uuid, index, lock, lambda: self._cache.get(chatbot_uuid))
         return index
 
     async def _caught_up(

@@ -235,9 +235,13 @@ class Snapshots:
     ) -> None:
         """Save a built index in a worker thread once `lock` (the chatbot's, which updates hold: none may write its
         files meanwhile) is free, unless it is no longer the `current()` one then (updated or evicted: a later build
-        saves). The answer that built it does not wait; errors are logged, never raised."""
+        saves). The answer that built it does not wait; errors are logged, never raised. An index too small to save
+        (built in RAM) removes the chatbot's snapshots: made when it was larger, they would be loaded in vain."""
 
         async def save() -> None:
+            if index.workdir is None:
+                await asyncio.to_thread(drop_snapshots, self.root.parent, chatbot_uuid)
+                return
             async with lock:
                 if current() is not index:
                     return
