@@ -13,6 +13,14 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
 - `changing`: the same one client while a writer, like a crawl or a re-sync, adds a Q&A source every
   `--change-interval` seconds (default 1) and deletes the one added two changes before, through the API. Figures as
   `offline`, measured while the knowledge moves. Goal (issue 18): p95 first byte under 150 ms at 100k chunks.
+- `restart`: the first answers of a server started on a data directory where another one just answered (issue 18:
+  cold starts). A first server answers one question, which builds the chatbot's index (or loads a snapshot an
+  earlier phase saved) and saves it under `data_dir/indexes/` (`BOTYARD_INDEX_SNAPSHOTS`); once the snapshot is on
+  disk it stops, and a new server answers `RESTART_ANSWERS` questions. Figures: the first answer after the restart
+  (first byte, full answer), whether that server loaded or built the index (its log), the snapshot's size and save
+  time; then a third server started without snapshots answers the same first question, building the index as every
+  restart did before snapshots (the figure they are measured against). Goal: the first answer under 3 s at 100k
+  chunks.
 - `throughput`: `botyard serve --workers 2` (a listening socket per worker, see botyard/serving.py) on the same
   database; 8 clients, one connection each,
   share `--throughput-answers` questions and ask as fast as the answers come. Each worker builds its own index, so
@@ -56,6 +64,7 @@ Run from the repository root, in its virtualenv:
     python bench/chat.py                                   # 10k and 100k chunks, every phase, SQLite
     python bench/chat.py --chunks 1000 --queries 100 --throughput-answers 200 --llm-streams 100   # a quick look
     python bench/chat.py --chunks 100000 --phase offline
+    python bench/chat.py --chunks 10000 100000 --phase restart
     python bench/chat.py --backend postgres --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
     python bench/chat.py --phase llm --llm-streams 1000 --llm-ramp 10 --server-env BOTYARD_EMBEDDER=none
 """
@@ -123,6 +132,10 @@ GOAL_CHANGING_TTFB_P95_MS = 150.0
 THROUGHPUT_WORKERS = 2
 THROUGHPUT_CLIENTS = 8
 WARMUP_ANSWERS = 5
+RESTART_ANSWERS = 20
+GOAL_RESTART_FIRST_ANSWER_MS = 3000.0
+"""Issue 18: the first answer after a restart at 100k chunks."""
+SNAPSHOT_NAME = re.compile(r"\d+-[0-9a-f]{16}")
 LLM_TOKENS = 50
 LLM_TOKEN_DELAY = 0.02
 RATE_LIMIT = [100, 1]
@@ -490,6 +503,74 @@ async def one_client(server: Server, key: str, bot: str, asked: list[Question], 
     return figures
 
 
+async def first_answers(server: Server, key: str, bot: str, asked: list[Question]) -> Figures:
+    """One client's answers to `asked` on a server that has not answered yet: the first one pays for the index."""
+    async with httpx.AsyncClient(base_url=server.base, headers=auth(key), timeout=600) as client:
+        session = (await create_sessions(client, bot, 1))[0]
+        figures = Figures([], setup="botyard serve restarted on the data directory, 1 client", warmup_note="-")
+        with measured(figures, server):
+            started = time.perf_counter()
+            for question in asked:
+                figures.answers.append(await ask(client, session, question))
+            figures.seconds = time.perf_counter() - started
+    return figures
+
+
+def wait_for_snapshot(data_dir: Path, bot: str, timeout: float = 600.0) -> Path | None:
+    """The chatbot's saved index once it is on disk (None after `timeout` s, or without snapshots)."""
+    folder = data_dir / "indexes" / bot
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [entry for entry in folder.iterdir() if SNAPSHOT_NAME.fullmatch(entry.name)] if folder.is_dir() else []
+        if found:
+            return found[0]
+        time.sleep(0.2)
+    return None
+
+
+def index_lines(path: Path) -> list[str]:
+    """The server log's lines about the retrieval index (built, loaded, saved), without their timestamps."""
+    lines = path.read_text(errors="replace").splitlines()
+    return [line[line.index("retrieval index") :] for line in lines if "retrieval index of chatbot" in line]
+
+
+def restart(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[Question], run: Run) -> Figures:
+    """The `restart` phase (see the module)."""
+    snapshots = env.get("BOTYARD_INDEX_SNAPSHOTS", "true").lower() not in ("false", "0", "no", "off")
+    with phase_server(Server(data_dir, env), "restart-warm", run) as server:
+        warm = asyncio.run(first_answers(server, key, bot, asked[:1]))
+        saving = time.perf_counter()
+        snapshot = wait_for_snapshot(data_dir, bot) if snapshots else None
+        waited = time.perf_counter() - saving
+    warm_lines = index_lines(server.log_path)
+    with phase_server(Server(data_dir, env), "restart", run) as server:
+        figures = asyncio.run(first_answers(server, key, bot, asked[1 : 1 + RESTART_ANSWERS]))
+    figures.warmup_ms = [answer.total_ms for answer in warm.answers]
+    figures.warmup_note = "the first server's first answer"
+    first = figures.answers[0] if figures.answers else None
+    if first is not None:
+        figures.notes.append(
+            f"first answer after the restart: first byte {first.ttfb_ms:.0f} ms, full answer {first.total_ms:.0f} ms"
+        )
+    if snapshot is not None:
+        size = sum(path.stat().st_size for path in snapshot.rglob("*") if path.is_file()) / 1e6
+        figures.notes.append(
+            f"snapshot {snapshot.name}: {size:.0f} MB on disk, on disk {waited:.1f} s after the answer"
+        )
+    figures.notes += [f"first server: {line}" for line in warm_lines]
+    figures.notes += [f"restarted server: {line}" for line in index_lines(server.log_path)]
+    if snapshots:  # the same restart as before snapshots existed: the index is built
+        with phase_server(Server(data_dir, env | {"BOTYARD_INDEX_SNAPSHOTS": "false"}), "restart-build", run) as server:
+            built = asyncio.run(first_answers(server, key, bot, asked[1:2]))
+        figures.notes += [
+            f"restarted without snapshots (builds): first byte {answer.ttfb_ms:.0f} ms, full answer "
+            f"{answer.total_ms:.0f} ms"
+            for answer in built.answers
+        ]
+        figures.notes += [f"restarted without snapshots: {line}" for line in index_lines(server.log_path)]
+    return figures
+
+
 async def while_changing(
     server: Server, key: str, bot: str, asked: list[Question], per_session: int, interval: float
 ) -> Figures:
@@ -722,7 +803,7 @@ def run_size(
     args: argparse.Namespace, backend: str, chunks: int, vocabulary: Vocabulary, themes: Themes, all_phases: bool
 ) -> Run:
     run = Run(backend, chunks)
-    phases = [phase for phase in args.phase if all_phases or phase in ("offline", "changing")]
+    phases = [phase for phase in args.phase if all_phases or phase in ("offline", "restart", "changing")]
     with fresh_database(backend, args.postgres_url) as (database, data_dir):
         env = database.env | dict(item.split("=", 1) for item in args.server_env)
         service_settings = Settings(data_dir=data_dir, database_url=database.env.get("BOTYARD_DATABASE_URL"))
@@ -746,6 +827,9 @@ def run_size(
                 run.phases["offline"] = asyncio.run(
                     one_client(server, key, bot, asked[: args.queries], args.per_session)
                 )
+        if "restart" in phases:
+            log("  restart: a first server answers and saves the index, then a new one answers...")
+            run.phases["restart"] = restart(data_dir, env, key, bot, asked, run)
         if "changing" in phases:
             log(f"  offline answerer, one client, the knowledge changing every {args.change_interval:g} s...")
             with phase_server(Server(data_dir, env), "changing", run) as server:
@@ -817,6 +901,15 @@ def report_run(run: Run) -> list[str]:
         if name == "offline" and run.chunks in GOAL_TTFB_P95_MS:
             goal = GOAL_TTFB_P95_MS[run.chunks]
             lines.append("   " + _goal(f"p95 first byte < {goal:.0f} ms", percentile(ttfb, 0.95) < goal))
+        if name == "restart" and run.chunks == 100_000 and figures.answers:
+            first = figures.answers[0].total_ms
+            lines.append(
+                "   "
+                + _goal(
+                    f"first answer after a restart < {GOAL_RESTART_FIRST_ANSWER_MS:.0f} ms",
+                    first < GOAL_RESTART_FIRST_ANSWER_MS,
+                )
+            )
         if name == "changing" and run.chunks == 100_000:
             goal = f"p95 first byte < {GOAL_CHANGING_TTFB_P95_MS:.0f} ms while the knowledge changes"
             lines.append("   " + _goal(goal, percentile(ttfb, 0.95) < GOAL_CHANGING_TTFB_P95_MS))
@@ -849,7 +942,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--phase",
         action="append",
-        choices=["offline", "changing", "throughput", "llm"],
+        choices=["offline", "restart", "changing", "throughput", "llm"],
         help="phases to run (repeatable; default: all). throughput and llm run on the smallest chunk count",
     )
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="sqlite")
@@ -879,7 +972,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="a setting for every server started (repeatable), e.g. BOTYARD_EMBEDDER=none",
     )
     args = parser.parse_args(argv)
-    args.phase = args.phase or ["offline", "changing", "throughput", "llm"]
+    args.phase = args.phase or ["offline", "restart", "changing", "throughput", "llm"]
     return args
 
 

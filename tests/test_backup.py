@@ -111,8 +111,10 @@ def test_a_backup_taken_under_write_load_restores_every_committed_row(tmp_path: 
     assert committed_after > committed_before  # rows were being committed while the backup ran
 
     restored_dir = tmp_path / "restored"
+    (restored_dir / "indexes" / "some-chatbot" / "3-0123456789abcdef").mkdir(parents=True)  # a saved search index
     restored = botyard(restored_dir, "restore", str(backup))
     assert restored.returncode == 0, restored.stderr
+    assert not (restored_dir / "indexes").exists()  # saved from the replaced database: its versions mean other chunks
     live = restored_dir / "botyard.sqlite3"
     assert _integrity(live) == ["ok"]
     rows = _accounts(live)

@@ -166,6 +166,9 @@ def restore_command(settings: Settings, path: Path) -> None:
     except backups.BackupError as error:
         raise click.ClickException(str(error)) from error
     click.echo(f"restored {restored.summary.describe()}; integrity check ok")
+    from botyard.retrieval.snapshot import forget_snapshots
+
+    forget_snapshots(settings.data_dir)  # saved search indexes of the replaced history: their versions mean other data
     if restored.previous is not None:
         click.echo(f"the database it replaced is kept as {restored.previous}")
     click.echo("start the service: migrations bring an older backup up to date", err=True)

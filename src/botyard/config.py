@@ -154,6 +154,10 @@ class Settings(BaseSettings):
         ge=1,
         description="Chunks the per-chatbot search indexes of one process may hold (least recently used out).",
     )
+    index_snapshots: bool = Field(
+        default=True,
+        description="Save large search indexes under data_dir/indexes: a restarted process loads them, not builds.",
+    )
 
     # LLM
     llm_base_url: str | None = Field(

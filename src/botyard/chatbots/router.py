@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter
 
 from botyard.chatbots import service
 from botyard.chatbots.schemas import AnswerSettings, AnswerSettingsUpdate, Chatbot, ChatbotCreate, ChatbotUpdate
-from botyard.deps import CurrentAccount, DbSession
+from botyard.deps import AppSettings, CurrentAccount, DbSession
+from botyard.retrieval.snapshot import drop_snapshots
 from botyard.schemas import Success
 
 router = APIRouter(tags=["chatbots"])
@@ -37,9 +40,10 @@ async def get_chatbot(uuid: str, db: DbSession, account: CurrentAccount) -> Chat
 
 
 @router.delete("/chatbot/{uuid}/delete", response_model=Success)
-async def delete_chatbot(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+async def delete_chatbot(uuid: str, db: DbSession, account: CurrentAccount, settings: AppSettings) -> Success:
     """Delete a chatbot with everything it owns: agents, sources, tags, sessions and messages."""
     await service.delete(db, account, uuid)
+    await asyncio.to_thread(drop_snapshots, settings.data_dir, uuid)  # its saved search index too
     return Success()
 
 

@@ -9,13 +9,16 @@ the older one is dropped when its last search ends.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from botyard.embedding import Vectors, part_cosines
+from botyard.retrieval.base import Hit
 from botyard.retrieval.dense import DenseIndex
 from botyard.retrieval.fusion import (
     FEEDBACK_DOCS,
@@ -28,7 +31,11 @@ from botyard.retrieval.fusion import (
     order,
 )
 from botyard.retrieval.lexical import Document, LexicalIndex
+from botyard.retrieval.relevance import coverage
 from botyard.retrieval.repository import ChunkRow
+
+if TYPE_CHECKING:
+    from botyard.retrieval.snapshot import Private
 
 DEAD_SHARE = 0.25
 """The share of an index's rows that may be dead (replaced or deleted chunks, kept until a rebuild) before an update
@@ -69,9 +76,11 @@ class ChatbotIndex:
         parts: tuple[int, ...] | None,
         *,
         stem: bool = True,
+        workdir: Private | None = None,
     ) -> None:
         """The index of `rows`, with `vectors` their stored vectors in the same order (None: not embedded by the
-        current embedder), searched part by part as `parts` says (None: no embedder, BM25 only)."""
+        current embedder), searched part by part as `parts` says (None: no embedder, BM25 only). `workdir`: where
+        its tantivy index is written (a `snapshot` is made of its files); None: in RAM."""
         self.version = version
         self.built_version = version
         """The version the index was built at; it was caught up from there (`updated`) to `version`."""
@@ -82,7 +91,10 @@ class ChatbotIndex:
         self.lexical = LexicalIndex(
             [Document(row_id, row.data_source_uuid, lexical_text(row)) for row_id, row in enumerate(self.rows)],
             stem=stem,
+            path=str(workdir.path) if workdir is not None else None,
         )
+        self.workdir = workdir
+        """The process's own directory holding the tantivy files, shared by the indexes updated from this one."""
         self.dense = DenseIndex([vectors[index] for index in order], parts) if parts and sum(parts) else None
         source_ids: dict[str, int] = {}
         self._source_of_row = np.array(
@@ -221,3 +233,33 @@ class ChatbotIndex:
         for cosine in found:
             cosine[~self.dense.present[rows]] = np.nan
         return found
+
+    def hits(self, ranked: Ranked, weights: dict[str, float], covered: int) -> list[Hit]:
+        """The ranked rows as hits; the first `covered` with their coverage of the question (the decision reads the
+        best `JUDGED_HITS`; hit testing shows it for all)."""
+        hits = []
+        for rank, (row_id, score, bm25, dense) in enumerate(
+            zip(ranked.rows.tolist(), ranked.score.tolist(), ranked.bm25.tolist(), ranked.dense.tolist(), strict=True)
+        ):
+            row = self.rows[row_id]
+            scores = {"bm25": bm25} | ({"dense": dense} if math.isfinite(dense) else {})
+            hits.append(
+                Hit(
+                    chunk_uuid=row.uuid,
+                    data_source_uuid=row.data_source_uuid,
+                    source_title=row.source_title,
+                    source_type=row.source_type,
+                    heading=row.heading,
+                    text=row.text,
+                    score=score,
+                    scores=scores,
+                    source_meta=row.source_meta,
+                    tokens=row.tokens,
+                    coverage=coverage(weights, self.lexical.analyze(lexical_text(row), row_id))
+                    if rank < covered
+                    else 0.0,
+                    language=self.lexical.readings[row_id],
+                    source_file_name=row.source_file_name,
+                )
+            )
+        return hits

@@ -99,7 +99,7 @@ class Document:
 class LexicalIndex:
     """An immutable BM25 index; `search` is thread-safe (tantivy searchers are), so it can run off the event loop."""
 
-    def __init__(self, documents: Sequence[Document], *, stem: bool = True) -> None:
+    def __init__(self, documents: Sequence[Document], *, stem: bool = True, path: str | None = None) -> None:
         builder = tantivy.SchemaBuilder()
         # Frequencies without positions: BM25 needs no phrase positions, and the index stays about a third smaller.
         builder.add_text_field(BODY, tokenizer_name=TERMS, index_option="freq")
@@ -111,9 +111,7 @@ class LexicalIndex:
         """The language each row's text was detected in (None: too short to tell), by row."""
         self._detected_counts = Counter(self.detected)
         self.languages, self.language = _languages(self._detected_counts)
-        self._index = tantivy.Index(self._schema)  # no path: in RAM
-        # The documents arrive analysed (`_analyse`): the index only splits their terms apart again.
-        self._index.register_tokenizer(TERMS, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
+        self.attach(tantivy.Index(self._schema, path=path))  # no path: in RAM
         # One indexing thread: documents land in one segment in row order, the same on every run and backend.
         writer = self._index.writer(heap_size=64_000_000, num_threads=1)
         self._frequencies: Counter[str] = Counter()
@@ -128,6 +126,12 @@ class LexicalIndex:
         self._searcher = self._index.searcher()
         self._speller = Speller(self._frequencies)
         self.size = len(documents)
+
+    def attach(self, index: tantivy.Index) -> None:
+        """Search `index`, made here or opened from a `snapshot`'s files (tokenizers are not saved with an index)."""
+        self._index, self._schema, self._searcher = index, index.schema, index.searcher()
+        # The documents arrive analysed (`_analyse`): the index only splits their terms apart again.
+        index.register_tokenizer(TERMS, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
 
     def _add(
         self, writer: tantivy.IndexWriter, documents: Sequence[Document], detected: Sequence[str | None]

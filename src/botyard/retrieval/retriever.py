@@ -38,10 +38,11 @@ from botyard.retrieval.baseline import (
     unrelated_evidence,
     usual_closeness,
 )
-from botyard.retrieval.fusion import Method, Ranked
-from botyard.retrieval.index import ChatbotIndex, Search, lexical_text
-from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, coverage, similarity
+from botyard.retrieval.fusion import Method
+from botyard.retrieval.index import ChatbotIndex, Search
+from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, similarity
 from botyard.retrieval.repository import ChunkRow, RetrievalRepository
+from botyard.retrieval.snapshot import SNAPSHOT_ROWS, Private, Snapshots, drop_snapshots
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -71,6 +72,10 @@ class Retriever:
         self._query_vectors: OrderedDict[str, Vectors] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._unrelated: list[Vectors | None] | None = None
+        self.builds = 0
+        """How many indexes this retriever built whole (tests tell a loaded snapshot from a build by it)."""
+        model = (embedder.name, embedder.parts) if embedder else (None, None)
+        self.snapshots = Snapshots(settings.data_dir, *model) if settings.index_snapshots else None
 
     async def retrieve(
         self,
@@ -108,7 +113,7 @@ class Retriever:
         search = Search(query, vector, frozenset(source_uuids) if source_uuids is not None else None, top_k, used)
         ranked = await _off_loop(index.size, index.search, search)
         weights = index.lexical.weights(query)
-        hits = _hits(index, ranked, weights, max(JUDGED_HITS, top_k if explain else 0))
+        hits = index.hits(ranked, weights, max(JUDGED_HITS, top_k if explain else 0))
         evidence = [Evidence(similarity(hit.scores.get("dense", math.nan)), hit.coverage) for hit in hits]
         assessment = assess(evidence, strictness, index.unrelated)
         if passages and assessment.relevant and vector is not None and self.embedder is not None:
@@ -125,6 +130,8 @@ class Retriever:
         if version is None:
             if self._cache.pop(chatbot_uuid, None) is not None:  # a deleted chatbot's index is dropped at once
                 metrics.indexes_held(len(self._cache), self.cached_chunks)
+            if self.snapshots is not None:
+                await asyncio.to_thread(drop_snapshots, self.snapshots.root.parent, chatbot_uuid)
             return None
         cached = self._cached(chatbot_uuid, version)
         if cached is not None:
@@ -134,18 +141,40 @@ class Retriever:
             cached = self._cached(chatbot_uuid, version)  # built by whoever held the lock before us
             if cached is not None:
                 return cached
-            older = self._cache.get(chatbot_uuid)
-            index = await self._caught_up(repository, chatbot_uuid, older, version) if older is not None else None
+            older = self._cache.get(chatbot_uuid) or await self._loaded(chatbot_uuid, version)
+            index = older if older is not None and older.version == version else None
+            if index is None and older is not None:
+                index = await self._caught_up(repository, chatbot_uuid, older, version)
             if index is None:
-                rows, vectors = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
-                parts = self.embedder.parts if self.embedder else None
-                unrelated = await self._unrelated_vectors()
-                index = await _off_loop(len(rows), _build, version, rows, vectors, parts, unrelated)
-                log.info(
-                    "retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size
-                )
+                index = await self._built(repository, chatbot_uuid, version)
             self._store(chatbot_uuid, index)
             return index
+
+    async def _loaded(self, chatbot_uuid: str, version: int) -> ChatbotIndex | None:
+        """The chatbot's newest snapshot at or before `version` (`snapshot`), None when there is none."""
+        index = await asyncio.to_thread(self.snapshots.load, chatbot_uuid, version) if self.snapshots else None
+        if index is not None:
+            log.info(
+                "retrieval index of chatbot %s loaded: version %d, %d rows", chatbot_uuid, index.version, index.size
+            )
+        return index
+
+    async def _built(self, repository: RetrievalRepository, chatbot_uuid: str, version: int) -> ChatbotIndex:
+        """The chatbot's index built from the database; one large enough is then saved (`snapshot`), after the
+        answer: only built indexes are, so a snapshot loaded and caught up over many changes is replaced at the next
+        rebuild, which `CATCH_UP_SOURCES` and the dead rows' share (`DEAD_SHARE`) bound."""
+        rows, vectors = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
+        parts = self.embedder.parts if self.embedder else None
+        unrelated = await self._unrelated_vectors()
+        snapshots = self.snapshots if len(rows) >= SNAPSHOT_ROWS else None
+        workdir = snapshots.private() if snapshots is not None else None
+        index = await _off_loop(len(rows), _build, version, rows, vectors, parts, unrelated, workdir)
+        self.builds += 1
+        log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
+        if self.snapshots is not None:
+            lock = self._locks.setdefault(chatbot_uuid, asyncio.Lock())
+            self.snapshots.save_later(chatbot_uuid, index, lock, lambda: self._cache.get(chatbot_uuid))
+        return index
 
     async def _caught_up(
         self, repository: RetrievalRepository, chatbot_uuid: str, older: ChatbotIndex, version: int
@@ -262,38 +291,10 @@ def _build(
     vectors: list[bytes | None],
     parts: tuple[int, ...] | None,
     unrelated: list[Vectors | None],
+    workdir: Private | None,
 ) -> ChatbotIndex:
     """A chatbot's index with what unrelated questions find in it (the relevance decision's bar)."""
-    index = ChatbotIndex(version, rows, vectors, parts)
+    index = ChatbotIndex(version, rows, vectors, parts, workdir=workdir)
     if index.size:
         index.unrelated = unrelated_evidence(index, unrelated)
     return index
-
-
-def _hits(index: ChatbotIndex, ranked: Ranked, weights: dict[str, float], covered: int) -> list[Hit]:
-    """The ranked rows as hits; the first `covered` with their coverage of the question (the decision reads the
-    best `JUDGED_HITS`; hit testing shows it for all)."""
-    hits = []
-    for rank, (row_id, score, bm25, dense) in enumerate(
-        zip(ranked.rows.tolist(), ranked.score.tolist(), ranked.bm25.tolist(), ranked.dense.tolist(), strict=True)
-    ):
-        row = index.rows[row_id]
-        scores = {"bm25": bm25} | ({"dense": dense} if math.isfinite(dense) else {})
-        hits.append(
-            Hit(
-                chunk_uuid=row.uuid,
-                data_source_uuid=row.data_source_uuid,
-                source_title=row.source_title,
-                source_type=row.source_type,
-                heading=row.heading,
-                text=row.text,
-                score=score,
-                scores=scores,
-                source_meta=row.source_meta,
-                tokens=row.tokens,
-                coverage=coverage(weights, index.lexical.analyze(lexical_text(row), row_id)) if rank < covered else 0.0,
-                language=index.lexical.readings[row_id],
-                source_file_name=row.source_file_name,
-            )
-        )
-    return hits
