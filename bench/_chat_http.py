@@ -62,7 +62,10 @@ async def ask(client: httpx.AsyncClient, session: str, question: Question) -> An
                 parts.append(data)
     except httpx.HTTPError as error:
         elapsed = (time.perf_counter() - started) * 1000
-        return Answer(question, status, math.nan, elapsed, "", f"{type(error).__name__}: {error}")
+        cause = error.__cause__ or error.__context__  # httpx's own message is often empty: the socket's error says more
+        detail = f"{type(error).__name__}: {error or repr(cause)}"
+        received = "" if math.isnan(first) else f" after {len(b''.join(parts))} bytes"
+        return Answer(question, status, math.nan, elapsed, "", detail + received)
     ended = time.perf_counter()
     text = b"".join(parts).decode(errors="replace")
     return Answer(question, status, (first - started) * 1000, (ended - started) * 1000, text)
@@ -133,10 +136,10 @@ def measured(figures: Figures, server: Server) -> Iterator[None]:
     figures.tree_rss_mb = memory.peaks.tree_rss_kb / 1024
 
 
-def _ratio(service: float, bare: float, digits: int = 1) -> str:
+def _ratio(service: float, bare: float) -> str:
     if not (math.isfinite(service) and math.isfinite(bare)) or bare == 0:
         return "-"
-    return f"{service / bare:.{digits}f}x"
+    return f"{service / bare:.3g}x"
 
 
 def comparison(name: str, service: Figures, bare: Figures) -> list[str]:

@@ -208,13 +208,15 @@ def llm_phases(
     asked: Sequence[Question],
     ramp: float,
     processes: int,
+    workers: int = 1,
 ) -> dict[str, Figures]:
     """The service and the bare app under the same load, one after the other, with one fake LLM."""
     count = len(asked)
     what = f"fake LLM {LLM_TOKENS} tokens x {LLM_TOKEN_DELAY * 1000:.0f} ms, {count} streams over {ramp:g} s"
+    what = f"--workers {workers}, {what}"
     with fake_llm(LLM_TOKENS, LLM_TOKEN_DELAY) as llm:
         settings = env | {"BOTYARD_LLM_BASE_URL": llm.url, "BOTYARD_LLM_API_KEY": "sk-bench"}
-        with start(Server(data_dir, settings), "llm") as server:
+        with start(Server(data_dir, settings, workers), "llm") as server:
 
             async def make_sessions() -> list[str]:
                 async with httpx.AsyncClient(base_url=server.base, headers=auth(key), timeout=300) as client:
@@ -222,7 +224,7 @@ def llm_phases(
 
             sessions = asyncio.run(make_sessions())
             service = streams(server, key, sessions, asked, ramp, processes, llm, f"botyard serve, {what}")
-        with start(BareServer(data_dir, llm_url=llm.url), "llm-bare") as server:
+        with start(BareServer(data_dir, workers, llm_url=llm.url), "llm-bare") as server:
             sessions = [new_uuid() for _ in range(count + 1)]
             bare = streams(server, key, sessions, asked, ramp, processes, llm, f"bare FastAPI relay, {what}")
     service.notes.append(f"fake LLM: {llm.summary}")

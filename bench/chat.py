@@ -28,7 +28,8 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   streams is not what is measured; each reports its CPU seconds and how late its event loop ran (a client that
   keeps up is late by a few ms), and the fake's CPU seconds are printed too. A failure is a transport error, a
   status other than 200, the service's failure message, or an answer that does not end with the fake's last token.
-  Goal (issue 18): 1,000 streams arriving over 10 s, no failure, p99 first byte under 1 s.
+  `--llm-workers` runs both servers with that many workers (default 1). Goal (issue 18): 1,000 streams arriving
+  over 10 s, no failure, p99 first byte under 1 s.
 
 The throughput and LLM phases run on the smallest chunk count given (10k by default). Every phase also prints the
 CPU seconds the server (with its worker processes) and this client used, the load average when it started (the
@@ -574,7 +575,9 @@ def run_size(
             def start(server: Server, name: str) -> contextlib.AbstractContextManager[Server]:
                 return phase_server(server, name, run)
 
-            run.phases |= llm_phases(start, data_dir, env, key, bot, on_topic, args.llm_ramp, args.llm_clients)
+            run.phases |= llm_phases(
+                start, data_dir, env, key, bot, on_topic, args.llm_ramp, args.llm_clients, args.llm_workers
+            )
     return run
 
 
@@ -678,6 +681,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--llm-ramp", type=float, default=10.0, help="seconds over which the streams start (0: at once)"
     )
     parser.add_argument("--llm-clients", type=int, default=2, help="client processes of the LLM phase")
+    parser.add_argument(
+        "--llm-workers", type=int, default=1, help="botyard serve --workers (and the bare app's) in the LLM phase"
+    )
     parser.add_argument("--per-session", type=int, default=10, help="questions per chat session")
     parser.add_argument("--off-topic", type=float, default=0.2, help="share of chit-chat / off-domain questions")
     parser.add_argument("--themes", type=int, default=300, help="themes of the synthetic knowledge")
