@@ -10,7 +10,8 @@ session, database, retrieval or storage):
 Run as a child process, like `botyard serve`: `python bench/_bare_stream.py --port P [--workers N] [--llm-url U]`.
 With several workers each has a listening socket of its own with SO_REUSEPORT, as `botyard serve --workers` does,
 so the kernel spreads the connections the same way. uvicorn runs with the same loop and HTTP implementation as the
-service (the environment's: asyncio and h11 here), its access log off as the service's is.
+service (the environment's: asyncio and h11 here); no access log (the service writes a line per request: part of
+what the ratio counts).
 """
 
 from __future__ import annotations
