@@ -143,6 +143,8 @@ def as_utc(value: object) -> datetime:
 class Server:
     """`botyard serve` as a child process on a free port, configured only through `BOTYARD_*` variables."""
 
+    name = "botyard serve"
+
     def __init__(self, data_dir: Path, settings: dict[str, str], workers: int = 1) -> None:
         self.workers = workers
         self.env = {name: value for name, value in os.environ.items() if not name.startswith("BOTYARD_")}
@@ -162,13 +164,15 @@ class Server:
         created = subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=120, check=True)  # noqa: S603
         return created.stdout.strip()
 
+    def command(self) -> list[str]:
+        return [*BOTYARD, "serve", "--port", str(self.port), "--workers", str(self.workers)]
+
     @contextlib.contextmanager
     def running(self) -> Iterator[Server]:
         with self.log_path.open("wb") as log:
-            command = [*BOTYARD, "serve", "--port", str(self.port), "--workers", str(self.workers)]
-            self.process = subprocess.Popen(command, env=self.env, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603
+            self.process = subprocess.Popen(self.command(), env=self.env, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603
             try:
-                _wait_for_port(self.port, self.process, f"botyard serve (log: {self.log_path})")
+                _wait_for_port(self.port, self.process, f"{self.name} (log: {self.log_path})")
                 yield self
             finally:
                 _stop(self.process)

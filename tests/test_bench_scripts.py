@@ -22,6 +22,7 @@ SCRIPTS = [
     "answers.py",
     "large_documents.py",
     "analytics.py",
+    "_bare_stream.py",
 ]
 
 

@@ -45,9 +45,14 @@ MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"
 
 
 def listening_socket(host: str, port: int, *, listen: bool = True) -> socket.socket:
-    """A TCP socket bound to (host, port) with SO_REUSEPORT, listening unless told otherwise."""
+    """A TCP socket bound to (host, port) with SO_REUSEPORT, listening unless told otherwise.
+
+    Made with its protocol named (`IPPROTO_TCP`, not the default 0), which the connections it accepts inherit:
+    asyncio sets `TCP_NODELAY` only on sockets whose protocol says TCP. Without it, uvicorn's response head and body
+    (two writes) met Nagle's algorithm and the client's delayed ACK, and every answer after the first on a keep-alive
+    connection waited about 40 ms."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
