@@ -122,6 +122,7 @@ from botyard.embedding.use import UseEmbedder
 from botyard.ingestion.repository import ChunkRepository
 from botyard.models import Chunk, DataSource
 from botyard.passages import passages
+from botyard.retrieval.snapshot import SNAPSHOT_ROWS
 
 ROOT = Path(__file__).resolve().parents[1]
 EMBEDDER = PairEmbedder(MiniLMEmbedder(), UseEmbedder(), USE_SCALE)
@@ -424,6 +425,7 @@ def index_lines(path: Path) -> list[str]:
 def restart(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[Question], run: Run) -> Figures:
     """The `restart` phase (see the module)."""
     snapshots = env.get("BOTYARD_INDEX_SNAPSHOTS", "true").lower() not in ("false", "0", "no", "off")
+    snapshots = snapshots and run.chunks >= SNAPSHOT_ROWS  # a smaller index is built, never saved
     with phase_server(Server(data_dir, env), "restart-warm", run) as server:
         warm = asyncio.run(first_answers(server, key, bot, asked[:1]))
         saving = time.perf_counter()
