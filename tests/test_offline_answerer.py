@@ -18,7 +18,7 @@ from botyard.answering.text import word_groups
 from botyard.llm.provider import TextDelta
 from botyard.passages import PassageKind
 from botyard.passages import passages as sentences
-from botyard.retrieval.base import Hit
+from botyard.retrieval.base import QUOTED_HITS, Hit
 
 HOURS = """# Opening hours
 
@@ -235,3 +235,14 @@ def test_the_passage_that_states_the_asked_kind_of_value_answers() -> None:
     assert compose(replace(request("Is there a trial?", hit(TRIAL, "s1")), term_weights={"trial": 1.2})).startswith(
         "At the end of the trial"
     )
+
+
+def test_the_answer_may_come_from_a_lower_ranked_chunk_than_the_judged_ones() -> None:
+    # The relevance decision judges the best 4; the passage that answers is in the 6th hit, and it is the one whose
+    # own cosine with the question says so.
+    others = [hit(f"{HOURS} Branch {number}.", f"s{number}") for number in range(5)]
+    lower = replace(hit(SHIPPING, "s5"), passage_similarity=(0.1, 0.8, 0.2))
+    others = [replace(other, passage_similarity=tuple(0.1 for _ in sentences(other.text))) for other in others]
+    asked = replace(request("How many days until my parcel gets here?", *others, lower), term_weights={"parcel": 2.0})
+    assert len(sentences(SHIPPING)) == 3 and QUOTED_HITS >= 6
+    assert compose(asked).startswith("Parcels arrive within three to five working days.")

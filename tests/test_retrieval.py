@@ -15,7 +15,8 @@ from botyard.accounts.service import issue_key
 from botyard.config import Settings
 from botyard.ingestion.tokens import count_tokens
 from botyard.main import create_app
-from botyard.retrieval.base import Retrieval
+from botyard.retrieval.base import QUOTED_HITS, Retrieval
+from botyard.retrieval.relevance import JUDGED_HITS
 from botyard.retrieval.retriever import Retriever
 from tests.support.api import Api, assert_error, assert_not_found
 from tests.support.database import POSTGRES_ENV, Db, fresh_settings
@@ -121,6 +122,27 @@ def test_hits_carry_the_token_counts_made_at_ingestion(alice: Api, db: Db, shop:
     retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
     hits = db.run(lambda session: retriever.retrieve(session, bot, "shop opening hours")).hits
     assert hits and all(hit.tokens == count_tokens(hit.text) > 0 for hit in hits)
+
+
+def test_the_passages_of_every_quoted_hit_are_scored(alice: Api, db: Db, shop: tuple[str, dict[str, str]]) -> None:
+    # The offline answerer quotes from more chunks than the relevance decision judges: each needs its passages' cosines.
+    bot, _ = shop
+    for number in range(QUOTED_HITS - len(KNOWLEDGE) + 2):
+        alice.ok(
+            alice.post(
+                f"/chatbot/{bot}/data-source/qa",
+                {
+                    "question": f"Is the shop open on holiday {number}?",
+                    "answer": f"The shop opens late on day {number}.",
+                },
+            )
+        )
+    process(alice.client)
+    retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
+    found = db.run(lambda session: retriever.retrieve(session, bot, "shop opening hours", top_k=10, passages=True))
+    assert found.relevant and len(found.hits) > QUOTED_HITS > JUDGED_HITS
+    assert all(hit.passage_similarity for hit in found.hits[:QUOTED_HITS])
+    assert all(hit.passage_similarity is None for hit in found.hits[QUOTED_HITS:])
 
 
 def test_index_follows_the_knowledge_version(alice: Api, db: Db) -> None:

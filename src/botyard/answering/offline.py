@@ -21,10 +21,9 @@ from botyard.answering.text import content_words, word_groups
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
 from botyard.passages import PassageKind, passages
+from botyard.retrieval.base import QUOTED_HITS
 from botyard.retrieval.lexical import index_terms
 
-MAX_CHUNKS = 4
-"""Only the best few chunks are read: lower-ranked ones are more often off the point."""
 MAX_WORDS = 90
 WORDS_PER_DELTA = 6
 """Words per streamed piece: still a progressive stream to read, and half the per-piece cost (an event, a socket
@@ -60,7 +59,7 @@ class OfflineAnswerer:
 
 def compose(request: AnswerRequest) -> str:
     """The answer text for `request` ("" when there are no hits: the caller answers its no-knowledge message)."""
-    hits = request.hits[:MAX_CHUNKS]
+    hits = request.hits[:QUOTED_HITS]  # those whose passages the retriever scored against the question
     if not hits:
         return ""
     weights = _own_words_first(

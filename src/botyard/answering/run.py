@@ -39,7 +39,7 @@ from botyard.retrieval.retriever import Retriever
 log = logging.getLogger(__name__)
 
 TOP_K = 8
-"""Chunks retrieved for the offline answerer (it quotes from the best 4; the rest are its candidates' context)."""
+"""Chunks retrieved for the offline answerer (it quotes from the best `QUOTED_HITS`)."""
 MODEL_TOP_K = 12
 """Chunks retrieved for a model: the prompt takes them best first while the model's budget lasts. On the answer
 probes the expected answer of 3 of the 4 covered questions whose top 8 missed it ranked 9th to 11th (context recall

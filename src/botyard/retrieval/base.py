@@ -7,6 +7,13 @@ from typing import Any
 
 from botyard.retrieval.relevance import Assessment
 
+QUOTED_HITS = 8
+"""The best hits the offline answerer quotes from, each with its passages' cosines with the question. More than the
+relevance decision judges (`JUDGED_HITS`): whether the knowledge covers the question is decided on the best few, but
+the passage that answers it is often in a lower-ranked chunk of the same subject. Quoting from the best 8 rather than
+4 answered 4 more of the answer probes' 100 questions (a table row of prices ranked 5th, a warranty period ranked
+6th) and lost none: each passage still competes by its own cosine and coverage of the question."""
+
 
 @dataclass(frozen=True)
 class Hit:

@@ -31,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard import metrics
 from botyard.config import Settings
 from botyard.embedding import Embedder, EmbeddingError, Vectors, cosines, decode_matrix
-from botyard.retrieval.base import Hit, Retrieval
+from botyard.retrieval.base import QUOTED_HITS, Hit, Retrieval
 from botyard.retrieval.baseline import (
     UNRELATED_QUESTIONS,
     less_excess_closeness,
@@ -226,7 +226,7 @@ class Retriever:
         how much closer each passage is to questions in general than the passages it competes with are
         (`baseline.usual_closeness`): an FAQ's short question is near any question by its form alone."""
         assert self.embedder is not None
-        best = hits[:JUDGED_HITS]
+        best = hits[:QUOTED_HITS]
         stored = await repository.passage_vectors([hit.chunk_uuid for hit in best], self.embedder.name)
         dimension, parts = self.embedder.dimension, self.embedder.parts
         question = np.asarray(vector, dtype=np.float32)
