@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import pytest
@@ -13,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.ingestion.embed import SourceReembedder
 from botyard.ingestion.pipeline import SourceProcessor
-from botyard.jobs.runner import JobContext, JobRunner, LeaseLost, PermanentError, RunnerConfig
+from botyard.jobs.runner import KEEP_DONE, KEEP_FAILED, JobContext, JobRunner, LeaseLost, PermanentError, RunnerConfig
 from botyard.jobs.service import enqueue
 from botyard.models import Account, Chatbot, DataSource, Job
 from tests.support.clock import ManualClock
@@ -323,3 +324,29 @@ def test_a_freed_slot_takes_the_next_job_without_waiting_for_the_poll(db: Db) ->
 
     call(db, run_until_done)
     assert sorted(handler.done) == sorted(jobs)
+
+
+def test_jobs_that_finished_long_ago_are_forgotten_and_no_other(db: Db) -> None:
+    now = datetime.now(UTC)
+    clock = ManualClock(now)
+    old, recent = now - KEEP_DONE - timedelta(hours=1), now - timedelta(hours=1)
+    old_done, recent_done = add_jobs(db, 1, run_after=old), add_jobs(db, 1, run_after=recent)
+    old_failed = add_jobs(db, 1, run_after=now - KEEP_FAILED - timedelta(hours=1))
+    kept_failed = add_jobs(db, 1, run_after=old)  # failed, but not for long enough
+    waiting = add_jobs(db, 1, run_after=now - KEEP_FAILED - timedelta(days=1))  # queued: never touched
+
+    async def finish(session: AsyncSession) -> None:
+        for uuid, status in [
+            (old_done, "done"),
+            (recent_done, "done"),
+            (old_failed, "failed"),
+            (kept_failed, "failed"),
+        ]:
+            job = await session.get(Job, uuid[0])
+            assert job is not None
+            job.status = status
+
+    db.run(finish)
+    runner = JobRunner(db.database, [Recorder()], replace(FAST, clock=clock))
+    call(db, runner.recover)
+    assert set(job_states(db)) == {recent_done[0], kept_failed[0], waiting[0]}

@@ -11,14 +11,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.egress import EgressClient
 from botyard.jobs.runner import JobRunner
-from botyard.models import Job
+from botyard.models import Job, WebhookDelivery
 from botyard.outbox.events import KIND
-from botyard.outbox.sender import MAX_ATTEMPTS, RETRY_DELAYS, WebhookSender
+from botyard.outbox.sender import KEEP_DELIVERIES, MAX_ATTEMPTS, RETRY_DELAYS, WebhookSender
 from botyard.runtime import Runtime
 from tests.support.agents import SHIPPING, agent, disable_default
 from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp, assert_uuid
@@ -305,3 +306,28 @@ def test_another_accounts_webhooks_are_missing(alice: Api, bob: Api) -> None:
         assert_not_found(bob.delete(f"/webhook/{uuid}/delete"))
     assert alice.ok(alice.get(f"/webhook/{hook}"))["enabled"] is True
     assert deliveries(alice, hook) == []
+
+
+def test_deliveries_over_long_ago_leave_the_log(
+    alice: Api, client: TestClient, db: Db, hooks: Receiver, clock: ManualClock
+) -> None:
+    bot = alice.chatbot()["uuid"]
+    hook = create(alice, bot, hooks.url())["uuid"]
+    for _ in range(3):
+        alice.ok(alice.post(f"/webhook/{hook}/test"))
+    deliver(client, clock)
+    old, old_but_pending, recent = sorted(delivery["uuid"] for delivery in deliveries(alice, hook))
+    long_ago = clock.now - KEEP_DELIVERIES - timedelta(days=1)
+
+    async def age(session: AsyncSession) -> None:
+        aged = WebhookDelivery.uuid.in_((old, old_but_pending))
+        await session.execute(update(WebhookDelivery).where(aged).values(created_at=long_ago))
+        # One still waits for its next attempt: it stays, however old.
+        pending = update(WebhookDelivery).where(WebhookDelivery.uuid == old_but_pending).values(status="pending")
+        await session.execute(pending)
+
+    db.run(age)
+    alice.ok(alice.post(f"/webhook/{hook}/test"))
+    deliver(client, clock)  # the end of a delivery clears its webhook's log of what is over and old
+    left = {delivery["uuid"] for delivery in deliveries(alice, hook)}
+    assert len(left) == 3 and {old_but_pending, recent} < left and old not in left

@@ -122,6 +122,18 @@ class JobRepository(Repository[Job]):
         )
         return result.rowcount if isinstance(result, CursorResult) else 0
 
+    async def prune_finished(self, done_before: datetime, failed_before: datetime) -> int:
+        """Delete the jobs that finished long ago: done ones due before `done_before`, failed ones before
+        `failed_before` (queued and running jobs are never touched). A job is due before it runs, and no job runs
+        for days, so its due time stands for its age, on the index the queue already reads."""
+        result = await self.session.execute(
+            delete(Job).where(
+                ((Job.status == "done") & (Job.run_after < done_before))
+                | ((Job.status == "failed") & (Job.run_after < failed_before))
+            )
+        )
+        return result.rowcount if isinstance(result, CursorResult) else 0
+
 
 def _changed(result: object) -> bool:
     return isinstance(result, CursorResult) and result.rowcount == 1

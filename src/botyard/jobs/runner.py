@@ -107,6 +107,13 @@ class JobHandler(Protocol):
         ...
 
 
+KEEP_DONE = timedelta(days=7)
+"""How long a done job's row is kept (metrics count them; nothing else reads them). Without a bound the queue grows
+by a row per answer (background tagging) and per source processed, for as long as the service runs."""
+KEEP_FAILED = timedelta(days=30)
+"""Failed jobs are kept longer: their `last_error` is what an operator looks for after something went wrong."""
+
+
 @dataclass(frozen=True)
 class RunnerConfig:
     lease_seconds: float = 30.0
@@ -155,8 +162,12 @@ class JobRunner:
         self._wake.set()
 
     async def recover(self) -> int:
+        """Put back in the queue the jobs whose lease expired, and forget those that finished long ago."""
+        now = self.config.clock()
         async with self.database.transaction() as session:
-            count = await JobRepository(session).recover_expired(self.config.clock())
+            repository = JobRepository(session)
+            count = await repository.recover_expired(now)
+            await repository.prune_finished(now - KEEP_DONE, now - KEEP_FAILED)
         if count:
             log.warning("recovered %d jobs whose lease expired", count)
         return count

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from botyard.db.repository import ChatbotPartRepository, Repository
-from botyard.models import Webhook, WebhookDelivery
+from botyard.models import DeliveryStatus, Webhook, WebhookDelivery
 
 
 class WebhookRepository(ChatbotPartRepository[Webhook]):
@@ -46,3 +47,13 @@ class DeliveryRepository(Repository[WebhookDelivery]):
             .limit(limit)
         )
         return await self.all(statement)
+
+    async def prune_finished(self, webhook_uuid: str, made_before: datetime) -> None:
+        """Delete the webhook's deliveries made before `made_before` that are over (delivered or failed)."""
+        await self.session.execute(
+            delete(WebhookDelivery).where(
+                WebhookDelivery.webhook_uuid == webhook_uuid,
+                WebhookDelivery.created_at < made_before,
+                WebhookDelivery.status != DeliveryStatus.PENDING.value,
+            )
+        )

@@ -32,6 +32,8 @@ MAX_ATTEMPTS = len(RETRY_DELAYS) + 1
 LIMITS = EgressLimits(connect_timeout=5, read_timeout=10, total_timeout=15, max_bytes=1024 * 1024, max_redirects=0)
 """A receiver should answer at once (and do its work later); its body is read only for an excerpt."""
 EXCERPT_CHARS = 500
+KEEP_DELIVERIES = timedelta(days=30)
+"""How long a finished delivery stays in its webhook's log (`GET /webhook/{uuid}/deliveries`)."""
 _RETRIED_STATUSES = frozenset({408, 429})
 
 
@@ -102,7 +104,7 @@ class WebhookSender:
         """The attempt's job itself failed (not the receiver): the delivery fails with the reason."""
         delivery = await DeliveryRepository(session).get(str(job.payload.get("delivery_uuid")))
         if delivery is not None and delivery.status == DeliveryStatus.PENDING:
-            _close(delivery, DeliveryStatus.FAILED, self.clock())
+            await _close(session, delivery, DeliveryStatus.FAILED, self.clock())
             delivery.last_error = shown_reason(reason)
 
 
@@ -133,19 +135,22 @@ async def record(db: AsyncSession, attempt: Attempt, outcome: Outcome, now: date
     delivery.last_error = outcome.error
     delivery.response_excerpt = outcome.excerpt
     if outcome.delivered:
-        _close(delivery, DeliveryStatus.DELIVERED, now)
+        await _close(db, delivery, DeliveryStatus.DELIVERED, now)
     elif outcome.retry and delivery.attempts < MAX_ATTEMPTS:
         due = now + RETRY_DELAYS[delivery.attempts - 1]
         delivery.next_attempt_at = due
         await enqueue_attempt(db, delivery, attempt.chatbot_uuid, due)
     else:
-        _close(delivery, DeliveryStatus.FAILED, now)
+        await _close(db, delivery, DeliveryStatus.FAILED, now)
 
 
-def _close(delivery: WebhookDelivery, status: DeliveryStatus, now: datetime) -> None:
+async def _close(db: AsyncSession, delivery: WebhookDelivery, status: DeliveryStatus, now: datetime) -> None:
+    """The delivery's end; and its webhook's deliveries made more than `KEEP_DELIVERIES` ago go (the log shows
+    the latest ones: without a bound it would grow by a row per event for as long as the webhook lives)."""
     delivery.status = status.value
     delivery.next_attempt_at = None
     delivery.finished_at = now
+    await DeliveryRepository(db).prune_finished(delivery.webhook_uuid, now - KEEP_DELIVERIES)
 
 
 def _excerpt(text: str) -> str:
