@@ -206,6 +206,10 @@ def test_the_kind_of_value_a_question_asks_for_is_read_in_several_languages() ->
     assert asked_kinds("寄到新疆邮费多少钱？") == {Kind.PRICE}
     assert asked_kinds("What's your phone number?") == {Kind.PHONE}
     assert asked_kinds("Do you have wheelchair access?") == set()
+    assert asked_kinds("Wo genau ist eure Werkstatt?") == asked_kinds("你们店在哪里？") == {Kind.ADDRESS}
+    assert asked_kinds("Old Town address?") == {Kind.ADDRESS}
+    # Where an order is asks for no address.
+    assert asked_kinds("Where is my parcel?") == asked_kinds("我的快递在哪？") == set()
     kinds = set(Kind)
     assert stated_kinds("free for 14 days", kinds) == {Kind.DURATION}
     assert stated_kinds("Reparaturen nehmen wir bis 17:30 an.", kinds) == {Kind.CLOCK}
@@ -213,6 +217,10 @@ def test_the_kind_of_value_a_question_asks_for_is_read_in_several_languages() ->
     assert stated_kinds("本店茶叶的保质期为18个月。", kinds) == {Kind.DURATION}
     assert stated_kinds("Call 01632 960 455.", kinds) == {Kind.PHONE}
     assert stated_kinds("At the end of the trial the workspace moves to the Free plan.", kinds) == set()
+    for address in ("at 220 Northgate Road", "Am Kettenhof 12 (Hinterhof)", "04229 Leipzig", "Port Aldric PA3 9NR"):
+        assert stated_kinds(address, kinds) == {Kind.ADDRESS}, address
+    assert stated_kinds("杭州市西湖区龙井路18号", {Kind.ADDRESS}) == {Kind.ADDRESS}
+    assert stated_kinds("The 3 Road trips we run", kinds) == set()
 
 
 TRIAL = (
@@ -231,6 +239,11 @@ def test_the_passage_that_states_the_asked_kind_of_value_answers() -> None:
         request("买回去的茶最多能存放多长时间？", hit(storage, "s2")), term_weights={"存放": 1.0, "时间": 2.0}
     )
     assert "18个月" in compose(asked)
+    workshop = "Der Abholservice gilt im Umkreis von 15 km um unsere Werkstatt. Sie finden uns Am Kettenhof 12 im Hof."
+    asked = replace(
+        request("Wo genau ist eure Werkstatt?", hit(workshop, "s3")), term_weights={"genau": 2.0, "werkstatt": 1.0}
+    )
+    assert compose(asked).startswith("Sie finden uns Am Kettenhof 12")
     # A question asking for no kind of value reads the words alone.
     assert compose(replace(request("Is there a trial?", hit(TRIAL, "s1")), term_weights={"trial": 1.2})).startswith(
         "At the end of the trial"

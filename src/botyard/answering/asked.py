@@ -1,14 +1,13 @@
 """What kind of thing a question asks for, when its words say so: a price, a length of time, a time of day, a phone
-number. A careful reader answering "trial length?" looks for the sentence that states a length of time ("free for
-14 days"), not the one that repeats "trial" ("At the end of the trial ..."); the offline answerer does the same
-(`quote`): a passage that states what was asked for counts as holding one more of the question's words, as heavy as
-its most specific one.
+number, an address. A careful reader answering "trial length?" looks for the sentence that states a length of time
+("free for 14 days"), not the one that repeats "trial" ("At the end of the trial ..."); the offline answerer does
+the same (`quote`): a passage that states what was asked for counts as holding one more of the question's words, as
+heavy as its most specific one.
 
 The cues are the asking words of the languages whose knowledge we measure (English, German, Chinese) and their close
 neighbours; a question in another language simply asks for no kind, and passages are chosen as before. The forms are
 what such a value looks like in text: a currency with a number, a number with a unit of time, a clock time, a run of
-digits long enough to be a phone number.
-"""
+digits long enough to be a phone number, a house number beside a street word or a postcode beside a town."""
 
 from __future__ import annotations
 
@@ -21,6 +20,7 @@ class Kind(StrEnum):
     DURATION = "\x00duration"
     CLOCK = "\x00clock"
     PHONE = "\x00phone"
+    ADDRESS = "\x00address"
     """Values are terms no text can contain (they start with NUL), so they weigh in `coverage` beside real ones."""
 
 
@@ -38,6 +38,13 @@ _CUES: dict[Kind, re.Pattern[str]] = {
     ),
     Kind.CLOCK: re.compile(r"\b(what time|until when|bis wann|um wie ?viel uhr|uhrzeit)\b|几点", _FLAGS),
     Kind.PHONE: re.compile(r"\b(phone|telephone|call you|telefon\w*|rufnummer|anrufen)\b|电话", _FLAGS),
+    Kind.ADDRESS: re.compile(
+        # Where the business is, not where an order is ("where is my parcel?" asks for a tracking answer).
+        r"\b(address|where (exactly )?(are you|is your|are your)|located|find you|adresse|anschrift|"
+        r"wo (genau )?(ist|sind|seid|liegt|befinde\w*|finde\w*) (ihr|euer|eure|ihre|sie)\b)|地址|"
+        r"(你们|店|门店)\S{0,4}在哪",
+        _FLAGS,
+    ),
 }
 _NUMBER = r"\d+(?:[.,]\d+)?"
 _FORMS: dict[Kind, re.Pattern[str]] = {
@@ -55,6 +62,16 @@ _FORMS: dict[Kind, re.Pattern[str]] = {
     ),
     Kind.CLOCK: re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(?:am|pm|uhr)\b|\d{1,2}点", _FLAGS),
     Kind.PHONE: re.compile(r"\+?\d[\d ()/-]{6,}\d"),
+    # A house number beside a street word (in either order), or a postcode beside its town: "14 Quay Street",
+    # "Am Kettenhof 12", "Bahnhofstraße 3a", "04229 Leipzig", "PA1 4QS", "龙井路18号".
+    Kind.ADDRESS: re.compile(
+        r"\b\d{1,5}[a-z]?,?\s+(?:[A-Z][\w'-]*\s+){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Way|Drive|Place|Square|"
+        r"Boulevard|Court|Terrace|Close|Crescent|Row|Quay|Parade|Gardens)\b|"
+        r"\b(?:Am|An der|Auf der|Im|In der|Zum|Zur)\s+[A-ZÄÖÜ][\wäöüß-]+\s+\d{1,4}[a-z]?\b|"
+        r"\b[A-ZÄÖÜ][\wäöüß-]*(?:straße|strasse|str\.|weg|gasse|platz|allee|ring|damm|ufer|hof|markt)\s+\d{1,4}[a-z]?\b|"
+        r"\b\d{5}\s+[A-ZÄÖÜ][a-zäöüß]+|\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b|"
+        r"[\u4e00-\u9fff](?:路|街|道|巷|弄)\d+号"
+    ),
 }
 
 
