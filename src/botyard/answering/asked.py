@@ -7,7 +7,8 @@ heavy as its most specific one.
 The cues are the asking words of the languages whose knowledge we measure (English, German, Chinese) and their close
 neighbours; a question in another language simply asks for no kind, and passages are chosen as before. The forms are
 what such a value looks like in text: a currency with a number, a number with a unit of time, a clock time, a run of
-digits long enough to be a phone number, a house number beside a street word or a postcode beside a town."""
+digits long enough to be a phone number, a house number beside a street word or a postcode beside a town.
+"""
 
 from __future__ import annotations
 
