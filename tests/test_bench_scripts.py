@@ -17,6 +17,7 @@ SCRIPTS = [
     "abuse.py",
     "ingest.py",
     "retrieval.py",
+    "fusion_lab.py",
     "embed.py",
     "crawl.py",
     "answers.py",
