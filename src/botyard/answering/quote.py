@@ -10,6 +10,7 @@ few other passages that score nearly as well.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ HEADING_SHARE = 0.5
 """What a heading's words count for the passages under it."""
 MEANING_SHARE = 1.0
 """What the cosine of a passage's chunk with the question adds to the passage's score."""
+READ_CHUNKS = 4096
+"""Chunks whose passages are kept read per process (a few kB each)."""
 
 
 @dataclass(frozen=True)
@@ -41,16 +44,37 @@ class Quoted:
     score: float
 
 
-def _score(
-    weights: Mapping[str, float], passage: Passage, meaning: float, heading_terms: set[str], language: str | None
-) -> float:
-    own = index_terms(passage.text, language) | stated_kinds(
-        passage.text, {Kind(term) for term in weights if term.startswith("\x00")}
-    )
-    matched = coverage(weights, own) + HEADING_SHARE * coverage(weights, heading_terms - own)
-    # Very short fragments ("Day — Hours") rarely answer anything on their own.
-    brevity = 0.5 if len(words(passage.text)) < 3 else 1.0
-    return matched * brevity + MEANING_SHARE * meaning
+@dataclass(frozen=True)
+class _Read:
+    """A passage as the scoring reads it, whatever the question."""
+
+    passage: Passage
+    terms: frozenset[str]
+    heading_terms: frozenset[str]
+    """Its heading's terms that the passage itself lacks."""
+    brevity: float
+    """Very short fragments ("Day — Hours") rarely answer anything on their own: their words count half."""
+
+
+@functools.lru_cache(maxsize=READ_CHUNKS)
+def _read(text: str, language: str | None) -> tuple[_Read, ...]:
+    """The passages of a chunk's `text` with their terms, read once per process: the best chunks of a chatbot come
+    back question after question, and splitting and analysing them was half of composing an answer."""
+    headings: dict[str, frozenset[str]] = {}  # the passages of a chunk share a few headings: each analysed once
+    found = []
+    for passage in passages(text):
+        if passage.heading not in headings:
+            headings[passage.heading] = frozenset(index_terms(passage.heading, language) if passage.heading else ())
+        terms = frozenset(index_terms(passage.text, language))
+        brevity = 0.5 if len(words(passage.text)) < 3 else 1.0
+        found.append(_Read(passage, terms, headings[passage.heading] - terms, brevity))
+    return tuple(found)
+
+
+def _score(weights: Mapping[str, float], read: _Read, meaning: float, kinds: set[Kind]) -> float:
+    own = read.terms | stated_kinds(read.passage.text, kinds) if kinds else read.terms
+    matched = coverage(weights, own) + HEADING_SHARE * coverage(weights, read.heading_terms - own)
+    return matched * read.brevity + MEANING_SHARE * meaning
 
 
 def with_asked_kinds(weights: Mapping[str, float], question: str) -> dict[str, float]:
@@ -62,21 +86,18 @@ def with_asked_kinds(weights: Mapping[str, float], question: str) -> dict[str, f
 
 def candidates(hits: Sequence[CitedHit], weights: Mapping[str, float]) -> list[Quoted]:
     found: list[Quoted] = []
+    kinds = {Kind(term) for term in weights if term.startswith("\x00")}
     for rank, cited in enumerate(hits):
         dense = cited.hit.scores.get("dense", math.nan)
         chunk_meaning = max(dense, 0.0) if math.isfinite(dense) else 0.0
-        split = passages(cited.hit.text)
+        split = _read(cited.hit.text, cited.hit.language)
         similarity = cited.hit.passage_similarity
         # Each passage's own cosine when its vectors are stored for this very text; else its chunk's.
         meanings = similarity if similarity is not None and len(similarity) == len(split) else None
-        language = cited.hit.language
-        headings: dict[str, set[str]] = {}  # the passages of a chunk share a few headings: each analysed once
-        for passage in split:
-            meaning = max(meanings[passage.position], 0.0) if meanings is not None else chunk_meaning
-            if passage.heading not in headings:
-                headings[passage.heading] = index_terms(passage.heading, language) if passage.heading else set()
-            score = _score(weights, passage, meaning, headings[passage.heading], language)
-            found.append(Quoted(rank, passage, score))
+        for read in split:
+            position = read.passage.position
+            meaning = max(meanings[position], 0.0) if meanings is not None else chunk_meaning
+            found.append(Quoted(rank, read.passage, _score(weights, read, meaning, kinds)))
     return found
 
 
