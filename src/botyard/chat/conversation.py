@@ -38,10 +38,7 @@ async def finish_message(db: AsyncSession, session_uuid: str, message_uuid: str,
 async def save_partial(db: AsyncSession, message_uuid: str, text: str) -> None:
     """Keep the answer streamed so far in its message, which stays `streaming`: a process killed mid-answer loses
     only what came after (the start-up sweep marks the message interrupted, with this text)."""
-    repository = MessageRepository(db)
-    message = await repository.get(message_uuid)
-    if message is not None and message.state == MessageState.STREAMING:
-        await repository.update(message, {"response": text})
+    await MessageRepository(db).set_values(message_uuid, {"response": text}, state=MessageState.STREAMING)
 
 
 async def streaming_messages(db: AsyncSession) -> Sequence[Message]:

@@ -150,10 +150,12 @@ class MessageRepository(Repository[Message]):
             return []
         return await self.all(select(Message).where(Message.uuid.in_(list(uuids))))
 
-    async def set_values(self, uuid: str, values: dict[str, Any]) -> bool:
-        """Update the message's columns in one statement, without loading it; False when there is no such message.
-        (A message loaded earlier in the same session keeps its old values: use `update` on loaded ones.)"""
-        statement = update(Message).where(Message.uuid == uuid).values(values)
+    async def set_values(self, uuid: str, values: dict[str, Any], *, state: str | None = None) -> bool:
+        """Update the message's columns in one statement, without loading it (only while it is in `state`, when
+        given); False when no message was updated. (A message loaded earlier in the same session keeps its old
+        values: use `update` on loaded ones.)"""
+        statement = update(Message).where(Message.uuid == uuid, *([Message.state == state] if state else []))
+        statement = statement.values(values)
         result = await self.session.execute(statement.execution_options(synchronize_session=False))
         return bool(getattr(result, "rowcount", 0))
 
