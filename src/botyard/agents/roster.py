@@ -23,22 +23,23 @@ class EnabledAgents:
     sources: dict[str, list[str]] = field(default_factory=dict)
     """The selected sources of each routed agent that does not use all of them."""
     functions: dict[str, list[ToolFunction]] = field(default_factory=dict)
-    """The enabled tool functions of each user-facing agent (loaded only when asked for)."""
+    """The enabled tool functions of each user-facing and background agent (loaded only when asked for)."""
 
 
 async def enabled_agents(db: AsyncSession, chatbot_uuid: str, *, functions: bool = False) -> EnabledAgents:
-    """The chatbot's enabled agents; with `functions`, the user-facing agents' enabled tool functions too (only an
-    answerer that can call them needs them)."""
+    """The chatbot's enabled agents; with `functions`, the user-facing and background agents' enabled tool functions
+    too (only an answerer that can call them needs them)."""
     repository = AgentRepository(db)
     everyone = [agent for agent in await repository.of_chatbot(chatbot_uuid) if agent.enabled]
     routed = [agent for agent in everyone if agent.type in ROUTED]
+    background = [agent for agent in everyone if agent.type == BACKGROUND]
     own = [agent.uuid for agent in routed if agent.type == USER_FACING and not agent.use_all_sources]
-    answering = [agent.uuid for agent in routed if agent.type == USER_FACING]
+    callers = [agent.uuid for agent in routed if agent.type == USER_FACING] + [agent.uuid for agent in background]
     return EnabledAgents(
         routed=routed,
-        background=[agent for agent in everyone if agent.type == BACKGROUND],
+        background=background,
         sources=await repository.data_sources(own) if own else {},
-        functions=await enabled_functions(db, answering) if functions and answering else {},
+        functions=await enabled_functions(db, callers) if functions and callers else {},
     )
 
 

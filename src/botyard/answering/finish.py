@@ -102,7 +102,8 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
     gap = unanswered(outcome, utcnow())
     try:
         async with database.transaction() as db:
-            if await conversation.finish_message(db, prepared.message_uuid, values) and gap is not None:
+            stored = await conversation.finish_message(db, prepared.session_uuid, prepared.message_uuid, values)
+            if stored and gap is not None:
                 await unanswered_questions.record(db, gap)
             if phrase is not None:
                 await live.flag_for_operators(

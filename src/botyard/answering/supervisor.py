@@ -115,12 +115,15 @@ class Roster:
     cards: list[AgentCard]
     """The enabled agents that can answer a query, oldest first."""
     background: bool
-    """An enabled background agent has work after each answer: tags to assign, or (with `tools`) functions."""
+    """An enabled background agent has work after each answer: tags to assign, or (with `tools`) enabled functions
+    to call. Without any, no `tag_session` job is queued (with a model it would cost a second call per answer)."""
 
 
 def roster(enabled: EnabledAgents, *, tools: bool = False) -> Roster:
     """The enabled agents as routing and tagging need them; with `tools`, the user-facing agents' tool functions."""
-    background = any(tools or AgentMeta.of(agent).tags for agent in enabled.background)
+    background = any(
+        AgentMeta.of(agent).tags or (tools and enabled.functions.get(agent.uuid)) for agent in enabled.background
+    )
     return Roster([_card(agent, enabled) for agent in enabled.routed], background)
 
 

@@ -25,25 +25,20 @@ async def add_message(db: AsyncSession, message: Message) -> Message:
     return added
 
 
-async def finish_message(db: AsyncSession, message_uuid: str, values: dict[str, Any]) -> bool:
-    """Write the answer into its message, and move the session's last activity to the answer's time; False when the
-    message is gone already (its session was deleted meanwhile)."""
-    repository = MessageRepository(db)
-    message = await repository.get(message_uuid)
-    if message is not None:
-        answered_at = utcnow()
-        await repository.update(message, {**values, "modified_at": answered_at})
-        await ChatSessionRepository(db).touch(message.session_uuid, answered_at)
-    return message is not None
+async def finish_message(db: AsyncSession, session_uuid: str, message_uuid: str, values: dict[str, Any]) -> bool:
+    """Write the answer into its message (of the session `session_uuid`), and move the session's last activity to the
+    answer's time; False when the message is gone already (its session was deleted meanwhile)."""
+    answered_at = utcnow()
+    if not await MessageRepository(db).set_values(message_uuid, {**values, "modified_at": answered_at}):
+        return False
+    await ChatSessionRepository(db).touch(session_uuid, answered_at)
+    return True
 
 
 async def save_partial(db: AsyncSession, message_uuid: str, text: str) -> None:
     """Keep the answer streamed so far in its message, which stays `streaming`: a process killed mid-answer loses
     only what came after (the start-up sweep marks the message interrupted, with this text)."""
-    repository = MessageRepository(db)
-    message = await repository.get(message_uuid)
-    if message is not None and message.state == MessageState.STREAMING:
-        await repository.update(message, {"response": text})
+    await MessageRepository(db).set_values(message_uuid, {"response": text}, state=MessageState.STREAMING)
 
 
 async def streaming_messages(db: AsyncSession) -> Sequence[Message]:

@@ -98,9 +98,11 @@ async def admit(db: AsyncSession, chatbot: Chatbot, windows: list[Window], now: 
     for window in windows:  # always in the same order, so two requests' locks cannot deadlock
         await repository.lock_device(chatbot.uuid, window.key)
         await repository.forget_before(chatbot.uuid, window.key, now - max(window.span, MAX_WINDOW))
-        await _refuse_when_full(repository, chatbot, window, now)
-    for window in windows:
-        await repository.add(RateLimitHit(chatbot_uuid=chatbot.uuid, device=window.key, created_at=now))
+        # The count and the insert in one statement; a window that is full raises, and the caller's transaction
+        # (rolled back by the 429) takes the hits already inserted in the earlier windows with it.
+        if not await repository.add_below(chatbot.uuid, window.key, now, now - window.span, window.limit):
+            await _refuse_when_full(repository, chatbot, window, now)
+            await repository.add(RateLimitHit(chatbot_uuid=chatbot.uuid, device=window.key, created_at=now))
 
 
 async def check(db: AsyncSession, chatbot: Chatbot, windows: list[Window], now: datetime) -> None:

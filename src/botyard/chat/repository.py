@@ -6,10 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
-from sqlalchemy import ColumnElement, cast, delete, exists, func, or_, select, text, update
+from sqlalchemy import ColumnElement, cast, delete, exists, func, insert, literal, or_, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 
+from botyard.db.base import new_uuid
 from botyard.db.batches import batches
 from botyard.db.repository import ChatbotPartRepository, Repository
 from botyard.models import Chatbot, ChatSession, Message, MessageFeedback, MessageState, RateLimitHit
@@ -148,6 +150,15 @@ class MessageRepository(Repository[Message]):
             return []
         return await self.all(select(Message).where(Message.uuid.in_(list(uuids))))
 
+    async def set_values(self, uuid: str, values: dict[str, Any], *, state: str | None = None) -> bool:
+        """Update the message's columns in one statement, without loading it (only while it is in `state`, when
+        given); False when no message was updated. (A message loaded earlier in the same session keeps its old
+        values: use `update` on loaded ones.)"""
+        statement = update(Message).where(Message.uuid == uuid, *([Message.state == state] if state else []))
+        statement = statement.values(values)
+        result = await self.session.execute(statement.execution_options(synchronize_session=False))
+        return bool(getattr(result, "rowcount", 0))
+
     async def streaming(self) -> Sequence[Message]:
         return await self.all(select(Message).where(Message.state == MessageState.STREAMING))
 
@@ -194,6 +205,29 @@ class RateLimitRepository(Repository[RateLimitHit]):
             .order_by(RateLimitHit.created_at)
         )
         return list(rows.scalars())
+
+    async def add_below(self, chatbot_uuid: str, device: str, at: datetime, since: datetime, limit: int) -> bool:
+        """Record a hit of the device at `at` if it has fewer than `limit` hits after `since`: the count and the
+        insert in one statement. Whether it was recorded."""
+        recent = (
+            select(func.count())
+            .select_from(RateLimitHit)
+            .where(
+                RateLimitHit.chatbot_uuid == chatbot_uuid,
+                RateLimitHit.device == device,
+                RateLimitHit.created_at > since,
+            )
+            .scalar_subquery()
+        )
+        columns = RateLimitHit.__table__.c
+        row = select(
+            literal(new_uuid(), columns.uuid.type),
+            literal(chatbot_uuid, columns.chatbot_uuid.type),
+            literal(device, columns.device.type),
+            literal(at, columns.created_at.type),
+        ).where(recent < limit)
+        statement = insert(RateLimitHit).from_select(["uuid", "chatbot_uuid", "device", "created_at"], row)
+        return bool(getattr(await self.session.execute(statement), "rowcount", 0))
 
     async def forget_before(self, chatbot_uuid: str, device: str, before: datetime) -> None:
         await self.session.execute(
