@@ -48,6 +48,11 @@ def words(text: str) -> list[str]:
     return [word.lower().replace("\u2019", "'") for word in _WORD.findall(text)]
 
 
+def word_count(text: str) -> int:
+    """How many words `text` has (as `words` finds them, without making them)."""
+    return len(_WORD.findall(text))
+
+
 def stem(word: str) -> str:
     """A crude English stem, enough to match "opens"/"open", "deliveries"/"delivery", "shipping"/"ship"."""
     for suffix, replacement in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):

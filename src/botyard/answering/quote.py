@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from botyard.answering.asked import Kind, asked_kinds, stated_kinds
 from botyard.answering.base import CitedHit
-from botyard.passages import Passage, PassageKind, passages, words
+from botyard.passages import Passage, PassageKind, passages, word_count, words
 from botyard.retrieval.lexical import index_terms
 from botyard.retrieval.relevance import coverage
 
@@ -32,8 +32,10 @@ HEADING_SHARE = 0.5
 """What a heading's words count for the passages under it."""
 MEANING_SHARE = 1.0
 """What the cosine of a passage's chunk with the question adds to the passage's score."""
-READ_CHUNKS = 4096
-"""Chunks whose passages are kept read per process (a few kB each)."""
+READ_CHUNKS = 512
+"""Chunks whose passages are kept read per process. A read chunk of `bench/chat.py`'s knowledge (about 1 kB of text)
+holds about 19 kB (its passages' term sets): 4,096 of them added 78 MB to a server's peak RSS at 10k chunks, 512 add
+about 14 MB, and a small knowledge base's chunks that questions come back to all fit."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ def _read(text: str, language: str | None) -> tuple[_Read, ...]:
         if passage.heading not in headings:
             headings[passage.heading] = frozenset(index_terms(passage.heading, language) if passage.heading else ())
         terms = frozenset(index_terms(passage.text, language))
-        brevity = 0.5 if len(words(passage.text)) < 3 else 1.0
+        brevity = 0.5 if word_count(passage.text) < 3 else 1.0
         found.append(_Read(passage, terms, headings[passage.heading] - terms, brevity))
     return tuple(found)
 
@@ -147,7 +149,7 @@ def _answer_after(found: list[Quoted], question: Quoted) -> list[Quoted]:
     total = 0
     position = question.passage.position + 1
     while position in by_position and not _asks(by_position[position].passage):
-        total += len(words(by_position[position].passage.text))
+        total += word_count(by_position[position].passage.text)
         if answer and total > MAX_WORDS:
             break
         answer.append(by_position[position])
@@ -169,9 +171,9 @@ def select(found: list[Quoted]) -> list[Quoted]:
     if answer:  # a question of the knowledge's own (an FAQ, "No time to come in?") is answered by what follows it
         best = answer[0]
     chosen = [best]
-    total = len(words(best.passage.text))
+    total = word_count(best.passage.text)
     for neighbour in answer[1:] or _neighbours(found, best):
-        length = len(words(neighbour.passage.text))
+        length = word_count(neighbour.passage.text)
         if total + length <= MAX_WORDS or neighbour.passage.kind is PassageKind.ITEM:
             chosen.append(neighbour)
             total += length
@@ -179,7 +181,7 @@ def select(found: list[Quoted]) -> list[Quoted]:
     for quoted in ranking[1:]:
         if others == MAX_PASSAGES - 1 or quoted.score < FOLLOWER_SHARE * best.score or quoted.score <= 0:
             break
-        length = len(words(quoted.passage.text))
+        length = word_count(quoted.passage.text)
         if quoted in chosen or total + length > MAX_WORDS or _asks(quoted.passage):
             continue
         if any(_similar(quoted.passage, c.passage) for c in chosen):
