@@ -17,12 +17,14 @@ from botyard.ingestion.tokens import count_tokens
 from botyard.main import create_app
 from botyard.retrieval.base import QUOTED_HITS, Retrieval
 from botyard.retrieval.relevance import JUDGED_HITS
+from botyard.retrieval.repository import RetrievalRepository
 from botyard.retrieval.retriever import Retriever
 from tests.support.api import Api, assert_error, assert_not_found
 from tests.support.database import POSTGRES_ENV, Db, fresh_settings
 from tests.support.embedders import FakeEmbedder
 from tests.support.jobs import process
 from tests.support.knowledge import KNOWLEDGE, add_qa, knowledge_bot
+from tests.support.sources import upload
 
 OFF_TOPIC = [
     "Who won the football world cup in 1998?",
@@ -265,3 +267,15 @@ def test_a_query_is_embedded_once_for_routing_and_retrieval(tmp_path: Path) -> N
 
     first, again, other = asyncio.run(twice())
     assert first is again and other is not None and embedder.calls == 2
+
+
+def test_the_rows_of_one_source_share_its_values(alice: Api, db: Db) -> None:
+    # An index holds a row per chunk: each row repeating its source's title and meta cost about 400 B at 100k.
+    bot = alice.chatbot()["uuid"]
+    sections = [f"# Section {n}\n\n" + f"Paragraph {n} tells the story of the shop. " * 60 for n in range(6)]
+    upload(alice, bot, "story.md", "\n\n".join(sections).encode())
+    process(alice.client)
+    rows, _ = db.run(lambda session: RetrievalRepository(session).chunks(bot, None))
+    assert len(rows) >= 2 and len({row.uuid for row in rows}) == len(rows)
+    assert all(row.source_meta is rows[0].source_meta and row.source_title is rows[0].source_title for row in rows)
+    assert not hasattr(rows[0], "__dict__")
