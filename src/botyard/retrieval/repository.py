@@ -16,7 +16,7 @@ from botyard.models import Chatbot, Chunk, DataSource, KnowledgeChange
 @dataclass(frozen=True, slots=True)
 class ChunkRow:
     """A chunk with what retrieval shows of its source. An index holds one per chunk, so it has no `__dict__`, and
-    the rows of one source share their source's strings and meta (`RetrievalRepository.chunks`): read-only, like the row."""
+    the rows of one source share their source's strings and meta (`_rows`): read-only, like the row."""
 
     uuid: str
     data_source_uuid: str
@@ -89,36 +89,7 @@ class RetrievalRepository:
         if sources is not None:
             statement = statement.where(Chunk.data_source_uuid.in_(sorted(sources)))
         found = (await self.session.execute(statement)).all()
-        # Each source's values once, shared by its rows: at 100k chunks a copy per row held about 60 MB.
-        shared: dict[str, ChunkRow] = {}
-        headings: dict[str, str] = {}
-        rows = []
-        for row in found:
-            source = shared.get(row.data_source_uuid)
-            if source is None:
-                source = shared[row.data_source_uuid] = ChunkRow(
-                    uuid="",
-                    data_source_uuid=row.data_source_uuid,
-                    position=0,
-                    heading="",
-                    text="",
-                    source_title=row.title or "",
-                    source_type=row.type,
-                    source_meta=dict(row.meta or {}),
-                    source_file_name=row.file_name or "",
-                )
-            heading = row.heading or ""
-            rows.append(
-                replace(
-                    source,
-                    uuid=row.uuid,
-                    position=row.position,
-                    heading=headings.setdefault(heading, heading),
-                    text=row.text,
-                    tokens=row.tokens,
-                )
-            )
-        return rows, [row.vector for row in found]
+        return _rows(found), [row.vector for row in found]
 
     async def passage_vectors(self, chunk_uuids: Sequence[str], embedder: str) -> dict[str, bytes]:
         """The stored passage vectors of these chunks that `embedder` produced (by chunk uuid): a few primary-key
@@ -129,3 +100,37 @@ class RetrievalRepository:
             Chunk.uuid.in_(chunk_uuids), Chunk.embedder == embedder, Chunk.passage_vectors.is_not(None)
         )
         return {row.uuid: row.passage_vectors for row in await self.session.execute(statement)}
+
+
+def _rows(found: Sequence[Any]) -> list[ChunkRow]:
+    """The chunk rows of a `chunks` result. Each source's values are made once and shared by its rows (and equal
+    headings by theirs): at 100k chunks a copy per row held about 38 MB."""
+    shared: dict[str, ChunkRow] = {}
+    headings: dict[str, str] = {}
+    rows = []
+    for row in found:
+        source = shared.get(row.data_source_uuid)
+        if source is None:
+            source = shared[row.data_source_uuid] = ChunkRow(
+                uuid="",
+                data_source_uuid=row.data_source_uuid,
+                position=0,
+                heading="",
+                text="",
+                source_title=row.title or "",
+                source_type=row.type,
+                source_meta=dict(row.meta or {}),
+                source_file_name=row.file_name or "",
+            )
+        heading = row.heading or ""
+        rows.append(
+            replace(
+                source,
+                uuid=row.uuid,
+                position=row.position,
+                heading=headings.setdefault(heading, heading),
+                text=row.text,
+                tokens=row.tokens,
+            )
+        )
+    return rows
