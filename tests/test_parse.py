@@ -19,9 +19,9 @@ from botyard.ingestion.parse import (
     ParseError,
     ParseLimits,
     Sandbox,
-    parse_bytes,
     parse_file,
 )
+from botyard.ingestion.parse.core import parse_bytes
 from botyard.ingestion.parse.sniff import safe_name
 from tests.support import documents as samples
 
