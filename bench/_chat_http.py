@@ -98,6 +98,7 @@ class Figures:
     client_cpu: float = 0.0
     load: float = 0.0
     tree_rss_mb: float = 0.0
+    tree_rss_end_mb: float = 0.0
     peak_streams: int = 0
     ramp: float = 0.0
     """Seconds over which the streams of the LLM phase started."""
@@ -134,6 +135,7 @@ def measured(figures: Figures, server: Server) -> Iterator[None]:
         figures.notes.append(f"CPU seconds per worker: {split}")
     figures.client_cpu = time.process_time() - client_cpu
     figures.tree_rss_mb = memory.peaks.tree_rss_kb / 1024
+    figures.tree_rss_end_mb = memory.peaks.tree_rss_end_kb / 1024
 
 
 def _ratio(service: float, bare: float) -> str:

@@ -224,6 +224,8 @@ class MemoryPeaks:
     """The largest VmHWM of any descendant (the parser zygote, its supervisors and parser children), sampled."""
     tree_rss_kb: int = 0
     """The largest sum of VmRSS over the server and its descendants at one sample (shared pages count twice)."""
+    tree_rss_end_kb: int = 0
+    """That sum at the last sample: what the tree holds once a phase's transient peaks (an index build) are over."""
     children_seen: int = 0
 
 
@@ -261,6 +263,7 @@ class MemorySampler:
             total += status.get("VmRSS", 0)
             self.peaks.child_hwm_kb = max(self.peaks.child_hwm_kb, status.get("VmHWM", 0))
         self.peaks.tree_rss_kb = max(self.peaks.tree_rss_kb, total)
+        self.peaks.tree_rss_end_kb = total
         self.peaks.children_seen = len(self._seen)
 
 

@@ -705,7 +705,8 @@ def report_run(run: Run) -> list[str]:
             f"p99 {_ms(total, 0.99)}",
             f"   warm-up ms: {', '.join(f'{value:.0f}' for value in figures.warmup_ms)}  ({figures.warmup_note})",
             f"   server CPU {figures.server_cpu:.1f} s, client CPU {figures.client_cpu:.1f} s, "
-            f"load average {figures.load:.1f} at start, server tree peak RSS {figures.tree_rss_mb:.0f} MB"
+            f"load average {figures.load:.1f} at start, server tree RSS peak {figures.tree_rss_mb:.0f} MB, "
+            f"at the end {figures.tree_rss_end_mb:.0f} MB"
             + (f", peak concurrent streams {figures.peak_streams}" if name.startswith("llm") else ""),
         ]
         if name == "offline" and run.chunks in GOAL_TTFB_P95_MS:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from botyard.embedding import Vectors, part_cosines
 from botyard.retrieval.base import Hit
-from botyard.retrieval.dense import DenseIndex
+from botyard.retrieval.dense import DenseIndex, Stored
 from botyard.retrieval.fusion import (
     FEEDBACK_DOCS,
     Method,
@@ -72,7 +72,7 @@ class ChatbotIndex:
         self,
         version: int,
         rows: Sequence[ChunkRow],
-        vectors: Sequence[bytes | None],
+        vectors: Sequence[Stored],
         parts: tuple[int, ...] | None,
         *,
         stem: bool = True,
@@ -118,7 +118,7 @@ class ChatbotIndex:
         return self.dense is not None and self.dense.count > 0
 
     def updated(
-        self, version: int, sources: Collection[str], rows: Sequence[ChunkRow], vectors: Sequence[bytes | None]
+        self, version: int, sources: Collection[str], rows: Sequence[ChunkRow], vectors: Sequence[Stored]
     ) -> ChatbotIndex | None:
         """This index at `version`, where the chunks of `sources` are now `rows` with their `vectors` (none: they
         were deleted), as a new object:

@@ -11,6 +11,10 @@ from sqlalchemy import LargeBinary, case, null, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import Chatbot, Chunk, DataSource, KnowledgeChange
+from botyard.retrieval.dense import Stored, held
+
+STREAMED_ROWS = 2_000
+"""Rows read from the database at a time while an index's chunks stream in."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +62,7 @@ class RetrievalRepository:
 
     async def chunks(
         self, chatbot_uuid: str, embedder: str | None, sources: Collection[str] | None = None
-    ) -> tuple[list[ChunkRow], list[bytes | None]]:
+    ) -> tuple[list[ChunkRow], list[Stored]]:
         """Every chunk of the chatbot, or of these of its `sources` (the index puts them in its own order), and their
         vectors in the same order: only those the current embedder made, None otherwise (other models' vectors are
         in another space). Apart, so that the index keeps them once, in its matrices, not also beside each row.
@@ -88,8 +92,17 @@ class RetrievalRepository:
         )
         if sources is not None:
             statement = statement.where(Chunk.data_source_uuid.in_(sorted(sources)))
-        found = (await self.session.execute(statement)).all()
-        return _rows(found), [row.vector for row in found]
+        # Streamed, each vector made float16 as it comes: read whole, 100k chunks' float32 vectors held 358 MB at once
+        # (besides the index being built from them), and the rows' result objects as much again.
+        rows: list[ChunkRow] = []
+        vectors: list[Stored] = []
+        reader = _RowReader()
+        result = await self.session.stream(statement)
+        async for partition in result.partitions(STREAMED_ROWS):
+            for row in partition:
+                rows.append(reader.read(row))
+                vectors.append(None if row.vector is None else held(row.vector))
+        return rows, vectors
 
     async def passage_vectors(self, chunk_uuids: Sequence[str], embedder: str) -> dict[str, bytes]:
         """The stored passage vectors of these chunks that `embedder` produced (by chunk uuid): a few primary-key
@@ -102,16 +115,18 @@ class RetrievalRepository:
         return {row.uuid: row.passage_vectors for row in await self.session.execute(statement)}
 
 
-def _rows(found: Sequence[Any]) -> list[ChunkRow]:
-    """The chunk rows of a `chunks` result. Each source's values are made once and shared by its rows (and equal
+class _RowReader:
+    """Chunk rows from a `chunks` result. Each source's values are made once and shared by its rows (and equal
     headings by theirs): at 100k chunks a copy per row held about 38 MB."""
-    shared: dict[str, ChunkRow] = {}
-    headings: dict[str, str] = {}
-    rows = []
-    for row in found:
-        source = shared.get(row.data_source_uuid)
+
+    def __init__(self) -> None:
+        self._sources: dict[str, ChunkRow] = {}
+        self._headings: dict[str, str] = {}
+
+    def read(self, row: Any) -> ChunkRow:
+        source = self._sources.get(row.data_source_uuid)
         if source is None:
-            source = shared[row.data_source_uuid] = ChunkRow(
+            source = self._sources[row.data_source_uuid] = ChunkRow(
                 uuid="",
                 data_source_uuid=row.data_source_uuid,
                 position=0,
@@ -123,14 +138,11 @@ def _rows(found: Sequence[Any]) -> list[ChunkRow]:
                 source_file_name=row.file_name or "",
             )
         heading = row.heading or ""
-        rows.append(
-            replace(
-                source,
-                uuid=row.uuid,
-                position=row.position,
-                heading=headings.setdefault(heading, heading),
-                text=row.text,
-                tokens=row.tokens,
-            )
+        return replace(
+            source,
+            uuid=row.uuid,
+            position=row.position,
+            heading=self._headings.setdefault(heading, heading),
+            text=row.text,
+            tokens=row.tokens,
         )
-    return rows

@@ -9,10 +9,8 @@ the index asks for it (dead rows, a change of the chatbot's languages). Several 
 each keep their own caches, all correct, because they all read the same version and the same log.
 
 Rebuilds and catch-ups are serialised per chatbot by an asyncio lock (ten concurrent questions to a chatbot whose
-knowledge just changed update its index once), and the cache is bounded by the number of chunks it holds, least
-recently used out. Building, updating and searching a large index run in a worker thread so the event loop keeps
-serving other requests.
-"""
+knowledge just changed update its index once), and the cache is bounded by the chunks it holds, least recently used
+out. Building, updating and searching a large index run in a worker thread (the loop serves on)."""
 
 from __future__ import annotations
 
@@ -31,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard import metrics
 from botyard.config import Settings
 from botyard.embedding import Embedder, EmbeddingError, Vectors, cosines, decode_matrix
+from botyard.memory import release_free_memory
 from botyard.retrieval.base import QUOTED_HITS, Hit, Retrieval
 from botyard.retrieval.baseline import (
     UNRELATED_QUESTIONS,
@@ -38,6 +37,7 @@ from botyard.retrieval.baseline import (
     unrelated_evidence,
     usual_closeness,
 )
+from botyard.retrieval.dense import Stored
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, similarity
@@ -100,8 +100,8 @@ class Retriever:
         question is answerable, the cosine of each passage of the best hits (the offline answerer quotes by them;
         one more read, so only for it).
 
-        `vector`: the query's vector from `embed_query`, computed before the caller opened `db`, so that no
-        database connection is held while the model runs; computed here when not given."""
+        `vector`: the query's vector from `embed_query`, computed before the caller opened `db` (no connection is
+        held while the model runs); computed here when not given."""
         index = await self.index(db, chatbot_uuid)
         if index is None or index.size == 0 or top_k <= 0 or (source_uuids is not None and not source_uuids):
             return Retrieval(hits=[], relevant=False, assessment=assess([], strictness))
@@ -123,8 +123,7 @@ class Retriever:
         )
 
     async def index(self, db: AsyncSession, chatbot_uuid: str) -> ChatbotIndex | None:
-        """The chatbot's index at its current knowledge version (caught up or built if needed); None if there is no
-        chatbot."""
+        """The chatbot's index at its current knowledge version (caught up or built if needed); None: no chatbot."""
         repository = RetrievalRepository(db)
         version = await repository.knowledge_version(chatbot_uuid)
         if version is None:
@@ -257,10 +256,9 @@ class Retriever:
 
     async def embed_query(self, query: str) -> Vectors | None:
         """The query's vector; None without an embedder or when embedding fails, and retrieval falls back to BM25
-        (an embeddings endpoint that is down degrades answers, it does not stop them).
-
-        The last `QUERY_VECTORS` vectors are kept: routing embeds a query before retrieval searches with it, and
-        the same questions come back (a widget's suggested questions)."""
+        (an embeddings endpoint that is down degrades answers, it does not stop them). The last `QUERY_VECTORS`
+        vectors are kept: routing embeds a query before retrieval searches with it, and the same questions come
+        back (a widget's suggested questions)."""
         if self.embedder is None or not query.strip():
             return None
         cached = self._query_vectors.get(query)
@@ -288,13 +286,15 @@ async def _off_loop(rows: int, work: Callable[P, T], *args: P.args, **kwargs: P.
 def _build(
     version: int,
     rows: list[ChunkRow],
-    vectors: list[bytes | None],
+    vectors: list[Stored],
     parts: tuple[int, ...] | None,
     unrelated: list[Vectors | None],
     workdir: Private | None,
 ) -> ChatbotIndex:
     """A chatbot's index with what unrelated questions find in it (the relevance decision's bar)."""
     index = ChatbotIndex(version, rows, vectors, parts, workdir=workdir)
+    vectors.clear()  # the caller's: read whole for the build (358 MB at 100k chunks), freed and given back (`memory`)
+    release_free_memory()
     if index.size:
         index.unrelated = unrelated_evidence(index, unrelated)
     return index
