@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import tantivy
 
+from botyard.memory import release_free_memory
 from botyard.retrieval.dense import DenseIndex
 from botyard.retrieval.index import ChatbotIndex
 from botyard.retrieval.lexical import LexicalIndex
@@ -203,8 +204,7 @@ class Snapshots:
 
     def save(self, chatbot_uuid: str, index: ChatbotIndex) -> Path:
         """Save `index`, as built and not updated since (the caller holds it from being updated meanwhile), and
-        remove the chatbot's older snapshots. Another process saving the same version at once is harmless: the
-        first rename wins, the other's copy is dropped."""
+        remove the chatbot's older snapshots. Another process saving it at once is harmless: one rename wins."""
         if index.workdir is None or index.built_version != index.version:
             raise ValueError("only an index built on disk and not updated since is saved")
         found = self.newest(chatbot_uuid, sys.maxsize)
@@ -285,6 +285,7 @@ class Snapshots:
         }
         with (folder / STATE).open("wb") as file:
             pickle.dump(state, file, protocol=pickle.HIGHEST_PROTOCOL)
+        release_free_memory()  # pickling's memo of every object it wrote (`memory`)
 
 
 def drop_snapshots(data_dir: Path, chatbot_uuid: str) -> None:
