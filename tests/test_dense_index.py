@@ -22,36 +22,38 @@ def index() -> DenseIndex:
 def test_a_question_is_scored_by_its_own_models_part() -> None:
     dense = index()
     english = np.array([1.0, 0.0, 0.0, 0.0, 0.0], dtype=np.float32)  # the first model read it
-    assert np.allclose(dense.scores(english), [0.6, 0.0, -np.inf, -np.inf], atol=1e-3)  # float16 rows
+    assert np.allclose(dense.scores(english), [0.6, 0.0, -np.inf, -np.inf], atol=5e-3)  # int8 rows
     german = np.array([0.0, 0.0, 0.0, 0.0, 1.0], dtype=np.float32)  # only the second one did
-    assert np.allclose(dense.scores(german), [0.8, 0.0, -np.inf, -np.inf], atol=1e-3)
+    assert np.allclose(dense.scores(german), [0.8, 0.0, -np.inf, -np.inf], atol=5e-3)
     assert dense.count == 2
 
 
 def test_the_candidates_whole_vectors_are_returned_as_stored() -> None:
     rows = index().rows(np.array([1, 0], dtype=np.int64))
     assert rows.shape == (2, 5)
-    assert np.allclose(rows, np.vstack([SECOND_ONLY, BOTH]), atol=1e-3)  # float16 storage
+    assert np.allclose(rows, np.vstack([SECOND_ONLY, BOTH]), atol=5e-3)  # int8 storage
 
 
-def test_vectors_are_held_in_half_precision_and_score_as_in_full_precision() -> None:
-    """Half the memory of float32 (at 100k chunks 179 MB less), cosines within rounding, built and added rows."""
+def test_vectors_are_held_in_eight_bits_and_score_as_in_full_precision() -> None:
+    """A quarter of float32's memory (at 100k chunks 268 MB less), cosines within rounding, built and added rows."""
     rng = np.random.default_rng(7)
-    parts = (24, 40)
+    parts = (96, 128)
     vectors = rng.standard_normal((300, sum(parts))).astype(np.float32)
-    for start, width in ((0, 24), (24, 40)):
+    for start, width in ((0, 96), (96, 128)):
         vectors[:, start : start + width] /= np.linalg.norm(vectors[:, start : start + width], axis=1, keepdims=True)
     built = DenseIndex([encode_vector(vector) for vector in vectors[:200]], parts)
     dense = built.updated(np.zeros(0, dtype=np.int64), [encode_vector(vector) for vector in vectors[200:]])
-    assert all(matrix.dtype == np.float16 for matrix in (*dense.blocks, *dense.tails))
-    assert sum(block.nbytes for block in dense.blocks) == 200 * sum(parts) * 2
-    question = vectors[250].copy()
-    question[24:] = 0.0  # read by the first model
-    exact = vectors[:, :24] @ question[:24]
-    found = dense.scores(question)
-    assert np.abs(found - exact).max() < 2e-3
-    assert np.argmax(found) == 250
-    assert list(np.argsort(-found)[:5]) == list(np.argsort(-exact)[:5])
+    assert all(matrix.dtype == np.int8 for matrix in (*dense.blocks, *dense.tails))
+    assert sum(block.nbytes for block in dense.blocks) == 200 * sum(parts)
+    for question, exact in (
+        (np.concatenate([vectors[250, :96], np.zeros(128)]), vectors[:, :96] @ vectors[250, :96]),  # first model
+        (np.concatenate([np.zeros(96), vectors[120, 96:]]), vectors[:, 96:] @ vectors[120, 96:]),  # second only
+    ):
+        found = dense.scores(question.astype(np.float32))
+        assert np.abs(found - exact).max() < 5e-3
+        assert list(np.argsort(-found)[:3]) == list(np.argsort(-exact)[:3])
+    gathered = dense.rows(np.array([5, 260], dtype=np.int64))
+    assert np.abs(gathered - vectors[[5, 260]]).max() < 5e-3
 
 
 def test_scoring_leaves_every_reference_count_as_it_was() -> None:

@@ -35,4 +35,4 @@ def test_feedback_promotes_chunks_like_the_best_ones() -> None:
     assert dense_order == ["a", "c", "b"]  # by cosine with the query alone
     hybrid_order, cosines = ranking(Method.HYBRID)
     assert hybrid_order == ["a", "b", "c"]  # B resembles the best hit A
-    assert np.allclose(cosines, [0.6, 0.5, 0.55], atol=1e-3)  # shown scores are the query's own cosines
+    assert np.allclose(cosines, [0.6, 0.5, 0.55], atol=5e-3)  # shown scores are the query's own cosines (int8 rows)
