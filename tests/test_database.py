@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.pool import QueuePool
 
 from botyard.config import Settings
-from botyard.db.engine import create_engine
+from botyard.db.engine import create_engine, create_sqlite_writer
 from botyard.models import Account
 from tests.support.database import Db
 
@@ -57,3 +57,27 @@ def test_the_pool_follows_the_settings(tmp_path: Path) -> None:
     assert isinstance(engine.pool, QueuePool)
     assert (engine.pool.size(), engine.pool._max_overflow) == (3, 7)
     asyncio.run(engine.dispose())
+
+
+def test_a_sqlite_connection_returned_in_a_transaction_is_rolled_back(tmp_path: Path) -> None:
+    """The pool does not roll back every connection returned to it (a round trip after each commit), only one still
+    in a transaction: here one begun on the driver itself, which SQLAlchemy knows nothing of."""
+    settings = Settings(data_dir=tmp_path)
+
+    async def check() -> None:
+        engine = create_sqlite_writer(settings)
+        assert engine is not None
+        async with engine.connect() as connection:
+            await connection.exec_driver_sql("CREATE TABLE note (text TEXT)")
+            await connection.commit()
+        connection = await engine.connect()
+        driver = (await connection.get_raw_connection()).driver_connection
+        await driver.execute("BEGIN IMMEDIATE")
+        await driver.execute("INSERT INTO note VALUES ('left open')")
+        await connection.close()
+        assert not driver.in_transaction
+        async with engine.connect() as connection:  # the write lock is free again, and nothing was written
+            assert (await connection.exec_driver_sql("SELECT count(*) FROM note")).scalar() == 0
+        await engine.dispose()
+
+    asyncio.run(check())

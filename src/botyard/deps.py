@@ -18,6 +18,8 @@ from botyard.db.session import Database
 from botyard.egress import EgressClient
 from botyard.retrieval.retriever import Retriever
 
+# The dependencies below are `async def` though none of them waits for anything: FastAPI runs a plain `def`
+# dependency in a worker thread, a thread hop per dependency per request (four on every chat message).
 _READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _bearer = HTTPBearer(auto_error=False, description="An API key created with `botyard key create`.")
 
@@ -29,24 +31,24 @@ async def _db_session(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
-def _settings(request: Request) -> Settings:
+async def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
 # scope="function": commit before the response is sent, so a client that reads right after sees its write, and a
 # failed commit becomes an error response instead of a lost write behind a 200.
-def _egress(request: Request) -> EgressClient:
+async def _egress(request: Request) -> EgressClient:
     egress: EgressClient = request.app.state.egress
     return egress
 
 
-def _database(request: Request) -> Database:
+async def _database(request: Request) -> Database:
     database: Database = request.app.state.database
     return database
 
 
-def _clock(request: Request) -> Callable[[], datetime]:
+async def _clock(request: Request) -> Callable[[], datetime]:
     clock: Callable[[], datetime] = request.app.state.clock
     return clock
 
@@ -67,7 +69,7 @@ ReadDbSession = Annotated[AsyncSession, Depends(_read_session, scope="function")
 """A read-only unit of work for a POST that writes nothing (a search): on SQLite it takes no write lock."""
 
 
-def _retriever(request: Request) -> Retriever:
+async def _retriever(request: Request) -> Retriever:
     retriever: Retriever = request.app.state.retriever
     return retriever
 
@@ -111,7 +113,7 @@ OptionalAccount = Annotated[str | None, Depends(_optional_account)]
 """The uuid of the account whose key signed the request, or None when no `Authorization` header was sent."""
 
 
-def _client_network(request: Request) -> str:
+async def _client_network(request: Request) -> str:
     settings: Settings = request.app.state.settings
     peer = request.client.host if request.client is not None else None
     trusted = trusted_networks(settings.trusted_proxies)  # a few microseconds: cheaper than keeping it in sync

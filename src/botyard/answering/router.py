@@ -16,7 +16,8 @@ from botyard.deps import OptionalAccount
 router = APIRouter(tags=["sessions and messages"])
 
 
-def _pipeline(request: Request) -> Pipeline:
+async def _pipeline(request: Request) -> Pipeline:
+    # async: FastAPI would run a plain `def` in a worker thread (see `botyard.deps`)
     pipeline: Pipeline = request.app.state.answers
     return pipeline
 

@@ -47,7 +47,8 @@ class Visitor:
     """What one chatbot takes a minute from all anonymous callers together (0: no ceiling)."""
 
 
-def _visitor(network: ClientNetwork, settings: AppSettings) -> Visitor:
+async def _visitor(network: ClientNetwork, settings: AppSettings) -> Visitor:
+    # async: FastAPI would run a plain `def` in a worker thread (see `botyard.deps`)
     return Visitor(network, settings.anonymous_messages_per_minute)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import PoolResetState
 
 from botyard.config import Settings
 
@@ -27,7 +28,7 @@ def create_engine(settings: Settings) -> AsyncEngine:
     url = settings.resolved_database_url
     if url.startswith("sqlite"):
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url, **_pool(settings))
+        engine = create_async_engine(url, pool_reset_on_return=None, **_pool(settings))
         _configure_sqlite(engine, busy_timeout_ms=READ_BUSY_TIMEOUT_MS, begin="DEFERRED")
         return engine
     return create_async_engine(url, pool_pre_ping=True, **_pool(settings))
@@ -38,7 +39,7 @@ def create_sqlite_writer(settings: Settings) -> AsyncEngine | None:
     url = settings.resolved_database_url
     if not url.startswith("sqlite"):
         return None
-    engine = create_async_engine(url, echo=settings.database_echo, **WRITER_POOL)
+    engine = create_async_engine(url, echo=settings.database_echo, pool_reset_on_return=None, **WRITER_POOL)
     _configure_sqlite(engine, busy_timeout_ms=0, begin="IMMEDIATE")
     return engine
 
@@ -66,3 +67,11 @@ def _configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int, begin: str) 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Connection) -> None:
         conn.exec_driver_sql(f"BEGIN {begin}")
+
+    # The pool's own reset (`pool_reset_on_return`, off above) rolls back every connection returned to it, a round
+    # trip to the driver's thread even after a commit: one per transaction. This one rolls back only a connection
+    # still in a transaction (a failed or cancelled unit of work that did not end its own), as the pool would.
+    @event.listens_for(engine.sync_engine, "reset")
+    def _on_reset(dbapi_connection: Any, _record: Any, state: PoolResetState) -> None:
+        if state.asyncio_safe and dbapi_connection.driver_connection.in_transaction:
+            dbapi_connection.rollback()

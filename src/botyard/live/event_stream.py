@@ -132,12 +132,12 @@ async def event_stream(
                 bell.set()  # a read returns a page at most: there may be more
 
 
-def _watch(request: Request) -> EventWatch:
+async def _watch(request: Request) -> EventWatch:
     watch: EventWatch = request.app.state.event_watch
     return watch
 
 
-def _slots(request: Request) -> StreamSlots:
+async def _slots(request: Request) -> StreamSlots:
     slots: StreamSlots = request.app.state.stream_slots
     return slots
 

@@ -229,18 +229,18 @@ class Retriever:
         stored = await repository.passage_vectors([hit.chunk_uuid for hit in best], self.embedder.name)
         dimension, parts = self.embedder.dimension, self.embedder.parts
         question = np.asarray(vector, dtype=np.float32)
-        read: dict[int, tuple[Vectors, Vectors]] = {}  # by hit: its passages' cosines and usual closeness
-        for index, hit in enumerate(best):
-            data = stored.get(hit.chunk_uuid)
-            if data is not None:
-                matrix = decode_matrix(data, dimension)
-                usual = usual_closeness(matrix, question, self._unrelated or [], parts)
-                read[index] = (cosines(matrix, question, parts), usual)
-        corrected = less_excess_closeness(
-            [cosine for cosine, _ in read.values()], [usual for _, usual in read.values()]
-        )
-        for index, found in zip(read, corrected, strict=True):
-            hits[index] = replace(best[index], passage_similarity=tuple(float(c) for c in found))
+        found = [(index, data) for index, hit in enumerate(best) if (data := stored.get(hit.chunk_uuid)) is not None]
+        matrices = {index: decode_matrix(data, dimension) for index, data in found}
+        if not matrices:
+            return hits
+        # All the passages in one go: hit by hit, comparing them with the unrelated questions cost more than the search
+        rows = np.vstack(list(matrices.values()))
+        ends = np.cumsum([len(matrix) for matrix in matrices.values()])[:-1]
+        all_cosines = np.split(cosines(rows, question, parts), ends)
+        all_usual = np.split(usual_closeness(rows, question, self._unrelated or [], parts), ends)
+        corrected = less_excess_closeness(all_cosines, all_usual)
+        for index, closeness in zip(matrices, corrected, strict=True):
+            hits[index] = replace(best[index], passage_similarity=tuple(float(c) for c in closeness))
         return hits
 
     async def _unrelated_vectors(self) -> list[Vectors | None]:
