@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
@@ -279,3 +280,9 @@ def test_the_rows_of_one_source_share_its_values(alice: Api, db: Db) -> None:
     assert len(rows) >= 2 and len({row.uuid for row in rows}) == len(rows)
     assert all(row.source_meta is rows[0].source_meta and row.source_title is rows[0].source_title for row in rows)
     assert not hasattr(rows[0], "__dict__")
+    # Vectors come as the rows stream in, each halved at once: a build never holds every float32 vector.
+    embedder = alice.client.app.state.retriever.embedder  # type: ignore[attr-defined]
+    _, vectors = db.run(lambda session: RetrievalRepository(session).chunks(bot, embedder.name))
+    assert len(vectors) == len(rows)
+    assert all(isinstance(each, np.ndarray) and each.dtype == np.float16 for each in vectors)
+    assert {each.shape for each in vectors} == {(embedder.dimension,)}
