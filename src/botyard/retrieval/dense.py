@@ -38,6 +38,8 @@ STORED = np.int8
 """How the vectors are held (see the module)."""
 LEVELS = 127
 """A part's largest component is scaled to this (int8's largest)."""
+FILL_BATCH = 4096
+"""Rows quantised at once."""
 
 Stored = bytes | npt.NDArray[np.floating[Any]] | None
 """A row's vector as the index takes it: as stored in the database (`encode_vector`), as a vector (`held`), or None
@@ -49,10 +51,15 @@ def held(data: bytes) -> npt.NDArray[np.float16]:
     return decode_vector(data).astype(np.float16)
 
 
-def quantised(piece: npt.NDArray[np.floating[Any]]) -> tuple[npt.NDArray[np.int8], float]:
-    """A part as int8 and the scale that gives it back (`piece` ~ int8 * scale); a part of zeros stays zeros."""
-    scale = float(np.abs(piece).max(initial=0.0)) / LEVELS or 1.0
-    return np.round(np.asarray(piece, dtype=np.float32) / scale).astype(STORED), scale
+def quantised(
+    pieces: npt.NDArray[np.floating[Any]],
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+    """Rows of one part as int8 and each row's scale, which gives it back (`pieces` ~ int8 * scale); a row of zeros
+    stays zeros."""
+    matrix = np.atleast_2d(np.asarray(pieces, dtype=np.float32))
+    scales = np.abs(matrix).max(axis=1, initial=0.0) / LEVELS
+    scales[scales == 0.0] = 1.0
+    return np.round(matrix / scales[:, np.newaxis]).astype(STORED), scales.astype(np.float32)
 
 
 class DenseIndex:
@@ -80,19 +87,29 @@ class DenseIndex:
         self._fill(0, vectors)
 
     def _fill(self, start: int, vectors: Sequence[Stored]) -> None:
+        """Rows `start`, `start + 1`... get `vectors`, quantised a batch at a time (a batch of float32 at once, not
+        all of them)."""
         dimension = sum(self.parts)
+        found = (
+            (row, decode_vector(data) if isinstance(data, bytes) else data)
+            for row, data in enumerate(vectors, start=start)
+            if data is not None
+        )
+        usable = [(row, vector) for row, vector in found if vector.shape == (dimension,)]  # else another model's
         bounds = list(itertools.pairwise(np.cumsum((0, *self.parts)).tolist()))
-        for row, data in enumerate(vectors, start=start):
-            if data is None:
-                continue
-            vector = decode_vector(data) if isinstance(data, bytes) else data
-            if vector.shape == (dimension,):  # a vector of another size belongs to another model: ignore it
-                built = row < self.built
-                matrices, scales = (self.blocks, self.scales) if built else (self.tails, self.tail_scales)
-                at = row if built else row - self.built
-                for matrix, scale, (begin, end) in zip(matrices, scales, bounds, strict=True):
-                    matrix[at], scale[at] = quantised(vector[begin:end])
-                self.present[row] = True
+        for first in range(0, len(usable), FILL_BATCH):
+            batch = usable[first : first + FILL_BATCH]
+            rows = np.array([row for row, _ in batch], dtype=np.int64)
+            matrix = np.stack([vector for _, vector in batch])
+            built, added = rows[rows < self.built], rows[rows >= self.built] - self.built
+            for part, (begin, end) in enumerate(bounds):
+                values, scales = quantised(matrix[:, begin:end])
+                if len(built):  # a loaded snapshot's built rows are mapped read-only: never written to again
+                    self.blocks[part][built], self.scales[part][built] = values[: len(built)], scales[: len(built)]
+                if len(added):
+                    self.tails[part][added] = values[len(built) :]
+                    self.tail_scales[part][added] = scales[len(built) :]
+            self.present[rows] = True
 
     def updated(self, removed: npt.NDArray[np.int64], vectors: Sequence[Stored]) -> DenseIndex:
         """A new index with the `removed` rows absent and `vectors` as new rows at the end; this one is unchanged."""
@@ -140,7 +157,8 @@ class DenseIndex:
         scores = np.zeros(self.length, dtype=np.float32)
         if (part := own_part(question, self.parts)) is not None:
             start = sum(self.parts[:part])
-            own, scale = quantised(question[start : start + self.parts[part]])
+            quantised_question, scales = quantised(question[start : start + self.parts[part]])
+            own, scale = quantised_question[0], float(scales[0])
             added = self.length - self.built
             _dot(self.blocks[part], own, scores[: self.built])
             _dot(self.tails[part][:added], own, scores[self.built :])
