@@ -22,6 +22,7 @@ from botyard.main import create_app
 from tests.support.api import Api
 from tests.support.database import Db, backend_params, database_dump, fresh_settings
 from tests.support.fake_dns import FakeDns
+from tests.support.fake_llm import FakeLlm, Reply
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -94,3 +95,10 @@ def bob(make_api: Callable[[str], Api]) -> Api:
 @pytest.fixture
 def sample_dir() -> Path:
     return Path(__file__).parent / "samples"
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[FakeLlm]:
+    """A fake model answering three words, one per test module that asks for it (a module may define its own)."""
+    with FakeLlm(Reply.words(3)) as server:
+        yield server

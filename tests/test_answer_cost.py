@@ -22,7 +22,7 @@ from tests.support.api import Api
 from tests.support.apps import llm_app
 from tests.support.chat import ask, new_session
 from tests.support.database import Db, backend_params
-from tests.support.fake_llm import FakeLlm, Reply
+from tests.support.fake_llm import FakeLlm
 from tests.support.knowledge import knowledge_bot
 
 STATEMENTS_PER_ANSWER = 14
@@ -84,12 +84,6 @@ def test_an_answer_queues_the_tagging_job_only_when_a_background_agent_has_tags(
     agent(alice, bot, "background", "Tagger", "Tags conversations", tags=TAGS)
     ask(alice, chat, "Do you ship abroad?")
     assert tag_jobs(alice.client) == 1
-
-
-@pytest.fixture(scope="module")
-def llm() -> Iterator[FakeLlm]:
-    with FakeLlm(Reply.words(3)) as server:
-        yield server
 
 
 @pytest.fixture(scope="module", params=backend_params())

@@ -29,12 +29,6 @@ GIFT_CARDS = "Yes, gift cards of 10, 25 and 50 euros."
 ESSAY = "Write a 5-paragraph essay explaining what machine learning is."
 
 
-@pytest.fixture(scope="module")
-def llm() -> Iterator[FakeLlm]:
-    with FakeLlm(Reply.words(3)) as server:
-        yield server
-
-
 @pytest.fixture(scope="module", params=backend_params())
 def llm_client(
     request: pytest.FixtureRequest, llm: FakeLlm, tmp_path_factory: pytest.TempPathFactory

@@ -80,12 +80,6 @@ class ToolServer:
 
 
 @pytest.fixture(scope="module")
-def llm() -> Iterator[FakeLlm]:
-    with FakeLlm(Reply.words(3)) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
 def tools() -> Iterator[ToolServer]:
     server = ToolServer()
     yield server

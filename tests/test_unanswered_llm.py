@@ -25,12 +25,6 @@ from tests.support.jobs import process
 GIFT_CARDS = ("Do you offer gift cards?", "Yes, gift cards of 10, 25 and 50 euros.")
 
 
-@pytest.fixture(scope="module")
-def llm() -> Iterator[FakeLlm]:
-    with FakeLlm(Reply.words(3)) as server:
-        yield server
-
-
 @pytest.fixture(scope="module", params=backend_params())
 def llm_client(
     request: pytest.FixtureRequest, llm: FakeLlm, tmp_path_factory: pytest.TempPathFactory
