@@ -77,6 +77,24 @@ def test_an_updated_index_finds_what_a_rebuild_finds_and_the_older_one_is_unchan
     assert added.text not in ranked(older, "gift vouchers")
 
 
+def test_equal_scores_rank_by_content_after_updates_as_after_a_build() -> None:
+    """An updated index's rows are no longer in content order; its ties must still break as a build's do."""
+    older = index_of(1, [row(name, 0, text) for name, text in TEXTS.items()] + FILLER)
+    same = "Parking is free for customers in the yard behind the shop."
+    copies = [row(source, 0, same) for source in ("zeta", "alpha", "mid")]
+    first = older.updated(2, {"zeta", "mid"}, copies[::2], vectors(copies[::2]))
+    assert first is not None  # rows now mid, zeta, then alpha: not content order
+    newer = first.updated(3, {"alpha"}, copies[1:2], vectors(copies[1:2]))
+    assert newer is not None
+    rebuilt = index_of(3, [row(name, 0, text) for name, text in TEXTS.items()] + FILLER + copies)
+    for method in (Method.BM25,):
+        query = Search("free parking yard", vector(3), None, 3, method)
+        found, expected = newer.search(query), rebuilt.search(query)
+        assert len(set(found.score.tolist())) == 1  # three ties
+        titles = [newer.rows[r].source_title for r in found.rows.tolist()]
+        assert titles == [rebuilt.rows[r].source_title for r in expected.rows.tolist()] == ["Alpha", "Mid", "Zeta"]
+
+
 def test_too_many_dead_rows_or_a_new_main_language_ask_for_a_rebuild() -> None:
     index: ChatbotIndex | None = index_of(1, [row(name, 0, text) for name, text in TEXTS.items()])
     assert index is not None

@@ -198,7 +198,8 @@ def test_processes_saving_at_once_leave_one_whole_snapshot(alice: Api, db: Db, t
 
     async def both() -> None:
         async def one(retriever: object) -> None:
-            async with db.database.transaction() as session:
+            # Read transactions: on SQLite, write ones would take turns, and the second could find the first's save.
+            async with db.database.transaction(write=False) as session:
                 await processes[int(retriever is processes[1])].index(session, bot)
 
         await asyncio.gather(*(one(each) for each in processes))

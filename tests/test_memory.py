@@ -40,3 +40,33 @@ def test_freed_memory_goes_back_to_the_system() -> None:
     release_free_memory()
     assert held - _resident_kb() > 40_000
     assert len(kept) == 3750
+
+
+LARGE_BLOCKS = """
+import re, sys
+from pathlib import Path
+from botyard.memory import keep_large_blocks_apart
+def resident_kb():
+    return int(re.search(r"VmRSS:\\s+(\\d+)", Path("/proc/self/status").read_text())[1])
+if sys.argv[1] == "apart":
+    keep_large_blocks_apart()
+freed = bytearray(20 << 20)
+del freed  # glibc would now take blocks under 20 MB from its heap
+blocks, pins = [], []
+for _ in range(200):  # 100 MB of 512 kB blocks, each followed by a small block that outlives it
+    blocks.append(bytearray(512 << 10))
+    pins.append(bytearray(2048))
+held = resident_kb()
+del blocks
+print(held - resident_kb())
+"""
+
+
+@pytest.mark.skipif(_malloc_trim() is None, reason="glibc only")
+def test_large_blocks_go_back_to_the_system_as_soon_as_they_are_freed() -> None:
+    def returned_kb(mode: str) -> int:
+        run = subprocess.run([sys.executable, "-c", LARGE_BLOCKS, mode], check=True, capture_output=True, text=True)
+        return int(run.stdout)
+
+    assert returned_kb("apart") > 90_000
+    assert returned_kb("default") < 20_000  # what the setting changes: by default the freed blocks' pages stay

@@ -32,6 +32,7 @@ from botyard.ingestion.pipeline import IngestionConfig, SourceProcessor
 from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
 from botyard.llm.provider import Provider
 from botyard.llm.registry import ModelRegistry
+from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.retriever import Retriever
 
@@ -95,6 +96,7 @@ class Runtime:
     def build(
         cls, settings: Settings, resolver: Resolver | None = None, clock: Callable[[], datetime] = utcnow
     ) -> Runtime:
+        keep_large_blocks_apart()  # before the models and the indexes (`memory`)
         embedder = build_embedder(settings)
         database = Database.from_settings(settings)
         egress = EgressClient(settings, resolver)

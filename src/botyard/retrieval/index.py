@@ -33,9 +33,10 @@ from botyard.retrieval.fusion import (
 from botyard.retrieval.lexical import Document, LexicalIndex
 from botyard.retrieval.relevance import coverage
 from botyard.retrieval.repository import ChunkRow
+from botyard.retrieval.rows import Texts, rows_of
 
 if TYPE_CHECKING:
-    from botyard.retrieval.snapshot import Private
+    from botyard.retrieval.private import Private
 
 DEAD_SHARE = 0.25
 """The share of an index's rows that may be dead (replaced or deleted chunks, kept until a rebuild) before an update
@@ -87,20 +88,17 @@ class ChatbotIndex:
         # Rows in content order (code points, not a database collation), so that a build reads the same on both
         # databases, whose uuids differ; ties in score are broken by content too (`_order`), whatever the rows.
         order = sorted(range(len(rows)), key=lambda index: _content_order(rows[index]))
-        self.rows = [rows[index] for index in order]
+        ordered = [rows[index] for index in order]
+        self.rows = rows_of(ordered, Texts(workdir.texts if workdir is not None else None))
         self.lexical = LexicalIndex(
-            [Document(row_id, row.data_source_uuid, lexical_text(row)) for row_id, row in enumerate(self.rows)],
+            [Document(row_id, row.data_source_uuid, lexical_text(row)) for row_id, row in enumerate(ordered)],
             stem=stem,
-            path=str(workdir.path) if workdir is not None else None,
+            path=str(workdir.tantivy) if workdir is not None else None,
         )
         self.workdir = workdir
-        """The process's own directory holding the tantivy files, shared by the indexes updated from this one."""
+        """The process's own directory holding the tantivy index and the texts, shared by the indexes updated from
+        this one."""
         self.dense = DenseIndex([vectors[index] for index in order], parts) if parts and sum(parts) else None
-        source_ids: dict[str, int] = {}
-        self._source_of_row = np.array(
-            [source_ids.setdefault(row.data_source_uuid, len(source_ids)) for row in self.rows], dtype=np.int64
-        )
-        self._source_ids = source_ids
         self.live = np.ones(len(self.rows), dtype=bool)
         """Which rows are current: an update marks the rows of a changed source dead and adds its new ones."""
         self.unrelated: tuple[float, ...] = ()
@@ -127,26 +125,24 @@ class ChatbotIndex:
         Only the newest index of a chatbot may be updated (it shares its search structures with the new one)."""
         order = sorted(range(len(rows)), key=lambda index: _content_order(rows[index]))
         fresh = [rows[index] for index in order]
-        changed = [self._source_ids[uuid] for uuid in sources if uuid in self._source_ids]
-        removed = np.flatnonzero(np.isin(self._source_of_row, np.array(changed, dtype=np.int64)) & self.live)
+        changed = [self.rows.source_ids[uuid] for uuid in sources if uuid in self.rows.source_ids]
+        removed = np.flatnonzero(np.isin(self.rows.source, np.array(changed, dtype=np.int32)) & self.live)
         dead = len(self.rows) - self.size + len(removed)
         if dead > DEAD_SHARE * (len(self.rows) + len(fresh)):
             return None
         start = len(self.rows)
+        gone = {row: self.rows[row] for row in removed.tolist()}
         lexical = self.lexical.updated(
             sources,
-            [Document(row, self.rows[row].data_source_uuid, lexical_text(self.rows[row])) for row in removed.tolist()],
+            [Document(row, chunk.data_source_uuid, lexical_text(chunk)) for row, chunk in gone.items()],
             [Document(start + i, row.data_source_uuid, lexical_text(row)) for i, row in enumerate(fresh)],
         )
         if lexical is None:
             return None
         new = copy.copy(self)
-        new.version, new.lexical, new.rows = version, lexical, self.rows + fresh
+        new.version, new.lexical, new.rows = version, lexical, self.rows.extended(fresh)
         if self.dense is not None:
             new.dense = self.dense.updated(removed, [vectors[index] for index in order])
-        new._source_ids = dict(self._source_ids)
-        added = [new._source_ids.setdefault(row.data_source_uuid, len(new._source_ids)) for row in fresh]
-        new._source_of_row = np.concatenate([self._source_of_row, np.array(added, dtype=np.int64)])
         new.live = np.concatenate([self.live, np.ones(len(fresh), dtype=bool)])
         new.live[removed] = False
         return new
@@ -156,16 +152,19 @@ class ChatbotIndex:
         databases and whatever history of updates placed the rows."""
         if self.built_version == self.version:  # as built, rows are in content order: the row is the rank
             return order(rows, score)
-        keys = [_content_order(self.rows[row]) for row in rows.tolist()]
-        rank = np.empty(len(keys), dtype=np.int64)
-        rank[sorted(range(len(keys)), key=keys.__getitem__)] = np.arange(len(keys))
+        # Only rows of equal scores need their content to rank (their texts are read from disk, `rows`).
+        _, group, size = np.unique(score, return_inverse=True, return_counts=True)  # NaNs are one group
+        tied = np.flatnonzero(size[group] > 1)
+        keys = [_content_order(self.rows[row]) for row in rows[tied].tolist()]
+        rank = np.zeros(len(rows), dtype=np.int64)
+        rank[tied[sorted(range(len(keys)), key=keys.__getitem__)]] = np.arange(len(keys))
         return order(rank, score)
 
     def _in_scope(self, sources: Collection[str] | None) -> npt.NDArray[np.bool_] | None:
         if sources is None:
             return None
-        wanted = [self._source_ids[uuid] for uuid in sources if uuid in self._source_ids]
-        return np.isin(self._source_of_row, np.array(wanted, dtype=np.int64))
+        wanted = [self.rows.source_ids[uuid] for uuid in sources if uuid in self.rows.source_ids]
+        return np.isin(self.rows.source, np.array(wanted, dtype=np.int32))
 
     def _dense_candidates(self, search: Search, limit: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         """The best `limit` rows by cosine within the scope, and the cosine of every row (-inf out of scope)."""

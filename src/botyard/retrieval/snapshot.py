@@ -4,15 +4,17 @@ counts, reading every row), loading its snapshot well under one.
 
 A snapshot is a built index (never an updated one: its rows are in content order, none dead), in
 `data_dir/indexes/<chatbot>/<version>-<key>/`: `tantivy/` (the BM25 index's files), `block-<part>.npy` (the vector
-matrices, mapped rather than read, so the workers of one machine share them in the page cache) and `state.pickle`
-(the rest: rows, term frequencies, speller, languages, the unrelated questions' evidence; our own file, in our own
-data directory, so pickle is safe). It is written into a temporary directory renamed into place, so another process
-(`botyard serve --workers 2` shares the data directory) sees a whole snapshot or none. The loader catches it up on
-the changes since its version (`Retriever`) like any older index.
+matrices, mapped rather than read, so the workers of one machine share them in the page cache), `texts` (the rows'
+texts, read in place, `rows`) and `state.pickle` (the rest: row columns, term frequencies, speller, languages, the
+unrelated questions' evidence; our own file, in our own data directory, so pickle is safe). It is written into a
+temporary directory renamed into place, so another process (`botyard serve --workers 2` shares the data directory)
+sees a whole snapshot or none. The loader catches it up on the changes since its version (`Retriever`) like any older
+index.
 
-The tantivy index is updated in place by later changes (`ChatbotIndex.updated`), so an index that may be saved is
-built on disk in a directory of its own process (`private`), and a loaded snapshot's files are copied into one
-before use: no process ever writes into files another reads. Private directories go with their index, or at exit;
+The tantivy index and the texts are updated in place by later changes (`ChatbotIndex.updated`), so an index that
+may be saved is built on disk in a directory of its own process (`private`); a loaded snapshot's tantivy files are
+copied into one before use, and its texts only read (new rows' texts go to the private directory): no process ever
+writes into files another reads. Private directories go with their index, or at exit;
 those of dead processes of this machine are removed by the next process that makes one.
 """
 
@@ -30,11 +32,9 @@ import os
 import pickle
 import re
 import shutil
-import socket
 import sys
 import tempfile
 import time
-import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,8 @@ from botyard.memory import release_free_memory
 from botyard.retrieval.dense import DenseIndex
 from botyard.retrieval.index import ChatbotIndex
 from botyard.retrieval.lexical import LexicalIndex
+from botyard.retrieval.private import TANTIVY, TEXTS, Private, owner, sweep
+from botyard.retrieval.rows import Texts
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +66,10 @@ SHAPING = (
     "retrieval/index.py",
     "retrieval/language.py",
     "retrieval/lexical.py",
+    "retrieval/private.py",
     "retrieval/relevance.py",
     "retrieval/repository.py",
+    "retrieval/rows.py",
     "retrieval/snapshot.py",
     "retrieval/spelling.py",
     "passages.py",
@@ -77,7 +81,6 @@ would notice)."""
 
 WORK = ".work"
 STATE = "state.pickle"
-TANTIVY = "tantivy"
 _SNAPSHOT = re.compile(r"(\d+)-([0-9a-f]{16})")
 _CHATBOT = re.compile(r"[0-9A-Za-z_-]{1,64}")
 
@@ -94,33 +97,6 @@ def code_key(embedder: str | None, parts: tuple[int, ...] | None, stem: bool = T
     return digest.hexdigest()[:16]
 
 
-def _owner() -> str:
-    return f"{socket.gethostname()}-{os.getpid()}"
-
-
-def _sweep(directory: Path) -> None:
-    """Remove the directories that dead processes of this machine left in `directory` (named `[.tmp-]host-pid-x`)."""
-    host = socket.gethostname()
-    for entry in directory.iterdir():
-        found = entry.name.removeprefix(".tmp-").rsplit("-", 2)
-        if len(found) != 3 or found[0] != host or not found[1].isdigit() or int(found[1]) == os.getpid():
-            continue
-        try:
-            os.kill(int(found[1]), 0)
-        except ProcessLookupError:
-            shutil.rmtree(entry, ignore_errors=True)
-        except PermissionError:  # alive, another user's
-            continue
-
-
-class Private:
-    """A directory of this process holding one index's tantivy files, removed when the last index using it goes."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        weakref.finalize(self, shutil.rmtree, str(path), True)
-
-
 class Snapshots:
     """The snapshots of one data directory, for one embedder (see the module)."""
 
@@ -135,8 +111,8 @@ class Snapshots:
         if self._work is None:
             work = self.root / WORK
             work.mkdir(parents=True, exist_ok=True)
-            _sweep(work)
-            self._work = Path(tempfile.mkdtemp(prefix=f"{_owner()}-", dir=work))
+            sweep(work)
+            self._work = Path(tempfile.mkdtemp(prefix=f"{owner()}-", dir=work))
             atexit.register(shutil.rmtree, str(self._work), True)
         return Private(Path(tempfile.mkdtemp(dir=self._work)))
 
@@ -167,7 +143,7 @@ class Snapshots:
             log.warning("index snapshot %s could not be loaded; building instead", found[1], exc_info=True)
             # Out of the way (renamed first, so no other process reads it half removed), or the build could not
             # save under its name.
-            discarded = found[1].with_name(f".tmp-{_owner()}-{found[1].name.replace('-', '_')}")
+            discarded = found[1].with_name(f".tmp-{owner()}-{found[1].name.replace('-', '_')}")
             with contextlib.suppress(OSError):
                 os.rename(found[1], discarded)
             shutil.rmtree(discarded, ignore_errors=True)
@@ -185,12 +161,13 @@ class Snapshots:
         if state["key"] != self.key:
             raise ValueError(f"snapshot key {state['key']} is not {self.key}")
         private = self.private()
-        shutil.copytree(folder / TANTIVY, private.path, dirs_exist_ok=True)
+        shutil.copytree(folder / TANTIVY, private.tantivy, dirs_exist_ok=True)
         index = ChatbotIndex.__new__(ChatbotIndex)
         vars(index).update(state["index"])
         index.lexical = LexicalIndex.__new__(LexicalIndex)
         vars(index.lexical).update(state["lexical"])
-        index.lexical.attach(tantivy.Index.open(str(private.path)))
+        index.lexical.attach(tantivy.Index.open(str(private.tantivy)))
+        index.rows.texts = Texts(private.texts, base=folder / TEXTS)  # new rows' texts go to `private`
         index.workdir = private
         index.dense = None
         if state["dense"] is not None:
@@ -212,9 +189,9 @@ class Snapshots:
             return found[1]
         folder = self.folder(chatbot_uuid)
         folder.mkdir(parents=True, exist_ok=True)
-        _sweep(folder)
+        sweep(folder)
         final = folder / f"{index.version}-{self.key}"
-        temporary = Path(tempfile.mkdtemp(prefix=f".tmp-{_owner()}-", dir=folder))
+        temporary = Path(tempfile.mkdtemp(prefix=f".tmp-{owner()}-", dir=folder))
         try:
             self._write(temporary, index)
             try:
@@ -265,7 +242,8 @@ class Snapshots:
 
     def _write(self, folder: Path, index: ChatbotIndex) -> None:
         assert index.workdir is not None
-        shutil.copytree(index.workdir.path, folder / TANTIVY, ignore=shutil.ignore_patterns("*.lock"))
+        shutil.copytree(index.workdir.tantivy, folder / TANTIVY, ignore=shutil.ignore_patterns("*.lock"))
+        index.rows.texts.save(folder / TEXTS, index.rows.text_end)
         dense = None
         if index.dense is not None:
             for part, block in enumerate(index.dense.blocks):
