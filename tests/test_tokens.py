@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 import string
+import subprocess
+import sys
 
 from botyard.ingestion.tokens import WINDOW_CHARS, count_tokens, split_tokens, truncate_tokens
 
@@ -47,3 +49,44 @@ def test_split_tokens_keeps_words_whole_and_never_splits_a_character() -> None:
     assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
     assert all(count_tokens(piece) <= 7 for piece in pieces)
     assert all(piece.split(" ")[0] in {"naïve", "café"} for piece in pieces[:50])
+
+
+FRAKTUR = "\U0001d518\U0001d52b"
+"""Two letters of four UTF-8 bytes each, o200k has no token for: each is spelt by three byte tokens."""
+TEXTS = [
+    SENTENCE,
+    "naïve café, Straße und Größe: 12.50 € inkl. MwSt.",
+    "日本語のテキストと中文的句子",
+    "مرحبا بكم في عيادتنا",
+    "def f(x):\n    return {'a': x ** 2}  # 🙂🙂",
+    (FRAKTUR + " ") * 3,
+]
+
+
+def test_a_count_is_the_number_of_tokens_a_truncation_keeps() -> None:
+    for text in TEXTS:
+        tokens = count_tokens(text)
+        assert truncate_tokens(text, tokens) == text
+        shorter = truncate_tokens(text, tokens - 1)
+        assert text.startswith(shorter) and len(shorter) < len(text) and count_tokens(shorter) <= tokens - 1
+
+
+def test_a_truncation_never_cuts_a_character_nor_goes_over_the_limit() -> None:
+    assert truncate_tokens(FRAKTUR, 2) == ""  # each letter takes three byte tokens
+    assert truncate_tokens(FRAKTUR, 4) == FRAKTUR[0]
+
+
+def test_a_special_tokens_spelling_and_a_lone_surrogate_are_ordinary_text() -> None:
+    quoted = "Our bot printed <|endoftext|> and stopped."
+    assert count_tokens(quoted) > count_tokens("Our bot printed and stopped.") + 1
+    assert truncate_tokens(quoted, 100) == quoted and "".join(split_tokens(quoted, 100)) == quoted
+    assert count_tokens("a\ud800b") == count_tokens("a\ufffdb")
+
+
+def test_counting_does_not_import_the_bpe_openai_package() -> None:
+    # Its __init__ builds dicts of two encodings' ranks and keeps them (60 MB a process, 0.9 s a start).
+    code = (
+        "import sys; from botyard.ingestion.tokens import count_tokens; count_tokens('hi'); print(sorted(sys.modules))"
+    )
+    modules = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "'bpe_openai._bindings'" in modules and "'bpe_openai'" not in modules

