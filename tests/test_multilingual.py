@@ -85,8 +85,9 @@ def test_a_german_paraphrase_is_answered_although_minilm_reads_no_german(alice: 
 
 
 @pytest.fixture(scope="module")
-def pair() -> PairEmbedder:
-    embedder = build_embedder(Settings(embedder="multilingual"))
+def pair(tmp_path_factory: pytest.TempPathFactory) -> PairEmbedder:
+    # its own data directory: USE-m3's table is written to data_dir/models, not to the working directory's data/
+    embedder = build_embedder(Settings(embedder="multilingual", data_dir=tmp_path_factory.mktemp("data")))
     assert isinstance(embedder, PairEmbedder)
     return embedder
 

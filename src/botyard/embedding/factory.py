@@ -36,7 +36,7 @@ def build_embedder(settings: Settings) -> Embedder | None:
         from botyard.embedding.pair import USE_SCALE, PairEmbedder
         from botyard.embedding.use import UseEmbedder
 
-        bundled = PairEmbedder(MiniLMEmbedder(), UseEmbedder(), USE_SCALE)
+        bundled = PairEmbedder(MiniLMEmbedder(), UseEmbedder(table_dir=settings.data_dir / "models"), USE_SCALE)
     release_free_memory()  # what loading freed (`memory`): about 70 MB of onnxruntime's optimizer
     return bundled
 
