@@ -165,6 +165,22 @@ def test_a_process_that_starts_loads_the_snapshot_and_catches_up(alice: Api, db:
     assert snapshot_names(tmp_path, bot) == [f"{built.version}-{first.snapshots.key}"]
 
 
+def test_a_process_that_built_an_index_serves_its_snapshot_once_saved(alice: Api, db: Db, tmp_path: Path) -> None:
+    bot, sources = knowledge_bot(alice, ["hours", "refunds"])
+    fill(db, sources["refunds"], bulk_texts())
+    settings = alice.client.app.state.settings  # type: ignore[attr-defined]
+    builder = process_retriever(settings, tmp_path)
+    built = index_now(db, builder, bot)  # built, then saved and loaded
+    assert built is not None and built.dense is not None and not isinstance(built.dense.blocks[0], np.memmap)
+    served = index_now(db, builder, bot)
+    assert served is not None and served is not built and served.version == built.version and builder.builds == 1
+    assert served.dense is not None and all(isinstance(block, np.memmap) for block in served.dense.blocks)
+    fresh = process_retriever(settings, tmp_path / "elsewhere", index_snapshots=False)
+    for query in ("lighthouse keeper ledger", "storm fog day 40", "When is the shop open?"):
+        for method in Method:
+            assert found_texts(db, builder, bot, query, method) == found_texts(db, fresh, bot, query, method), query
+
+
 @pytest.mark.parametrize("damage", ["unreadable state", "missing tantivy file", "other code"])
 def test_a_damaged_or_stale_snapshot_is_rebuilt(alice: Api, db: Db, tmp_path: Path, damage: str) -> None:
     bot, sources = knowledge_bot(alice, ["hours"])

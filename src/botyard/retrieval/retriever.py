@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard import metrics
 from botyard.config import Settings
-from botyard.embedding import Embedder, EmbeddingError, Vectors, cosines, decode_matrix
+from botyard.embedding import Embedder, Vectors, cosines, decode_matrix
 from botyard.memory import release_free_memory
 from botyard.retrieval.base import QUOTED_HITS, Hit, Retrieval
 from botyard.retrieval.baseline import UNRELATED_QUESTIONS, less_excess_closeness, unrelated_evidence, usual_closeness
@@ -36,6 +36,7 @@ from botyard.retrieval.dense import Stored
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.private import Private
+from botyard.retrieval.query_vectors import QueryVectors
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, similarity
 from botyard.retrieval.repository import ChunkRow, RetrievalRepository
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS, Snapshots, drop_snapshots
@@ -54,9 +55,6 @@ REMEASURE_SHARE = 0.25
 """What unrelated questions find (`baseline`) is measured again once the index has grown or shrunk by this share
 since it was measured: on every update it would cost a few dozen searches, and a few chunks move it little."""
 
-QUERY_VECTORS = 1024
-"""Query vectors kept per process (1.5 KB each)."""
-
 
 class Retriever:
     """Hybrid retrieval scoped to a chatbot and, optionally, to some of its sources (an agent's selection)."""
@@ -65,9 +63,10 @@ class Retriever:
         self.embedder = embedder
         self.max_cached_chunks = settings.retrieval_cache_chunks
         self._cache: OrderedDict[str, ChatbotIndex] = OrderedDict()
-        self._query_vectors: OrderedDict[str, Vectors] = OrderedDict()
+        self._queries = QueryVectors(embedder) if embedder is not None else None
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._unrelated: list[Vectors | None] | None = None
+        self._trim = False
         self.builds = 0
         """How many indexes this retriever built whole (tests tell a loaded snapshot from a build by it)."""
         model = (embedder.name, embedder.parts) if embedder else (None, None)
@@ -130,21 +129,26 @@ class Retriever:
             return None
         cached = self._cached(chatbot_uuid, version)
         if cached is not None:
-            return cached
-        lock, caught_up = self._locks.setdefault(chatbot_uuid, asyncio.Lock()), False
-        async with lock:
+            return await self._trimmed(cached)
+        async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
             cached = self._cached(chatbot_uuid, version)  # built by whoever held the lock before us
             if cached is not None:
-                return cached
+                return await self._trimmed(cached)
             older = self._cache.get(chatbot_uuid) or await self._loaded(chatbot_uuid, version)
             index = older if older is not None and older.version == version else None
             if index is None and older is not None:
                 index = await self._caught_up(repository, chatbot_uuid, older, version)
-                caught_up, older = index is not None, None
+                self._trim, older = index is not None, None
             if index is None:
                 index = await self._built(repository, chatbot_uuid, version)
             self._store(chatbot_uuid, index)
-        if caught_up:  # what the update and the older index held: 100k chunks, 14 changes grew the RSS 120 MB, now 50
+        return await self._trimmed(index)
+
+    async def _trimmed(self, index: ChatbotIndex) -> ChatbotIndex:
+        """`index`, once the memory an index left behind is back with the system (`memory`): after a catch-up (100k
+        chunks, 14 changes grew the RSS 120 MB, now 50) or a built index replaced by its snapshot (`_built`)."""
+        if self._trim:
+            self._trim = False
             await _off_loop(index.size, release_free_memory)
         return index
 
@@ -170,8 +174,15 @@ class Retriever:
         log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
         if self.snapshots is not None:
             lock = self._locks.setdefault(chatbot_uuid, asyncio.Lock())
-            self.snapshots.save_later(chatbot_uuid, index, lock, lambda: self._cache.get(chatbot_uuid))
+            self.snapshots.save_later(chatbot_uuid, index, lock, lambda: self._cache.get(chatbot_uuid), self._serve)
         return index
+
+    def _serve(self, chatbot_uuid: str, loaded: ChatbotIndex) -> None:
+        """Serve the snapshot just saved and loaded in place of the index built (`Snapshots.save_later`), unless
+        the cache let it go meanwhile (under the chatbot's lock, nothing else replaced it)."""
+        if chatbot_uuid in self._cache:
+            self._cache[chatbot_uuid] = loaded
+            self._trim = True
 
     async def _caught_up(
         self, repository: RetrievalRepository, chatbot_uuid: str, older: ChatbotIndex, version: int
@@ -253,25 +264,11 @@ class Retriever:
         return self.embedder is not None and self.embedder.reads(query)
 
     async def embed_query(self, query: str) -> Vectors | None:
-        """The query's vector; None without an embedder or when embedding fails, and retrieval falls back to BM25
-        (an embeddings endpoint that is down degrades answers, it does not stop them). The last `QUERY_VECTORS`
-        vectors are kept: routing embeds a query before retrieval searches with it, and the same questions come
-        back (a widget's suggested questions)."""
-        if self.embedder is None or not query.strip():
+        """The query's vector (`query_vectors`: the last ones are kept); None without an embedder, for an empty
+        query, or when embedding fails (retrieval falls back to BM25)."""
+        if self._queries is None or not query.strip():
             return None
-        cached = self._query_vectors.get(query)
-        if cached is not None:
-            self._query_vectors.move_to_end(query)
-            return cached
-        try:
-            vector = await self.embedder.embed_query(query)
-        except EmbeddingError as error:
-            log.warning("query embedding failed, falling back to BM25: %s", error)
-            return None
-        self._query_vectors[query] = vector
-        if len(self._query_vectors) > QUERY_VECTORS:
-            self._query_vectors.popitem(last=False)
-        return vector
+        return await self._queries.of(query)
 
 
 async def _off_loop(rows: int, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
