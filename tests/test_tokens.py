@@ -80,7 +80,9 @@ def test_a_special_tokens_spelling_and_a_lone_surrogate_are_ordinary_text() -> N
     quoted = "Our bot printed <|endoftext|> and stopped."
     assert count_tokens(quoted) > count_tokens("Our bot printed and stopped.") + 1
     assert truncate_tokens(quoted, 100) == quoted and "".join(split_tokens(quoted, 100)) == quoted
-    assert count_tokens("a\ud800b") == count_tokens("a\ufffdb")
+    lone = "caf\u00e9 \ud800 menu " * 3
+    assert count_tokens(lone) == count_tokens(lone.replace("\ud800", "\ufffd")) > 0
+    assert truncate_tokens(lone, 100) == lone and "".join(split_tokens(lone, 100)) == lone.strip()
 
 
 def test_counting_does_not_import_the_bpe_openai_package() -> None:

@@ -55,20 +55,22 @@ def _tokenizer() -> _Tokenizer:
 
 
 def _valid(text: str) -> str:
-    """`text` with any lone surrogate replaced (U+FFFD), as UTF-8 needs."""
-    return text.encode("utf-8", "replace").decode("utf-8") if _has_surrogate(text) else text
+    """`text` with each lone surrogate replaced by U+FFFD, as UTF-8 needs (surrogate pairs become their character)."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _has_surrogate(text: str) -> bool:
+def _count(text: str) -> int:
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+        return _tokenizer().count(text)
+    except UnicodeEncodeError:  # a lone surrogate: rare, so not looked for in every text
+        return _tokenizer().count(_valid(text))
 
 
 def _encode(text: str) -> list[int]:
-    return _tokenizer().encode(_valid(text))
+    try:
+        return _tokenizer().encode(text)
+    except UnicodeEncodeError:
+        return _tokenizer().encode(_valid(text))
 
 
 def _decode(tokens: list[int]) -> str | None:
@@ -94,7 +96,7 @@ def _windows(text: str) -> Iterator[str]:
 
 
 def count_tokens(text: str) -> int:
-    return _tokenizer().count(_valid(text)) if text else 0
+    return _count(text) if text else 0
 
 
 def truncate_tokens(text: str, limit: int) -> str:
