@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.ingestion.embed import SourceReembedder
@@ -324,6 +324,25 @@ def test_a_freed_slot_takes_the_next_job_without_waiting_for_the_poll(db: Db) ->
 
     call(db, run_until_done)
     assert sorted(handler.done) == sorted(jobs)
+
+
+def test_a_poll_with_nothing_due_takes_no_write_lock(db: Db) -> None:
+    later = add_jobs(db, 1, run_after=datetime.now(UTC) + timedelta(hours=1))
+    runner = JobRunner(db.database, [Recorder()], FAST)
+    statements: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        statements.append(statement)
+
+    engine = db.database.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        assert call(db, runner.run_once) is False
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    # SQLite's write transaction begins IMMEDIATE, PostgreSQL's claim locks rows FOR UPDATE: neither happened.
+    assert statements and not any("IMMEDIATE" in each or "FOR UPDATE" in each for each in statements)
+    assert job_states(db)[later[0]] == ("queued", 0, None)
 
 
 def test_jobs_that_finished_long_ago_are_forgotten_and_no_other(db: Db) -> None:

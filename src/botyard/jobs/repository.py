@@ -16,6 +16,11 @@ from botyard.models import Job
 class JobRepository(Repository[Job]):
     model = Job
 
+    async def any_due(self, kinds: list[str], now: datetime) -> bool:
+        """Whether a job of `kinds` is due at `now` (read only: a claim's write transaction is taken only then)."""
+        statement = select(Job.uuid).where(Job.status == "queued", Job.run_after <= now, Job.kind.in_(kinds)).limit(1)
+        return (await self.session.execute(statement)).first() is not None
+
     async def claim(self, owner: str, lease: timedelta, kinds: list[str], now: datetime) -> Job | None:
         """Take the oldest job due at `now` under the lease `owner` (one per claim). On PostgreSQL concurrent workers
         skip each other's rows (SKIP LOCKED); on SQLite the write transaction already holds the database lock."""

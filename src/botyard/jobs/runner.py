@@ -183,6 +183,11 @@ class JobRunner:
     async def _claim(self) -> Job | None:
         if not self.handlers:
             return None
+        # A look first, in a read transaction: on SQLite a write transaction takes the database's one write lock,
+        # which every idle poll (5 a second per process) would otherwise take from the answers' writes.
+        async with self.database.transaction(write=False) as session:
+            if not await JobRepository(session).any_due(list(self.handlers), self.config.clock()):
+                return None
         lease_owner = f"{self.owner}/{uuid.uuid4().hex[:8]}"  # at most 30+1+7+1+8+1+8 = 56 of the column's 64
         async with self.database.transaction() as session:
             return await JobRepository(session).claim(lease_owner, self.lease, list(self.handlers), self.config.clock())
