@@ -141,14 +141,16 @@ class DenseIndex:
         """The whole vectors of these rows (all parts side by side, as stored)."""
         indices = np.asarray(indices, dtype=np.int64)
         built = indices < self.built
-        gathered = []
+        old, added = indices[built], indices[~built] - self.built
+        gathered = np.empty((len(indices), sum(self.parts)), dtype=np.float32)
+        start = 0
         for block, tail, scale, tail_scale in zip(self.blocks, self.tails, self.scales, self.tail_scales, strict=True):
-            part = np.empty((len(indices), block.shape[1]), dtype=np.float32)
-            part[built] = block[indices[built]] * scale[indices[built], np.newaxis]
-            added = indices[~built] - self.built
+            part = gathered[:, start : start + block.shape[1]]
+            # Through plain arrays: a loaded snapshot's blocks are memmaps, whose indexing is Python code.
+            part[built] = np.asarray(block)[old] * np.asarray(scale)[old, np.newaxis]
             part[~built] = tail[added] * tail_scale[added, np.newaxis]
-            gathered.append(part)
-        return np.hstack(gathered)
+            start += block.shape[1]
+        return gathered
 
     def scores(self, query: Vectors) -> npt.NDArray[np.float32]:
         """The cosine of every row with the (normalised) query vector, by the question's own model (the first part
