@@ -75,8 +75,9 @@ async def with_heartbeat(events: AsyncGenerator[T, None], interval: float | None
     task = asyncio.create_task(pump())
     try:
         while True:
-            try:
-                kind, value = await asyncio.wait_for(queue.get(), interval)
+            try:  # `timeout`, not `wait_for`: that makes a task per event (an LLM's answer has hundreds)
+                async with asyncio.timeout(interval):
+                    kind, value = await queue.get()
             except TimeoutError:
                 yield None
                 continue
