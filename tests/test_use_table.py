@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import threadpoolctl
 
 from botyard.embedding.use import WEIGHTS_SHA256, UseEmbedder
 
@@ -175,3 +176,20 @@ def test_a_directory_that_cannot_be_made_keeps_the_table_in_memory(
     assert not isinstance(table(embedder), np.memmap)
     assert [record.levelname for record in caplog.records] == ["WARNING"]
     assert_same(vectors(embedder), expected)
+
+
+def test_embedding_never_sets_the_blas_thread_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each encode of the port used to set OpenBLAS's thread count and set it back (threadpoolctl), from whichever
+    thread embeds. That call is not safe while another thread multiplies: a server embedding questions at once got
+    about one vector in 500 different from run to run. The package limits BLAS to one thread once, at import."""
+    limits: list[object] = []
+
+    def recording_limit(self: object, **kwargs: object) -> object:
+        limits.append(kwargs)
+        return threadpoolctl.threadpool_limits(limits=None)
+
+    monkeypatch.setattr(threadpoolctl.ThreadpoolController, "limit", recording_limit)
+    embedder = UseEmbedder()
+    asyncio.run(embedder.embed_query("How long is the warranty on repairs?"))
+    asyncio.run(embedder.embed_documents(TEXTS))
+    assert limits == []

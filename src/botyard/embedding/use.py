@@ -67,6 +67,11 @@ class UseEmbedder:
         tokenizer = tokenizer_path or _resource("sp.model")
         read_verified(tokenizer, TOKENIZER_SHA256, PACKAGE)  # the port reads it by path: checked just before
         self._backend = NumpyBackend(io.BytesIO(weights), UseTokenizer(str(tokenizer)), threads=1)
+        # No per-call BLAS thread limit: the package already holds BLAS to one thread (`botyard/__init__`), and the
+        # port's limiter calls OpenBLAS's set_num_threads around every encode, from whichever thread embeds. That
+        # call is not safe while another thread multiplies: concurrent queries got vectors that differed from run
+        # to run (tests/test_embedding.py), and relevance decisions with them.
+        self._backend._threadpool = None
         if table_dir is not None:
             # The port reads the table only as `table[rows]`, so a read-only map serves as well as its own array,
             # which goes with this assignment.
