@@ -112,3 +112,20 @@ def _respelled_extra_requirements(req: Requirement, named: set[NormalizedName]) 
         for brought in _requires(req.name, extra)
         if canonicalize_name(brought.name) not in named
     ]
+
+
+def test_httpcore_finds_sniffio_without_searching_the_disk() -> None:
+    """httpcore imports sniffio at every lock it makes (each request to a model or a scraped site); when it is not
+    installed, each of those imports searches every directory of sys.path again."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, sys, httpcore._synchronization as s\n"
+        "async def main():\n"
+        "    s.current_async_library()\n"
+        "    print('sniffio' in sys.modules)\n"
+        "asyncio.run(main())\n"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "True"
