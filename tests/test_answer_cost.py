@@ -25,11 +25,12 @@ from tests.support.database import Db, backend_params
 from tests.support.fake_llm import FakeLlm
 from tests.support.knowledge import knowledge_bot
 
-STATEMENTS_PER_ANSWER = 14
+STATEMENTS_PER_ANSWER = 13
 """An offline answer after the session's first, with the owner's key (transaction starts and PostgreSQL's advisory
-lock not counted): the key; the session with its chatbot, the rate limit, the history, the agents, the session
-documents; the rate limit's prune and count-and-insert, the message, the session's activity; the knowledge version
-and the passage vectors; the answer and the session's activity again. Every statement more is paid by every answer."""
+lock not counted): the key; the session with its chatbot (and its knowledge version, which the cached index is at),
+the rate limit, the history, the agents, the session documents; the rate limit's prune and count-and-insert, the
+message, the session's activity; the passage vectors; the answer and the session's activity again. Every statement
+more is paid by every answer."""
 
 TAGS = [{"name": "refund request", "criteria": "The user asks for a refund", "color": "#FF0000"}]
 

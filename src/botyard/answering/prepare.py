@@ -80,6 +80,8 @@ class Prepared:
     """The session documents the answer uses (linked to the message)."""
     refusal: str | None = None
     """The exact reply when the message's documents do not fit the agent's model: it is the whole answer."""
+    knowledge_version: int | None = None
+    """The chatbot's knowledge version, read with it: retrieval searches an index at least this new."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
         background=read.roster.background,
         documents=admitted.documents,
         refusal=admitted.refusal,
+        knowledge_version=read.chatbot.knowledge_version,
     )
 
 

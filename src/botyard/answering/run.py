@@ -109,10 +109,11 @@ class AnswerRun:
                 vector=vector,
                 strictness=self.prepared.strictness,
                 passages=not self.parts.answerer.model_decides,
+                version=self.prepared.knowledge_version,
             )
         if retrieval.hits and (retrieval.relevant or self.parts.answerer.model_decides):
-            # The index holds each hit's source as of its knowledge version, which this transaction read: the
-            # same rows a second query would return, without the round trip.
+            # The index holds each hit's source as of its knowledge version, at least the one this request read:
+            # the same rows a second query would return, without the round trip.
             for hit in retrieval.hits:
                 cited = CitedSource(hit.source_title, hit.source_file_name, hit.source_type, dict(hit.source_meta))
                 self.sources.setdefault(hit.data_source_uuid, cited)

@@ -85,6 +85,7 @@ class Retriever:
         strictness: Strictness = Strictness.BALANCED,
         explain: bool = False,
         passages: bool = False,
+        version: int | None = None,
     ) -> Retrieval:
         """The `top_k` best chunks of the chatbot for `query`, best first, among `source_uuids` when given (None:
         all the chatbot's sources; the caller resolves an agent's `use_all_sources` / `data_source_uuids`), and
@@ -96,8 +97,9 @@ class Retriever:
         one more read, so only for it).
 
         `vector`: the query's vector from `embed_query`, computed before the caller opened `db` (no connection is
-        held while the model runs); computed here when not given."""
-        index = await self.index(db, chatbot_uuid)
+        held while the model runs); computed here when not given. `version`: the chatbot's knowledge version as
+        the caller read it, earlier in the request (`index`)."""
+        index = await self.index(db, chatbot_uuid, version)
         if index is None or index.size == 0 or top_k <= 0 or (source_uuids is not None and not source_uuids):
             return Retrieval(hits=[], relevant=False, assessment=assess([], strictness))
         if method is Method.BM25 or not index.has_vectors or not self.reads(query):
@@ -117,10 +119,14 @@ class Retriever:
             hits=hits, relevant=assessment.relevant, method=used.value, assessment=assessment, term_weights=weights
         )
 
-    async def index(self, db: AsyncSession, chatbot_uuid: str) -> ChatbotIndex | None:
-        """The chatbot's index at its current knowledge version (caught up or built if needed); None: no chatbot."""
+    async def index(self, db: AsyncSession, chatbot_uuid: str, version: int | None = None) -> ChatbotIndex | None:
+        """The chatbot's index at its current knowledge version (caught up or built if needed); None: no chatbot.
+
+        `version`: that version as the caller read it earlier in the request (an answer reads it with the chatbot),
+        so that an index already cached at it, or newer, costs no statement; None: read here."""
         repository = RetrievalRepository(db)
-        version = await repository.knowledge_version(chatbot_uuid)
+        if version is None:
+            version = await repository.knowledge_version(chatbot_uuid)
         if version is None:
             if self._cache.pop(chatbot_uuid, None) is not None:  # a deleted chatbot's index is dropped at once
                 metrics.indexes_held(len(self._cache), self.cached_chunks)
