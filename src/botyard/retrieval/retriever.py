@@ -97,8 +97,7 @@ class Retriever:
         one more read, so only for it).
 
         `vector`: the query's vector from `embed_query`, computed before the caller opened `db` (no connection is
-        held while the model runs); computed here when not given. `version`: the chatbot's knowledge version as
-        the caller read it, earlier in the request (`index`)."""
+        held while the model runs); computed here when not given. `version`: see `index`."""
         index = await self.index(db, chatbot_uuid, version)
         if index is None or index.size == 0 or top_k <= 0 or (source_uuids is not None and not source_uuids):
             return Retrieval(hits=[], relevant=False, assessment=assess([], strictness))
@@ -121,9 +120,7 @@ class Retriever:
 
     async def index(self, db: AsyncSession, chatbot_uuid: str, version: int | None = None) -> ChatbotIndex | None:
         """The chatbot's index at its current knowledge version (caught up or built if needed); None: no chatbot.
-
-        `version`: that version as the caller read it earlier in the request (an answer reads it with the chatbot),
-        so that an index already cached at it, or newer, costs no statement; None: read here."""
+        `version`: that version as read earlier in the request (an index cached at it costs no statement)."""
         repository = RetrievalRepository(db)
         if version is None:
             version = await repository.knowledge_version(chatbot_uuid)
