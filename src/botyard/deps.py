@@ -90,8 +90,7 @@ async def _current_account(
     # statement, and it should not start before the handler needs it (a handler may first check a URL's DNS).
     header = f"{credentials.scheme} {credentials.credentials}" if credentials else None
     database: Database = request.app.state.database
-    async with database.transaction(write=False) as session:
-        return await authenticate(session, header)
+    return await database.read_briefly(lambda session: authenticate(session, header))
 
 
 CurrentAccount = Annotated[str, Depends(_current_account)]
@@ -105,8 +104,7 @@ async def _optional_account(request: Request) -> str | None:
     if not header:
         return None
     database: Database = request.app.state.database
-    async with database.transaction(write=False) as session:
-        return await authenticate(session, header)
+    return await database.read_briefly(lambda session: authenticate(session, header))
 
 
 OptionalAccount = Annotated[str | None, Depends(_optional_account)]

@@ -106,8 +106,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
     for a human hand-off, the session's flag, which must be atomic together. SQLite has one writer at a time, and
     several server processes meet at its lock, so the shorter the write, the more answers per second.
     """
-    async with database.transaction(write=False) as db:
-        read = await _read(db, ask, tools, now)
+    read = await database.read_briefly(lambda db: _read(db, ask, tools, now))
     live_chat = live.is_live(read.session)
     declared = [variable for card in read.roster.cards for variable in card.variables if isinstance(variable, dict)]
     filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import TypeVar
 
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from botyard.config import Settings
-from botyard.db.engine import create_engine, create_sqlite_writer
+from botyard.db.engine import create_engine, create_sqlite_brief_reader, create_sqlite_writer
+
+T = TypeVar("T")
 
 LOCK_WAIT_SECONDS = 30.0
 """How long a SQLite writer waits for another process to release the write lock before it fails."""
@@ -24,16 +27,21 @@ class Database:
     """An engine for readers and the way to write: on PostgreSQL the same engine; on SQLite a write engine whose
     transactions take the write lock up front, one at a time per process (`create_sqlite_writer`)."""
 
-    def __init__(self, engine: AsyncEngine, sqlite_writer: AsyncEngine | None = None) -> None:
+    def __init__(
+        self, engine: AsyncEngine, sqlite_writer: AsyncEngine | None = None, brief_reader: AsyncEngine | None = None
+    ) -> None:
         self.engine = engine
         self.sqlite_writer = sqlite_writer
+        self.brief_reader = brief_reader
+        """SQLite's engine of brief reads on the loop's thread (`read_briefly`); None: the one reader."""
         self._read = async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
+        self._brief = async_sessionmaker(brief_reader or engine, expire_on_commit=False, autoflush=False)
         self._write = async_sessionmaker(sqlite_writer or engine, expire_on_commit=False, autoflush=False)
         self._writers = asyncio.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Database:
-        return cls(create_engine(settings), create_sqlite_writer(settings))
+        return cls(create_engine(settings), create_sqlite_writer(settings), create_sqlite_brief_reader(settings))
 
     @asynccontextmanager
     async def transaction(self, *, write: bool = True) -> AsyncIterator[AsyncSession]:
@@ -44,6 +52,20 @@ class Database:
             return
         async with (self._write if write else self._read)() as session, session.begin():
             yield session
+
+    async def read_briefly(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """`work`, a few indexed reads (no statement that scans), in a read transaction of the brief reader: on
+        SQLite its statements run on the event loop's thread (see `engine`). Where the database is busy (rare for a
+        WAL reader), `work` runs again in an ordinary read transaction, which may wait for it."""
+        if self.brief_reader is not None:
+            try:
+                async with self._brief() as session, session.begin():
+                    return await work(session)
+            except OperationalError as error:
+                if "locked" not in str(error.orig):
+                    raise
+        async with self.transaction(write=False) as session:
+            return await work(session)
 
     @asynccontextmanager
     async def _sqlite_write(self) -> AsyncIterator[AsyncSession]:
@@ -87,5 +109,7 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        if self.brief_reader is not None:
+            await self.brief_reader.dispose()
         if self.sqlite_writer is not None:
             await self.sqlite_writer.dispose()
