@@ -108,9 +108,11 @@ class AnswerRun:
                 top_k=MODEL_TOP_K if self.parts.answerer.model_decides else TOP_K,
                 vector=vector,
                 strictness=self.prepared.strictness,
-                passages=not self.parts.answerer.model_decides,
                 version=self.prepared.knowledge_version,
             )
+        if retrieval.relevant and not self.parts.answerer.model_decides:  # the offline answerer quotes by meaning
+            found = retrieval
+            retrieval = await self.parts.database.read_briefly(lambda db: retriever.with_passages(db, found, vector))
         if retrieval.hits and (retrieval.relevant or self.parts.answerer.model_decides):
             # The index holds each hit's source as of its knowledge version, at least the one this request read:
             # the same rows a second query would return, without the round trip.

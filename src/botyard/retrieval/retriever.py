@@ -23,18 +23,18 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import ParamSpec, TypeVar
 
-import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard import metrics
 from botyard.config import Settings
-from botyard.embedding import Embedder, Vectors, cosines, decode_matrix
+from botyard.embedding import Embedder, Vectors
 from botyard.memory import release_free_memory
-from botyard.retrieval.base import QUOTED_HITS, Hit, Retrieval
-from botyard.retrieval.baseline import UNRELATED_QUESTIONS, less_excess_closeness, unrelated_evidence, usual_closeness
+from botyard.retrieval.base import Retrieval
+from botyard.retrieval.baseline import UNRELATED_QUESTIONS, unrelated_evidence
 from botyard.retrieval.dense import Stored
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
+from botyard.retrieval.passage_closeness import closeness_of_passages
 from botyard.retrieval.private import Private
 from botyard.retrieval.query_vectors import QueryVectors
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, similarity
@@ -112,11 +112,20 @@ class Retriever:
         hits = index.hits(ranked, weights, max(JUDGED_HITS, top_k if explain else 0))
         evidence = [Evidence(similarity(hit.scores.get("dense", math.nan)), hit.coverage) for hit in hits]
         assessment = assess(evidence, strictness, index.unrelated)
-        if passages and assessment.relevant and vector is not None and self.embedder is not None:
-            hits = await self._with_passages(RetrievalRepository(db), hits, vector)
-        return Retrieval(
+        found = Retrieval(
             hits=hits, relevant=assessment.relevant, method=used.value, assessment=assessment, term_weights=weights
         )
+        return await self.with_passages(db, found, vector) if passages else found
+
+    async def with_passages(self, db: AsyncSession, retrieval: Retrieval, vector: Vectors | None) -> Retrieval:
+        """`retrieval` with the closeness of each passage of its best hits to the question (`passage_closeness`)
+        when it is answerable and was searched with `vector`: a few primary-key reads."""
+        if not retrieval.relevant or vector is None or retrieval.method in ("", Method.BM25) or self.embedder is None:
+            return retrieval
+        hits = await closeness_of_passages(
+            RetrievalRepository(db), self.embedder, self._unrelated or [], list(retrieval.hits), vector
+        )
+        return replace(retrieval, hits=hits)
 
     async def index(self, db: AsyncSession, chatbot_uuid: str, version: int | None = None) -> ChatbotIndex | None:
         """The chatbot's index at its current knowledge version (caught up or built if needed); None: no chatbot.
@@ -231,29 +240,6 @@ class Retriever:
     def cached_chunks(self) -> int:
         """Chunks held by the cache (for metrics and tests of the bound)."""
         return sum(index.size for index in self._cache.values())
-
-    async def _with_passages(self, repository: RetrievalRepository, hits: list[Hit], vector: Vectors) -> list[Hit]:
-        """The best hits with the cosine of each of their passages (the offline answerer quotes by meaning), less
-        how much closer each passage is to questions in general than the passages it competes with are
-        (`baseline.usual_closeness`): an FAQ's short question is near any question by its form alone."""
-        assert self.embedder is not None
-        best = hits[:QUOTED_HITS]
-        stored = await repository.passage_vectors([hit.chunk_uuid for hit in best], self.embedder.name)
-        dimension, parts = self.embedder.dimension, self.embedder.parts
-        question = np.asarray(vector, dtype=np.float32)
-        found = [(index, data) for index, hit in enumerate(best) if (data := stored.get(hit.chunk_uuid)) is not None]
-        matrices = {index: decode_matrix(data, dimension) for index, data in found}
-        if not matrices:
-            return hits
-        # All the passages in one go: hit by hit, comparing them with the unrelated questions cost more than the search
-        rows = np.vstack(list(matrices.values()))
-        ends = np.cumsum([len(matrix) for matrix in matrices.values()])[:-1]
-        all_cosines = np.split(cosines(rows, question, parts), ends)
-        all_usual = np.split(usual_closeness(rows, question, self._unrelated or [], parts), ends)
-        corrected = less_excess_closeness(all_cosines, all_usual)
-        for index, closeness in zip(matrices, corrected, strict=True):
-            hits[index] = replace(best[index], passage_similarity=tuple(float(c) for c in closeness))
-        return hits
 
     async def _unrelated_vectors(self) -> list[Vectors | None]:
         """The unrelated questions' vectors (`baseline`), embedded once per process."""
