@@ -17,6 +17,7 @@ from botyard.db.engine import create_engine, create_sqlite_writer
 from botyard.db.session import Database
 from botyard.models import Account
 from tests.support.database import Db
+from tests.support.loop import with_loop_ticks
 
 
 def test_concurrent_read_then_write_transactions_all_succeed(client: object, db: Db) -> None:
@@ -146,20 +147,10 @@ def test_a_brief_read_of_a_locked_database_waits_off_the_loop(tmp_path: Path) ->
     release = threading.Timer(0.3, lambda: (locker.execute("ROLLBACK"), locker.close()))
 
     async def check() -> tuple[list[str], int]:
-        ticks = 0
-
-        async def tick() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
-
-        ticking = asyncio.create_task(tick())
         release.start()
-        found = await database.read_briefly(_notes)
-        ticking.cancel()
+        found = await with_loop_ticks(database.read_briefly(_notes), 0.01)
         await database.dispose()
-        return found, ticks
+        return found
 
     found, ticks = asyncio.run(check())
     assert found == ["kept"]

@@ -26,6 +26,7 @@ from botyard.embedding.minilm import (
 )
 from botyard.embedding.openai_compat import OpenAIEmbedder
 from tests.support.embedding_server import EmbeddingServer, raw_vector
+from tests.support.loop import with_loop_ticks
 
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 
@@ -115,21 +116,8 @@ def test_minilm_embeds_nothing_and_many(minilm: MiniLMEmbedder) -> None:
 def test_minilm_leaves_the_event_loop_free_while_it_works(minilm: MiniLMEmbedder) -> None:
     texts = ["A paragraph about opening hours, returns, shipping and prices. " * 6] * 8
 
-    async def run() -> int:
-        ticks = 0
-
-        async def tick() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.005)
-                ticks += 1
-
-        ticker = asyncio.create_task(tick())
-        await minilm.embed_documents(texts)
-        ticker.cancel()
-        return ticks
-
-    assert asyncio.run(run()) >= 5
+    _, ticks = asyncio.run(with_loop_ticks(minilm.embed_documents(texts), 0.005))
+    assert ticks >= 5
 
 
 RESIDENT_GROWTH = """

@@ -9,6 +9,7 @@ import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -181,12 +182,15 @@ def test_a_directory_that_cannot_be_made_keeps_the_table_in_memory(
 def test_embedding_never_sets_the_blas_thread_count(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each encode of the port used to set OpenBLAS's thread count and set it back (threadpoolctl), from whichever
     thread embeds. That call is not safe while another thread multiplies: a server embedding questions at once got
-    about one vector in 500 different from run to run. The package limits BLAS to one thread once, at import."""
-    limits: list[object] = []
+    about one vector in 500 different from run to run. The package limits BLAS to one thread once, at import.
 
-    def recording_limit(self: object, **kwargs: object) -> object:
+    A spy on the third-party call, not a stand-in: each call is recorded and then made as it would have been."""
+    limits: list[object] = []
+    original = threadpoolctl.ThreadpoolController.limit
+
+    def recording_limit(self: threadpoolctl.ThreadpoolController, **kwargs: Any) -> Any:
         limits.append(kwargs)
-        return threadpoolctl.threadpool_limits(limits=None)
+        return original(self, **kwargs)
 
     monkeypatch.setattr(threadpoolctl.ThreadpoolController, "limit", recording_limit)
     embedder = UseEmbedder()
