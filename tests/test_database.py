@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -14,7 +15,7 @@ from sqlalchemy.pool import QueuePool
 
 from botyard.config import Settings
 from botyard.db.engine import create_engine, create_sqlite_writer
-from botyard.db.session import Database
+from botyard.db.session import CHECKPOINT_EVERY, Database
 from botyard.models import Account
 from tests.support.database import Db
 from tests.support.loop import with_loop_ticks
@@ -155,3 +156,109 @@ def test_a_brief_read_of_a_locked_database_waits_off_the_loop(tmp_path: Path) ->
     found, ticks = asyncio.run(check())
     assert found == ["kept"]
     assert ticks >= 10  # the loop ran on through the 0.3 s the lock was held
+
+
+def test_brief_writes_run_on_the_event_loops_thread_and_commit(tmp_path: Path) -> None:
+    """The answer's few indexed writes skip aiosqlite's thread hand-offs too (`db/engine`), and commit as any write."""
+    database = _note_table(Settings(data_dir=tmp_path))
+    assert database.brief_writer is not None
+    asyncio.run(database.dispose())  # the connections made from now on know the function below
+
+    def with_thread_function(dbapi_connection: Any, _record: object) -> None:
+        dbapi_connection.create_function("running_thread", 0, threading.get_ident)
+
+    async def write(session: AsyncSession) -> int:
+        await session.execute(text("INSERT INTO note VALUES ('briefly')"))
+        return int((await session.execute(text("SELECT running_thread()"))).scalar_one())
+
+    async def check() -> tuple[int, int, list[str]]:
+        assert database.brief_writer is not None
+        event.listen(database.brief_writer.sync_engine, "connect", with_thread_function)
+        writer_thread = await database.write_briefly(write)
+        async with database.transaction(write=False) as session:
+            notes = await _notes(session)
+        await database.dispose()
+        return threading.get_ident(), writer_thread, notes
+
+    loop_thread, writer_thread, notes = asyncio.run(check())
+    assert writer_thread == loop_thread
+    assert notes == ["kept", "briefly"]
+
+
+def test_a_failed_brief_write_writes_nothing_and_frees_the_lock(tmp_path: Path) -> None:
+    database = _note_table(Settings(data_dir=tmp_path))
+
+    async def fail(session: AsyncSession) -> None:
+        await session.execute(text("INSERT INTO note VALUES ('half')"))
+        raise RuntimeError("boom")
+
+    async def insert(session: AsyncSession) -> None:
+        await session.execute(text("INSERT INTO note VALUES ('after')"))
+
+    async def check() -> list[str]:
+        with pytest.raises(RuntimeError, match="boom"):
+            await database.write_briefly(fail)
+        await asyncio.wait_for(database.write_briefly(insert), 5)  # SQLite's write lock is free again
+        async with database.transaction(write=False) as session:
+            notes = await _notes(session)
+        await database.dispose()
+        return notes
+
+    assert asyncio.run(check()) == ["kept", "after"]
+
+
+def test_a_brief_write_waits_for_another_processs_lock_off_the_loop(tmp_path: Path) -> None:
+    """Another connection (as another process would) holds SQLite's write lock for 0.3 s: the brief write tries
+    again in asynchronous steps, so the loop runs on meanwhile, and then writes."""
+    settings = Settings(data_dir=tmp_path)
+    database = _note_table(settings)
+    locker = sqlite3.connect(
+        make_url(settings.resolved_database_url).database or "", isolation_level=None, check_same_thread=False
+    )
+    locker.execute("BEGIN IMMEDIATE")
+    locker.execute("INSERT INTO note VALUES ('rolled back')")
+    release = threading.Timer(0.3, lambda: locker.execute("ROLLBACK"))
+
+    async def insert(session: AsyncSession) -> None:
+        await session.execute(text("INSERT INTO note VALUES ('waited')"))
+
+    async def check() -> tuple[tuple[None, int], list[str]]:
+        release.start()
+        written = await with_loop_ticks(database.write_briefly(insert), 0.01)
+        async with database.transaction(write=False) as session:
+            notes = await _notes(session)
+        await database.dispose()
+        return written, notes
+
+    try:
+        (_, ticks), notes = asyncio.run(check())
+    finally:
+        release.join()
+        locker.close()
+    assert notes == ["kept", "waited"]
+    assert ticks >= 10
+
+
+def test_the_wal_stays_small_under_brief_writes(tmp_path: Path) -> None:
+    """The brief writer never checkpoints on the loop's thread; every `CHECKPOINT_EVERY` commits the threaded engine
+    does, so the WAL is reused from its start instead of growing with every answer: after 10 x CHECKPOINT_EVERY
+    commits it holds no more than about two rounds of them (without the checkpoints, all ten)."""
+    settings = Settings(data_dir=tmp_path)
+    database = _note_table(settings)
+    wal = (make_url(settings.resolved_database_url).database or "") + "-wal"
+
+    async def insert(session: AsyncSession) -> None:
+        await session.execute(text("INSERT INTO note VALUES (:text)"), {"text": "x" * 2048})
+
+    async def write_all() -> list[int]:
+        sizes = []
+        for _ in range(10 * CHECKPOINT_EVERY):
+            await database.write_briefly(insert)
+            await asyncio.sleep(0)  # the checkpoint's task gets its turns
+            sizes.append(os.path.getsize(wal))  # noqa: ASYNC240 (a stat of a local file)
+        await database.dispose()
+        return sizes
+
+    sizes = asyncio.run(write_all())
+    a_round = sizes[CHECKPOINT_EVERY // 2] * 2  # the WAL's size after a round of commits, checkpointed or not
+    assert max(sizes) < 3 * a_round

@@ -9,6 +9,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from botyard.answering.background.tagging import schedule_tagging
 from botyard.answering.base import CitedHit, Finished
 from botyard.answering.citations import CitedSource, cite_data
@@ -100,17 +102,18 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
     }
     phrase = None if prepared.live_chat else live.monitored_phrase(outcome.text, prepared.monitored)
     gap = unanswered(outcome, utcnow())
+
+    async def write(db: AsyncSession) -> None:
+        stored = await conversation.finish_message(db, prepared.session_uuid, prepared.message_uuid, values)
+        if stored and gap is not None:
+            await unanswered_questions.record(db, gap)
+        if phrase is not None:
+            await live.flag_for_operators(db, prepared.session_uuid, utcnow(), f"said: {phrase}", prepared.message_uuid)
+        if prepared.background and not prepared.live_chat:
+            await schedule_tagging(db, prepared.session_uuid, prepared.chatbot_uuid, prepared.message_uuid)
+
     try:
-        async with database.transaction() as db:
-            stored = await conversation.finish_message(db, prepared.session_uuid, prepared.message_uuid, values)
-            if stored and gap is not None:
-                await unanswered_questions.record(db, gap)
-            if phrase is not None:
-                await live.flag_for_operators(
-                    db, prepared.session_uuid, utcnow(), f"said: {phrase}", prepared.message_uuid
-                )
-            if prepared.background and not prepared.live_chat:
-                await schedule_tagging(db, prepared.session_uuid, prepared.chatbot_uuid, prepared.message_uuid)
+        await database.write_briefly(write)
     except Exception:
         log.exception("storing message %s failed", prepared.message_uuid)
     return citations

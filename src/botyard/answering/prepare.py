@@ -113,10 +113,9 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
     values = {**SessionMeta.of(read.session).variables, **filled}
     agent = None if live_chat else await router.choose(read.roster.cards, ask.query, _last_agent(read.turns), values)
     admitted = admission(agent, ask.query, read.chatbot.show_citations, read.new_documents, read.earlier_documents)
+    linked = [document.uuid for document in admitted.documents]
     try:
-        async with database.transaction() as db:
-            message = await _store(db, ask, read, agent, filled, now)
-            await SessionDocumentRepository(db).link(message.uuid, [document.uuid for document in admitted.documents])
+        message = await database.write_briefly(lambda db: _store(db, ask, read, agent, filled, now, linked))
     except IntegrityError as error:  # the session (or its chatbot) was deleted between the two transactions
         raise not_found("Session") from error
     return Prepared(
@@ -149,9 +148,16 @@ async def _read(db: AsyncSession, ask: Ask, tools: bool, now: datetime) -> _Read
 
 
 async def _store(
-    db: AsyncSession, ask: Ask, read: _Read, agent: ChosenAgent | None, filled: dict[str, str], now: datetime
+    db: AsyncSession,
+    ask: Ask,
+    read: _Read,
+    agent: ChosenAgent | None,
+    filled: dict[str, str],
+    now: datetime,
+    documents: list[str],
 ) -> Message:
-    """The write transaction: the rate-limit count, the query's message, the variables it gave, the hand-off."""
+    """The write transaction: the rate-limit count, the query's message and its documents, the variables it gave,
+    the hand-off."""
     session = read.session
     await ratelimit.admit(db, read.chatbot, _windows(ask, session, read.chatbot), now)
     meta = MessageMeta().with_values(streaming_owner=stream_owner())
@@ -167,6 +173,7 @@ async def _store(
             modified_at=now,
         ),
     )
+    await SessionDocumentRepository(db).link(message.uuid, documents)
     if filled:
         await conversation.set_variables(db, session.uuid, filled)
         data = {"session_uuid": session.uuid, "message_uuid": message.uuid, "variables": filled}

@@ -239,8 +239,8 @@ class AnswerRun:
             return
         self.saved_at = now
         try:
-            async with self.parts.database.transaction() as db:
-                await conversation.save_partial(db, self.prepared.message_uuid, self.text)
+            text, message = self.text, self.prepared.message_uuid
+            await self.parts.database.write_briefly(lambda db: conversation.save_partial(db, message, text))
         except Exception:  # a busy database delays the checkpoint; the answer goes on
             log.warning("could not save the partial answer of message %s", self.prepared.message_uuid, exc_info=True)
 

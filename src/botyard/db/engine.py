@@ -12,6 +12,12 @@ whose driver calls run on the event loop's thread (`create_sqlite_brief_reader`)
 thread of its own and back, four hand-offs a statement, and a read transaction of five statements cost 1.7-2.0 ms
 of CPU that way against 0.4 ms on the loop's thread (measured on this project's machine). Its busy timeout is zero,
 so it never blocks the loop: a read that finds the database busy runs again on the threaded engine (`Database`).
+
+The answer's few indexed writes (its message, stored and finished) have such an engine too
+(`create_sqlite_brief_writer`). A busy loop made the hand-offs worse there than CPU: each one waits for the loop's
+next turn, and the process's one write transaction at a time held SQLite's lock across all those turns, so under
+load the writes queued behind each other. This engine does not checkpoint (a checkpoint syncs the database file to
+disk, not something for the loop's thread); `Database` has the threaded engine do it.
 """
 
 from __future__ import annotations
@@ -65,6 +71,16 @@ class _OnTheLoop(aiosqlite.Connection):
 def create_sqlite_brief_reader(settings: Settings) -> AsyncEngine | None:
     """The SQLite engine of brief reads on the loop's thread (see the module); None for PostgreSQL, whose driver
     runs on the loop already."""
+    return _on_the_loop(settings, _pool(settings), begin="DEFERRED", checkpoints=True)
+
+
+def create_sqlite_brief_writer(settings: Settings) -> AsyncEngine | None:
+    """The SQLite engine of brief writes on the loop's thread, which never checkpoints (see the module); None for
+    PostgreSQL."""
+    return _on_the_loop(settings, {"echo": settings.database_echo, **WRITER_POOL}, begin="IMMEDIATE", checkpoints=False)
+
+
+def _on_the_loop(settings: Settings, pool: dict[str, Any], *, begin: str, checkpoints: bool) -> AsyncEngine | None:
     url = settings.resolved_database_url
     if not url.startswith("sqlite"):
         return None
@@ -75,8 +91,8 @@ def create_sqlite_brief_reader(settings: Settings) -> AsyncEngine | None:
         # from the start (the driver's default is 5 s): the set-up's own pragmas run on the loop's thread too.
         return await _OnTheLoop(lambda: sqlite3.connect(path, timeout=0, check_same_thread=False), 64)
 
-    engine = create_async_engine(url, async_creator=connect, pool_reset_on_return=None, **_pool(settings))
-    _configure_sqlite(engine, busy_timeout_ms=0, begin="DEFERRED")
+    engine = create_async_engine(url, async_creator=connect, pool_reset_on_return=None, **pool)
+    _configure_sqlite(engine, busy_timeout_ms=0, begin=begin, checkpoints=checkpoints)
     return engine
 
 
@@ -88,7 +104,7 @@ def _pool(settings: Settings) -> dict[str, Any]:
     }
 
 
-def _configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int, begin: str) -> None:
+def _configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int, begin: str, checkpoints: bool = True) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy, not the driver, emit BEGIN so that we choose its mode below.
@@ -98,6 +114,8 @@ def _configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int, begin: str) 
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
+        if not checkpoints:  # the connection's commits leave the WAL to grow; someone else checkpoints it
+            cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")

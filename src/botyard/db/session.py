@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -13,14 +14,23 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from botyard.config import Settings
-from botyard.db.engine import create_engine, create_sqlite_brief_reader, create_sqlite_writer
+from botyard.db.engine import (
+    create_engine,
+    create_sqlite_brief_reader,
+    create_sqlite_brief_writer,
+    create_sqlite_writer,
+)
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 LOCK_WAIT_SECONDS = 30.0
 """How long a SQLite writer waits for another process to release the write lock before it fails."""
 FIRST_RETRY_SECONDS = 0.0005
 LAST_RETRY_SECONDS = 0.004
+CHECKPOINT_EVERY = 100
+"""The brief writer's commits between two checkpoints of the WAL: SQLite's own rule is a checkpoint once the WAL
+holds 1,000 pages (`wal_autocheckpoint`), and an answer's write transaction adds about ten."""
 
 
 class Database:
@@ -28,26 +38,40 @@ class Database:
     transactions take the write lock up front, one at a time per process (`create_sqlite_writer`)."""
 
     def __init__(
-        self, engine: AsyncEngine, sqlite_writer: AsyncEngine | None = None, brief_reader: AsyncEngine | None = None
+        self,
+        engine: AsyncEngine,
+        sqlite_writer: AsyncEngine | None = None,
+        brief_reader: AsyncEngine | None = None,
+        brief_writer: AsyncEngine | None = None,
     ) -> None:
         self.engine = engine
         self.sqlite_writer = sqlite_writer
         self.brief_reader = brief_reader
         """SQLite's engine of brief reads on the loop's thread (`read_briefly`); None: the one reader."""
+        self.brief_writer = brief_writer if sqlite_writer is not None else None
+        """SQLite's engine of brief writes on the loop's thread (`write_briefly`); None: the one writer."""
         self._read = async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
         self._brief = async_sessionmaker(brief_reader or engine, expire_on_commit=False, autoflush=False)
         self._write = async_sessionmaker(sqlite_writer or engine, expire_on_commit=False, autoflush=False)
+        self._brief_write = async_sessionmaker(self.brief_writer or engine, expire_on_commit=False, autoflush=False)
         self._writers = asyncio.Lock()
+        self._brief_commits = 0
+        self._checkpointing: asyncio.Task[None] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Database:
-        return cls(create_engine(settings), create_sqlite_writer(settings), create_sqlite_brief_reader(settings))
+        return cls(
+            create_engine(settings),
+            create_sqlite_writer(settings),
+            create_sqlite_brief_reader(settings),
+            create_sqlite_brief_writer(settings),
+        )
 
     @asynccontextmanager
     async def transaction(self, *, write: bool = True) -> AsyncIterator[AsyncSession]:
         """One unit of work: commits when the block ends normally, rolls back (writing nothing) otherwise."""
         if write and self.sqlite_writer is not None:
-            async with self._sqlite_write() as session:
+            async with self._sqlite_write(self._write) as session:
                 yield session
             return
         async with (self._write if write else self._read)() as session, session.begin():
@@ -67,12 +91,38 @@ class Database:
         async with self.transaction(write=False) as session:
             return await work(session)
 
+    async def write_briefly(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """`work`, a few indexed writes, in a write transaction of the brief writer: on SQLite its statements run on
+        the event loop's thread (see `engine`), and every `CHECKPOINT_EVERY` commits the threaded engine checkpoints
+        the WAL. Waiting for another process's write lock is asynchronous, as for any writer."""
+        if self.brief_writer is None:
+            async with self.transaction() as session:
+                return await work(session)
+        async with self._sqlite_write(self._brief_write) as session:
+            done = await work(session)
+        self._brief_commits += 1
+        if self._brief_commits % CHECKPOINT_EVERY == 0 and (self._checkpointing is None or self._checkpointing.done()):
+            self._checkpointing = asyncio.create_task(self._checkpoint())
+        return done
+
+    async def _checkpoint(self) -> None:
+        """A passive checkpoint (it waits for no reader) on a connection of the threaded engine. It takes its turn
+        among this process's writers, as SQLite's own does in the commit that runs it: with a writer appending
+        meanwhile it would never catch up with the end of the WAL, which is only reused from its start once it has."""
+        try:
+            async with self.engine.connect() as connection, self._writers:
+                driver = (await connection.get_raw_connection()).driver_connection
+                assert driver is not None
+                await driver.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except Exception:  # the next one will do; SQLite's own checkpoints run on the other connections' commits
+            log.warning("checkpointing the database's WAL failed", exc_info=True)
+
     @asynccontextmanager
-    async def _sqlite_write(self) -> AsyncIterator[AsyncSession]:
+    async def _sqlite_write(self, sessions: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
         # The in-process lock queues this process's writers in order, without polling each other; only another
         # process holding SQLite's lock makes `_locked_session` try again.
         async with self._writers:
-            session = await self._locked_session()
+            session = await self._locked_session(sessions)
             try:
                 yield session
                 await session.commit()
@@ -82,13 +132,13 @@ class Database:
             finally:
                 await session.close()
 
-    async def _locked_session(self) -> AsyncSession:
+    async def _locked_session(self, sessions: async_sessionmaker[AsyncSession]) -> AsyncSession:
         """A session whose transaction holds SQLite's write lock (its `BEGIN IMMEDIATE` succeeded)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + LOCK_WAIT_SECONDS
         delay = FIRST_RETRY_SECONDS
         while True:
-            session = self._write()
+            session = sessions()
             try:
                 await session.connection()  # begins the transaction
                 return session
@@ -108,8 +158,9 @@ class Database:
             await session.execute(text("SELECT 1"))
 
     async def dispose(self) -> None:
+        if self._checkpointing is not None and not self._checkpointing.done():
+            await self._checkpointing
         await self.engine.dispose()
-        if self.brief_reader is not None:
-            await self.brief_reader.dispose()
-        if self.sqlite_writer is not None:
-            await self.sqlite_writer.dispose()
+        for engine in (self.brief_reader, self.brief_writer, self.sqlite_writer):
+            if engine is not None:
+                await engine.dispose()
