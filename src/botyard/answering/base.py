@@ -86,3 +86,10 @@ class Answerer(Protocol):
     def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
         """Stream the answer: any number of `TextDelta`s, then exactly one `Finished`."""
         ...
+
+
+def joined_text(first: AnswerEvent, second: AnswerEvent) -> AnswerEvent | None:
+    """Two pieces of an answer's text as one (`with_heartbeat`'s `merge`); None for anything else."""
+    if isinstance(first, TextDelta) and isinstance(second, TextDelta):
+        return TextDelta(first.text + second.text)
+    return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 from botyard.answering.base import AnswerEvent, Finished
@@ -14,4 +15,5 @@ async def canned(text: str, query: str) -> AsyncIterator[AnswerEvent]:
     """A fixed text streamed as an answer (the relevance decision, when one was made, goes in the message's meta)."""
     for group in word_groups(text):
         yield TextDelta(group)
+        await asyncio.sleep(0)  # as the offline answerer: the response sends each group (unless it fell behind)
     yield Finished("stop", Usage(max(1, count_tokens(query)), max(1, count_tokens(text))))

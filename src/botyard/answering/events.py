@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from botyard.llm.provider import TextDelta, Usage
 
 T = TypeVar("T")
+READ_AHEAD = 256
+"""Events the source may get ahead of the consumer when they can be merged: far more than a read from the provider
+brings at once, and a client that reads slowly still holds the source up."""
 
 
 @dataclass(frozen=True)
@@ -47,18 +50,26 @@ ChatEvent = Started | TextDelta | Citation | Ping | Failed | Ended
 """The events of a streamed answer: the answer's text arrives as the provider's and the answerer's `TextDelta`."""
 
 
-async def with_heartbeat(events: AsyncGenerator[T, None], interval: float | None) -> AsyncGenerator[T | None, None]:
+async def with_heartbeat(
+    events: AsyncGenerator[T, None], interval: float | None, merge: Callable[[T, T], T | None] | None = None
+) -> AsyncGenerator[T | None, None]:
     """`events`, with a `None` after every `interval` seconds in which none came (None: no heartbeat).
 
     The source is driven by one task of its own, start to end, so that an answerer holding an HTTP stream open
     across its yields is never resumed from different tasks; waiting on its queue can be cancelled at any time.
+
+    `merge(a, b)`: one event for two that follow each other, or None when they must stay apart. Events that are
+    already waiting when the consumer takes one are merged into it: a busy process, whose source gets ahead, then
+    sends fewer and larger pieces (each costs about as much on its way to the client, whatever its size), and
+    one that keeps up sends every event as it came.
     """
-    if interval is None:  # nothing to time: the consumer's task drives the source itself, with no queue between
+    if interval is None and merge is None:  # the consumer's task drives the source itself, with no queue between
         async with contextlib.aclosing(events):
             async for event in events:
                 yield event
         return
-    queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=1)
+    inbox = _Inbox(merge)
+    queue = inbox.queue
 
     async def pump() -> None:
         try:
@@ -77,7 +88,7 @@ async def with_heartbeat(events: AsyncGenerator[T, None], interval: float | None
         while True:
             try:  # `timeout`, not `wait_for`: that makes a task per event (an LLM's answer has hundreds)
                 async with asyncio.timeout(interval):
-                    kind, value = await queue.get()
+                    kind, value = await inbox.take()
             except TimeoutError:
                 yield None
                 continue
@@ -88,3 +99,27 @@ async def with_heartbeat(events: AsyncGenerator[T, None], interval: float | None
             yield value
     finally:
         task.cancel()
+
+
+class _Inbox(Generic[T]):
+    """The queue from the source's task to the consumer, who takes the events waiting in it merged."""
+
+    def __init__(self, merge: Callable[[T, T], T | None] | None) -> None:
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=READ_AHEAD if merge is not None else 1)
+        self._merge = merge
+        self._held: tuple[str, Any] | None = None
+        """What was taken from the queue but could not be merged: the next to be taken."""
+
+    async def take(self) -> tuple[str, Any]:
+        if self._held is not None:
+            (kind, value), self._held = self._held, None
+        else:
+            kind, value = await self.queue.get()
+        while kind == "event" and self._merge is not None and not self.queue.empty():
+            following = self.queue.get_nowait()
+            merged = self._merge(value, following[1]) if following[0] == "event" else None
+            if merged is None:
+                self._held = following
+                break
+            value = merged
+        return kind, value

@@ -16,7 +16,7 @@ import anyio
 
 from botyard import metrics
 from botyard.answering import finish
-from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Finished
+from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Finished, joined_text
 from botyard.answering.canned import canned
 from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
 from botyard.answering.documents import document_hits, merged_hits
@@ -210,8 +210,9 @@ class AnswerRun:
     async def _produced(self) -> AsyncGenerator[ChatEvent, None]:
         """The answer's text and citations as they come, pings in silences; failures are kept in `error`."""
         announced: set[str] = set()
+        produced = with_heartbeat(self._answer_events(), self.ping_seconds, joined_text)
         try:
-            async with aclosing(with_heartbeat(self._answer_events(), self.ping_seconds)) as stream:
+            async with aclosing(produced) as stream:
                 async for event in stream:
                     if event is None:
                         yield Ping()
