@@ -23,7 +23,7 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   chunks.
 - `throughput`: `botyard serve --workers 2` (a listening socket per worker, see botyard/serving.py) on the same
   database; 8 clients, one connection each, share `--throughput-answers` questions and ask as fast as the answers
-  come. Each worker builds its own index, so three rounds of 8 concurrent warm-up questions on new connections come
+  come, a session's questions in turn from one client (its history then never depends on timing). Each worker builds its own index, so three rounds of 8 concurrent warm-up questions on new connections come
   first. Then `throughput-bare`: the same clients and questions against the bare app of bench/_bare_stream.py (FastAPI
   on uvicorn, 2 workers with a socket each, answering a fixed text), the anchor of the ratios printed after it
   (service / bare: first byte, full answer, answers/s, server CPU). Goal (issue 18): at least 60 answers/s.
@@ -504,8 +504,9 @@ async def while_changing(
 async def many_clients(
     server: Server, key: str, bot: str | None, asked: list[Question], per_session: int, clients: int, workers: int
 ) -> Figures:
-    """`clients` clients, a connection each, share the questions; as fast as the answers come. Without a chatbot
-    (`bot` None) the server is the bare app, and the sessions are made-up uuids."""
+    """`clients` clients, a connection each, share the sessions (a session's questions in turn, from one client); as
+    fast as the answers come. Without a chatbot (`bot` None) the server is the bare app, and the sessions are
+    made-up uuids."""
     headers = auth(key)
     limits = httpx.Limits(max_connections=1)
     count = math.ceil(len(asked) / per_session) + clients * 3
@@ -529,12 +530,15 @@ async def many_clients(
         warmup = await asyncio.gather(*(warm(session, n) for n, session in enumerate(round_sessions)))
         figures.warmup_ms.append((time.perf_counter() - started) * 1000)
         figures.notes += [f"warm-up failed: {a.status} {a.error or a.text[:200]}" for a in warmup if a.failed]
-    pending = iter(enumerate(asked))
+    # A session's questions go to one client, one after the other, as its user would ask them: each is asked with
+    # the answers before it stored, so the history it is answered with does not depend on timing.
+    pending = iter(range(0, len(asked), per_session))
 
     async def worker() -> None:
         async with httpx.AsyncClient(base_url=server.base, headers=headers, timeout=300, limits=limits) as own:
-            for number, question in pending:
-                figures.answers.append(await ask(own, sessions[number // per_session], question))
+            for first in pending:
+                for question in asked[first : first + per_session]:
+                    figures.answers.append(await ask(own, sessions[first // per_session], question))
 
     with measured(figures, server):
         started = time.perf_counter()
