@@ -16,7 +16,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.config import Settings
 from botyard.embedding import Vectors
-from botyard.ingestion import pipeline
 from botyard.ingestion.chunk import ChunkingConfig
 from botyard.ingestion.embed import EMBED_BATCH_CHUNKS
 from botyard.ingestion.parse import ParseLimits
@@ -100,18 +99,6 @@ def test_a_source_over_the_chunk_cap_fails_at_once_naming_the_cap(alice: Api, bo
     assert (job.status, job.attempts) == ("failed", 1)  # the same text makes as many chunks on every retry
     assert embedder.calls == 0  # refused before any embedding
     assert chunks(db, created["uuid"]) == []
-
-
-def test_a_chunking_failure_is_not_retried(alice: Api, bot: str, db: Db, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(markdown: str, config: ChunkingConfig | None = None) -> list[object]:
-        raise ValueError("Input too long to encode safely")
-
-    monkeypatch.setattr(pipeline, "chunk_markdown", broken)
-    created = upload(alice, bot, "notes.txt", b"Some notes about the shop.")
-    run_jobs(alice.client, [processor(alice.client)])
-    assert source(alice, created["uuid"])["status"] == "error:chunking failed"
-    job = job_of(db, created["uuid"])
-    assert (job.status, job.attempts) == ("failed", 1)  # before: five attempts, each chunking again from scratch
 
 
 class BatchRecorder(FakeEmbedder):

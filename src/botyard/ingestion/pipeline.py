@@ -11,7 +11,6 @@ them (`botyard.ingestion.embed`).
 from __future__ import annotations
 
 import asyncio
-import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +34,6 @@ from botyard.jobs.runner import JobContext
 from botyard.models import Chunk, DataSource, Job
 from botyard.outbox import events as webhooks
 
-log = logging.getLogger(__name__)
 __all__ = ["Extracted", "IngestionConfig", "SourceFailed", "SourceProcessor", "SourceRetry"]
 
 
@@ -164,14 +162,10 @@ class SourceProcessor:
         await ctx.finish(store)
 
     async def _chunk(self, source: DataSource, extracted: Extracted) -> tuple[list[Chunk], int]:
-        """The chunks and the document's token count, or a permanent failure: chunking is a pure function of the
-        text, so what fails (or is over `max_chunks`) now fails the same way on every retry."""
-        try:
-            chunks = await asyncio.to_thread(self._chunks, source, extracted)
-            tokens = await asyncio.to_thread(count_tokens, extracted.markdown)
-        except Exception as error:
-            log.exception("chunking source %s failed", source.uuid)
-            raise SourceFailed("chunking failed") from error
+        """The chunks and the document's token count; a permanent failure when they are over `max_chunks` (chunking
+        is a pure function of the text: a retry would find as many)."""
+        chunks = await asyncio.to_thread(self._chunks, source, extracted)
+        tokens = await asyncio.to_thread(count_tokens, extracted.markdown)
         if len(chunks) > self.config.max_chunks:
             raise SourceFailed(f"too large - over {self.config.max_chunks} chunks")
         return chunks, tokens
