@@ -197,3 +197,19 @@ def test_embedding_never_sets_the_blas_thread_count(monkeypatch: pytest.MonkeyPa
     asyncio.run(embedder.embed_query("How long is the warranty on repairs?"))
     asyncio.run(embedder.embed_documents(TEXTS))
     assert limits == []
+
+
+def test_writing_the_table_removes_other_weights_tables_and_abandoned_temporary_files(
+    tmp_path: Path, in_memory: UseEmbedder, expected: np.ndarray
+) -> None:
+    older = tmp_path / "use-m3-table-0123456789abcdef.npy"  # an earlier version's weights
+    older.write_bytes(b"an earlier table")
+    abandoned = tmp_path / f".{FILE[:-4]}-killed.tmp"
+    abandoned.write_bytes(b"half a table")
+    two_hours_ago = os.stat(abandoned).st_mtime - 7200
+    os.utime(abandoned, (two_hours_ago, two_hours_ago))
+    being_written = tmp_path / f".{FILE[:-4]}-another-process.tmp"  # another process writing right now
+    being_written.write_bytes(b"the start of a table")
+    embedder = UseEmbedder(table_dir=tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([FILE, being_written.name])
+    assert_same(vectors(embedder), expected)

@@ -7,15 +7,19 @@ are resident, and those are the page cache's, shared by every worker on the mach
 The file is written once, by the first process to start, under a name that carries the weights' digest, and
 checked against the table the port has just built before it is used: a file of another size, an unreadable or a
 changed one is written anew (to a temporary file renamed over it, so no process ever maps half a file). Where the
-directory cannot be written, the table stays in memory: the service works, only with more memory.
+directory cannot be written, the table stays in memory: the service works, only with more memory. The process that
+writes the file removes the tables of other weights (left by an earlier version: a process still mapping one keeps
+its map) and the temporary files a process killed while writing left behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import mmap
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +28,8 @@ import numpy.typing as npt
 log = logging.getLogger(__name__)
 
 Table = npt.NDArray[np.uint8]
+ABANDONED_SECONDS = 3600
+"""A temporary file this old was left by a process killed while writing it: a write takes about a second."""
 CHECK_BYTES = 1 << 20
 """The file is compared with the table a megabyte at a time, by plain reads: no page of it enters the process."""
 
@@ -38,6 +44,7 @@ def mapped_table(table: Table, directory: Path, digest: str) -> Table:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         _write(path, table)
+        _remove_others(path)
     except OSError as error:
         log.warning("USE-m3's table stays in memory (65 MB a process): cannot write %s: %s", path, error)
         return table
@@ -101,3 +108,15 @@ def _write(path: Path, table: Table) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _remove_others(path: Path) -> None:
+    """Remove the tables of other weights beside `path`, and abandoned temporary files (not one being written)."""
+    now = time.time()
+    for other in path.parent.glob("use-m3-table-*.npy"):
+        if other != path:
+            other.unlink(missing_ok=True)
+    for temporary in path.parent.glob(".use-m3-table-*.tmp"):
+        with contextlib.suppress(FileNotFoundError):
+            if now - temporary.stat().st_mtime > ABANDONED_SECONDS:
+                temporary.unlink()
