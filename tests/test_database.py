@@ -106,18 +106,21 @@ async def _notes(session: AsyncSession) -> list[str]:
     return list((await session.execute(text("SELECT text FROM note"))).scalars())
 
 
+def with_thread_function(dbapi_connection: Any, _record: object) -> None:
+    """Teaches a new connection `running_thread()`: the thread SQLite runs the statement on."""
+    dbapi_connection.create_function("running_thread", 0, threading.get_ident)
+
+
+async def running_thread(session: AsyncSession) -> int:
+    return int((await session.execute(text("SELECT running_thread()"))).scalar_one())
+
+
 def test_brief_reads_run_on_the_event_loops_thread_and_others_do_not(tmp_path: Path) -> None:
     """The answer path's few indexed reads skip aiosqlite's thread hand-offs (`db/engine`); every other read keeps
     them, so that a long one never holds up the loop. SQLite itself says on which thread it runs a statement."""
     database = _note_table(Settings(data_dir=tmp_path))
     assert database.brief_reader is not None
     asyncio.run(database.dispose())  # the connections made from now on know the function below
-
-    def with_thread_function(dbapi_connection: Any, _record: object) -> None:
-        dbapi_connection.create_function("running_thread", 0, threading.get_ident)
-
-    async def running_thread(session: AsyncSession) -> int:
-        return int((await session.execute(text("SELECT running_thread()"))).scalar_one())
 
     async def check() -> tuple[int, int, int]:
         for engine in (database.engine, database.brief_reader):
@@ -164,12 +167,9 @@ def test_brief_writes_run_on_the_event_loops_thread_and_commit(tmp_path: Path) -
     assert database.brief_writer is not None
     asyncio.run(database.dispose())  # the connections made from now on know the function below
 
-    def with_thread_function(dbapi_connection: Any, _record: object) -> None:
-        dbapi_connection.create_function("running_thread", 0, threading.get_ident)
-
     async def write(session: AsyncSession) -> int:
         await session.execute(text("INSERT INTO note VALUES ('briefly')"))
-        return int((await session.execute(text("SELECT running_thread()"))).scalar_one())
+        return await running_thread(session)
 
     async def check() -> tuple[int, int, list[str]]:
         assert database.brief_writer is not None
