@@ -30,7 +30,7 @@ FIRST_RETRY_SECONDS = 0.0005
 LAST_RETRY_SECONDS = 0.004
 CHECKPOINT_EVERY = 100
 """The brief writer's commits between two checkpoints of the WAL: SQLite's own rule is a checkpoint once the WAL
-holds 1,000 pages (`wal_autocheckpoint`), and an answer's write transaction adds about ten."""
+holds 1,000 pages (`wal_autocheckpoint`), and a brief write adds a few (an answer's two or three, about ten)."""
 
 
 class Database:
