@@ -23,8 +23,9 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   chunks.
 - `throughput`: `botyard serve --workers 2` (a listening socket per worker, see botyard/serving.py) on the same
   database; 8 clients, one connection each, share `--throughput-answers` questions and ask as fast as the answers
-  come, a session's questions in turn from one client (its history then never depends on timing). Each worker builds its own index, so three rounds of 8 concurrent warm-up questions on new connections come
-  first. Then `throughput-bare`: the same clients and questions against the bare app of bench/_bare_stream.py (FastAPI
+  come, a session's questions in turn from one client (its history then never depends on timing). Each worker
+  builds its own index, so three rounds of 8 concurrent warm-up questions on new connections come first. Then
+  `throughput-bare`: the same clients and questions against the bare app of bench/_bare_stream.py (FastAPI
   on uvicorn, 2 workers with a socket each, answering a fixed text), the anchor of the ratios printed after it
   (service / bare: first byte, full answer, answers/s, server CPU). Goal (issue 18): at least 60 answers/s.
 - `llm`: `botyard serve` pointed at tests/support/fake_llm.py (in a process of its own), which streams 50 tokens 20 ms
