@@ -213,3 +213,14 @@ def test_writing_the_table_removes_other_weights_tables_and_abandoned_temporary_
     embedder = UseEmbedder(table_dir=tmp_path)
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted([FILE, being_written.name])
     assert_same(vectors(embedder), expected)
+
+
+def test_a_file_that_cannot_be_removed_stays_and_the_table_is_mapped_all_the_same(
+    tmp_path: Path, in_memory: UseEmbedder, expected: np.ndarray
+) -> None:
+    stuck = tmp_path / "use-m3-table-0123456789abcdef.npy"
+    stuck.mkdir()  # unlink fails on a directory, whoever runs the test
+    embedder = UseEmbedder(table_dir=tmp_path)
+    assert isinstance(table(embedder), np.memmap)
+    assert stuck.is_dir()
+    assert_same(vectors(embedder), expected)

@@ -44,10 +44,10 @@ def mapped_table(table: Table, directory: Path, digest: str) -> Table:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         _write(path, table)
-        _remove_others(path)
     except OSError as error:
         log.warning("USE-m3's table stays in memory (65 MB a process): cannot write %s: %s", path, error)
         return table
+    _remove_others(path)
     mapped = _open_equal(path, table)
     return table if mapped is None else mapped
 
@@ -111,12 +111,14 @@ def _write(path: Path, table: Table) -> None:
 
 
 def _remove_others(path: Path) -> None:
-    """Remove the tables of other weights beside `path`, and abandoned temporary files (not one being written)."""
+    """Remove the tables of other weights beside `path`, and abandoned temporary files (not one being written). A
+    file that cannot be removed stays: tidying up never costs the table just written."""
     now = time.time()
     for other in path.parent.glob("use-m3-table-*.npy"):
         if other != path:
-            other.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                other.unlink()
     for temporary in path.parent.glob(".use-m3-table-*.tmp"):
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             if now - temporary.stat().st_mtime > ABANDONED_SECONDS:
                 temporary.unlink()
