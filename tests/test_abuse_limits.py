@@ -102,7 +102,7 @@ def test_behind_a_trusted_proxy_the_forwarded_client_counts(client: TestClient, 
         assert [send(f"198.51.100.{n}") for n in range(10, 13)] == [200, 200, 429]
 
 
-def test_the_anonymous_ceiling_holds_across_addresses(app_with: Any) -> None:
+def test_the_anonymous_ceiling_holds_across_addresses(app_with: Any, issued_keys: list[str]) -> None:
     capped, owner = app_with(anonymous_messages_per_minute=3)
     bot = open_bot(owner, rate_limit=[5, 60])
     chat = new_session(owner, bot)
@@ -112,6 +112,11 @@ def test_the_anonymous_ceiling_holds_across_addresses(app_with: Any) -> None:
             statuses.append(ask_anonymous(capped, chat, f"q{n}").status_code)
     assert statuses == [200, 200, 200, 429, 429]
     assert ask(owner, chat, "the owner's own key").status_code == 200  # keys keep their own limit
+    # Another account's key is a visitor here, under the same ceiling (tests/test_visitor_keys.py for the rest).
+    issued = Db(capped).run(lambda session: issue_key(session, "visitor@example.com"))
+    issued_keys.append(issued.key)
+    with calling_from(capped, "198.51.100.50"):
+        assert_error(ask(Api(capped, issued.key), chat, "with a key of my own"), 429, "rate_limited")
     with calling_from(capped, "198.51.100.99"):  # new sessions have a ceiling of their own
         assert [
             capped.post(f"/api/v1/widget/{bot}/session", json={"device_id": "device-0001"}).status_code

@@ -2,9 +2,10 @@
 agent's model (`session_documents.budget`), and, offline, their passages as hits that compete with the knowledge's
 for the quote.
 
-A message can only attach documents of the key it is sent with: without a key (a public chatbot's visitor) every
-uuid is unknown. Unknown, foreign or malformed uuids refuse the message (422 `unknown_uuids`, one entry each)
-before anything is stored.
+A message can only attach documents of the chatbot's owner, sent with the owner's key: to a visitor (no key, or
+another account's key on an open chatbot: `chat.access`) every uuid is unknown, so nobody plants a file in an owner's
+conversation or spends the owner's model budget on it. Unknown, foreign or malformed uuids refuse the message (422
+`unknown_uuids`, one entry each) before anything is stored.
 """
 
 from __future__ import annotations
@@ -39,18 +40,21 @@ FALLBACK_BUDGET = 4000
 
 
 async def read_documents(
-    db: AsyncSession, account_uuid: str | None, session_uuid: str, uuids: Sequence[str]
+    db: AsyncSession, owner_uuid: str | None, session_uuid: str, uuids: Sequence[str]
 ) -> tuple[list[AttachedDocument], list[AttachedDocument]]:
     """The documents the message names (in its order) and the session's earlier ones; raises 422 for any uuid that
-    is not a document of `account_uuid`."""
+    is not a document of `owner_uuid` (the chatbot owner's account, when the owner asks; None for a visitor)."""
     repository = SessionDocumentRepository(db)
     wanted = list(dict.fromkeys(uuids))
     wellformed = [uuid for uuid in wanted if _UUID.match(uuid)]
-    owned = await repository.owned_among(account_uuid, wellformed) if account_uuid is not None else {}
+    owned = await repository.owned_among(owner_uuid, wellformed) if owner_uuid is not None else {}
     missing = [uuid for uuid in wanted if uuid not in owned]
     if missing:
         details = [{"uuid": uuid, "error": "unknown session document"} for uuid in missing]
-        message = f"{len(missing)} of the session_document_uuids are not session documents of this key's account"
+        message = (
+            f"{len(missing)} of the session_document_uuids are not session documents of the chatbot's owner: "
+            "upload them with the owner's key (/session-document/upload) and send the message with that key"
+        )
         raise AppError(422, ErrorCode.UNKNOWN_UUIDS, message, details)
     earlier = await repository.of_session(session_uuid)
     return [attached(owned[uuid]) for uuid in wanted], [attached(document) for document in earlier]

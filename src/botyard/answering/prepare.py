@@ -43,15 +43,16 @@ HISTORY_TURNS = 6
 
 @dataclass(frozen=True, kw_only=True)
 class Ask:
-    """One incoming question: who asks (`account_uuid`, None without a key), where, and who the rate limit counts
-    (`visitor`, for a caller without a key; a key's traffic counts per session)."""
+    """One incoming question: who asks (`account_uuid`, None without a key), where, and the caller as a visitor
+    (`visitor`: whom the rate limit counts unless the key is the chatbot owner's, whose traffic counts per
+    session; `chat.access`)."""
 
     session_uuid: str
     query: str
     account_uuid: str | None = None
-    visitor: ratelimit.Visitor | None = None
+    visitor: ratelimit.Visitor
     document_uuids: tuple[str, ...] = ()
-    """Session documents the message attaches (the caller's account's)."""
+    """Session documents the message attaches (the chatbot owner's, sent with the owner's key)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,6 +91,8 @@ class _Read:
 
     session: ChatSession
     chatbot: Chatbot
+    owner_uuid: str | None
+    """The caller's account when its key is the chatbot owner's, else None (a visitor)."""
     turns: list[Message]
     roster: Roster
     language: Language
@@ -138,13 +141,14 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
 
 
 async def _read(db: AsyncSession, ask: Ask, tools: bool, now: datetime) -> _Read:
-    session, chatbot = await access.chat_session(db, ask.account_uuid, ask.session_uuid)
-    await ratelimit.check(db, chatbot, _windows(ask, session, chatbot), now)
+    allowed = await access.chat_session(db, ask.account_uuid, ask.session_uuid)
+    session, chatbot, owner = allowed.session, allowed.chatbot, allowed.owner_uuid
+    await ratelimit.check(db, chatbot, _windows(ask, session, chatbot, owner), now)
     turns = await conversation.recent_exchanges(db, session.uuid, HISTORY_TURNS)
     enabled = await enabled_agents(db, chatbot.uuid, functions=tools)
     spoken = await chatbots.language(db, chatbot)  # remembered per knowledge version: a query once per change
-    new, earlier = await read_documents(db, ask.account_uuid, session.uuid, ask.document_uuids)
-    return _Read(session, chatbot, list(turns), roster(enabled, tools=tools), spoken.language, new, earlier)
+    new, earlier = await read_documents(db, owner, session.uuid, ask.document_uuids)
+    return _Read(session, chatbot, owner, list(turns), roster(enabled, tools=tools), spoken.language, new, earlier)
 
 
 async def _store(
@@ -159,7 +163,7 @@ async def _store(
     """The write transaction: the rate-limit count, the query's message and its documents, the variables it gave,
     the hand-off."""
     session = read.session
-    await ratelimit.admit(db, read.chatbot, _windows(ask, session, read.chatbot), now)
+    await ratelimit.admit(db, read.chatbot, _windows(ask, session, read.chatbot, read.owner_uuid), now)
     meta = MessageMeta().with_values(streaming_owner=stream_owner())
     message = await conversation.add_message(
         db,
@@ -185,8 +189,9 @@ async def _store(
     return message
 
 
-def _windows(ask: Ask, session: ChatSession, chatbot: Chatbot) -> list[ratelimit.Window]:
-    return ratelimit.for_messages(chatbot, session.uuid, None if ask.account_uuid else ask.visitor)
+def _windows(ask: Ask, session: ChatSession, chatbot: Chatbot, owner_uuid: str | None) -> list[ratelimit.Window]:
+    """The owner's traffic counts per session; anyone else's, key or none, as the visitor's."""
+    return ratelimit.for_messages(chatbot, session.uuid, None if owner_uuid else ask.visitor)
 
 
 async def _fill(router: AgentRouter, declared: list[dict[str, Any]], query: str) -> dict[str, str]:

@@ -35,12 +35,13 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
     },
     401: {"description": "No valid key, and the chatbot is private."},
     429: {
-        "description": "Over the chatbot's rate limit (per session with a key; without one, per client address and "
-        "under the service's anonymous ceiling): `Retry-After` and its `rate_limit_message`; nothing stored."
+        "description": "Over the chatbot's rate limit (per session with the owner's key; without it, another "
+        "account's key included, per client address and under the service's anonymous ceiling): `Retry-After` "
+        "and its `rate_limit_message`; nothing stored."
     },
     422: {
-        "description": "`session_document_uuids` names a document that is not this key's (`unknown_uuids`, one "
-        "entry per uuid); nothing stored."
+        "description": "`session_document_uuids` names a document that is not the chatbot owner's, or is sent "
+        "without the owner's key (`unknown_uuids`, one entry per uuid); nothing stored."
     },
 }
 
@@ -51,7 +52,7 @@ def _ask(session_uuid: str, body: MessageCreate, account: str | None, visitor: V
         session_uuid=session_uuid,
         query=body.query,
         account_uuid=account,
-        visitor=None if account else visitor,
+        visitor=visitor,
         document_uuids=documents,
     )
 
