@@ -22,6 +22,7 @@ from schemathesis.specs.openapi.checks import status_code_conformance
 from starlette.testclient import TestClient
 
 from tests.support.api import Api
+from tests.support.objects import objects, real_path_parameters
 
 EXAMPLES = 8
 """Generated requests per operation and mode (valid, invalid); the run stays well under a minute on 2 cores."""
@@ -31,48 +32,6 @@ STREAMS = re.compile(r"/events$|/message/stream$")
 answerer; they get generated (unknown) identifiers only."""
 
 CHECKS: list[CheckFunction] = [status_code_conformance]
-
-
-def _objects(alice: Api) -> dict[str, str]:
-    """One object of each kind the path parameters name, owned by `alice` (the key the requests carry)."""
-    bot = alice.chatbot()["uuid"]
-    agent = alice.ok(alice.get(f"/chatbot/{bot}/agents"))[0]["uuid"]
-    source = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "q", "answer": "a"}))["uuid"]
-    tag = alice.ok(alice.post(f"/chatbot/{bot}/source-tag/create", {"name": "t", "color": "#112233"}))["uuid"]
-    session = alice.ok(alice.post(f"/chatbot/{bot}/session/create", {}))["uuid"]
-    function = alice.ok(
-        alice.post(
-            f"/agent/{agent}/function/create",
-            {"name": "lookup", "description": "d", "external_url": "https://api.example.com/x", "method": "GET"},
-        )
-    )
-    webhook = alice.ok(alice.post(f"/chatbot/{bot}/webhook/create", {"url": "https://hooks.example.com/in"}))
-    prefix = alice.ok(alice.post("/account/key/create"))["prefix"]  # another key: revoking it keeps alice's
-    return {
-        "chatbot": bot,
-        "agent": agent,
-        "data-source": source,
-        "source-tag": tag,
-        "session": session,
-        "function": function.get("uuid", ""),
-        "key": prefix,
-        "webhook": webhook["uuid"],
-    }
-
-
-def _real_path_parameters(path: str, objects: dict[str, str]) -> dict[str, str] | None:
-    """The path parameters of `path` set to `alice`'s objects (the kind is the path segment before each)."""
-    names = re.findall(r"([a-z-]+)/\{(\w+)\}", path)
-    if not names:
-        return None
-    kinds = {"widget": "chatbot", "message": "session"}
-    values = {}
-    for segment, name in names:
-        kind = "session" if name == "session_uuid" else kinds.get(segment, segment)
-        if kind not in objects:
-            return None
-        values[name] = objects[kind]
-    return values
 
 
 def _send(client: TestClient, case: schemathesis.Case, key: str | None) -> Any:
@@ -119,7 +78,7 @@ def _run(
 
 def test_every_answered_status_is_declared(client: TestClient, alice: Api) -> None:
     schema = schemathesis.openapi.from_dict(client.get("/openapi.json").json())
-    objects = _objects(alice)
+    owned = objects(alice)
     undeclared: set[str] = set()
     operations = 0
     every = [result.ok() for result in schema.get_all_operations()]
@@ -130,7 +89,7 @@ def test_every_answered_status_is_declared(client: TestClient, alice: Api) -> No
         negatable = bool(raw.get("parameters") or raw.get("requestBody"))  # else no request can be invalid
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE) if negatable else (GenerationMode.POSITIVE,):
             undeclared.update(_run(client, operation, alice.key, mode, None))
-        real = None if STREAMS.search(operation.path) else _real_path_parameters(operation.path, objects)
+        real = None if STREAMS.search(operation.path) else real_path_parameters(operation.path, owned)
         if real is not None:
             undeclared.update(_run(client, operation, alice.key, GenerationMode.POSITIVE, real))
     assert operations >= 70

@@ -7,6 +7,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
 
+MAX_SQL_INTEGER = 2**63 - 1
+"""The largest integer SQLite's INTEGER and PostgreSQL's BIGINT hold: the upper bound of every integer a client sends
+that reaches a query (an offset), so that a larger one is a 422 and never the driver's overflow."""
+
 Uuid = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{32}$")]
 """A public identifier: 32 lowercase hex characters."""
 

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, Query, UploadFile
 
 from botyard.deps import AppSettings, CurrentAccount, DbSession, Egress
-from botyard.schemas import Success
+from botyard.schemas import MAX_SQL_INTEGER, Success
 from botyard.sources import content, service
 from botyard.sources.schemas import (
     DataSource,
@@ -88,7 +88,7 @@ async def list_source_chunks(
     uuid: str,
     db: DbSession,
     account: CurrentAccount,
-    offset: Annotated[int, Query(ge=0, description="Chunks to skip.")] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_SQL_INTEGER, description="Chunks to skip.")] = 0,
     limit: Annotated[int, Query(ge=1, le=200, description="Chunks to return, at most 200.")] = 50,
 ) -> SourceChunks:
     """What a data source holds: its chunks in order (what search finds and cites), paged; the extracted text itself

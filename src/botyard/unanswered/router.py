@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 
 from botyard.chat.schemas import TimestampParam
 from botyard.deps import AppClock, AppRetriever, CurrentAccount, DbSession
+from botyard.schemas import MAX_SQL_INTEGER
 from botyard.unanswered import service
 from botyard.unanswered.schemas import Answered, Dismissed, UnansweredAnswer, UnansweredDismiss, UnansweredGroups
 
@@ -23,7 +24,9 @@ async def list_unanswered(
     start_timestamp: Annotated[TimestampParam, Query(description="Asked at or after (to the second).")] = None,
     end_timestamp: Annotated[TimestampParam, Query(description="Asked at or before (the whole second).")] = None,
     limit: Annotated[int, Query(ge=1, le=200, description="At most this many groups.")] = 50,
-    offset: Annotated[int, Query(ge=0, description="Skip this many groups (the next page: `offset + limit`).")] = 0,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_SQL_INTEGER, description="Skip this many groups (the next page: `offset + limit`).")
+    ] = 0,
 ) -> UnansweredGroups:
     """The chatbot's open unanswered questions (refused, answered with the no-answer sentence, no agent, or answered
     on weak evidence: `reasons`), grouped by similarity (the same words, or a cosine of at least 0.4, what the

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Query
 from botyard.chat.feedback import service
 from botyard.chat.feedback.schemas import FeedbackEntry, RatingName
 from botyard.deps import CurrentAccount, DbSession
+from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["sessions and messages"])
 
@@ -25,7 +26,9 @@ async def list_feedback(
         RatingName | None, Query(description="Only answers rated `up` or only those rated `down`.")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=200, description="At most this many entries.")] = 50,
-    offset: Annotated[int, Query(ge=0, description="Skip this many entries (the next page: `offset + limit`).")] = 0,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_SQL_INTEGER, description="Skip this many entries (the next page: `offset + limit`).")
+    ] = 0,
 ) -> list[FeedbackEntry]:
     """The chatbot's answers its users rated (thumbs up or down, with their optional comment), newest verdict first:
     each with its session and message uuids, the question, the start of the answer (`response_excerpt`, at most 300

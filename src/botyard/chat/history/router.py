@@ -13,6 +13,7 @@ from botyard.chat.filters import SessionQuery
 from botyard.chat.history import service
 from botyard.chat.history.schemas import Conversation, ExportFormat, Retention, RetentionUpdate
 from botyard.deps import AppDatabase, CurrentAccount, DbSession, ReadDbSession
+from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["sessions and messages"])
 
@@ -40,7 +41,9 @@ async def list_conversations(
     db: ReadDbSession,
     account: CurrentAccount,
     limit: Annotated[int, Query(ge=1, le=200, description="At most this many conversations.")] = 50,
-    offset: Annotated[int, Query(ge=0, description="Skip this many (the next page: `offset + limit`).")] = 0,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_SQL_INTEGER, description="Skip this many (the next page: `offset + limit`).")
+    ] = 0,
 ) -> list[Conversation]:
     """The chatbot's conversations, latest activity first, with the start of the first question (`preview`), the
     number of messages, refused answers and ratings, and whether a person was involved. Takes the filters of
