@@ -4,7 +4,7 @@ Layout: a system message (the agent's prompt with its `{variables}` filled, then
 user/assistant turns, and a last user message holding the retrieved chunks and the question, or, when retrieval found
 none, a note saying that no passage matched. The chunks are text from documents anybody may have written, so they
 travel as delimited data blocks the rules declare to be data, never instructions, and any delimiter inside them is
-neutralised so a chunk cannot close its block.
+neutralised so a chunk cannot close its block, in any look-alike spelling (`answering.defuse`).
 
 Whether to answer beyond the documents is the agent's prompt's to say (the default General Q&A prompt says no:
 `KNOWLEDGE_ONLY_RULE`), not our rules': they only keep documents as data and say how to cite. An agent without a
@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from botyard.answering.base import AnswerRequest, CitedHit, Turn
+from botyard.answering.defuse import defuse
 from botyard.chatbots.defaults import KNOWLEDGE_ONLY_RULE
 from botyard.ingestion.tokens import count_tokens, truncate_tokens
 from botyard.llm.provider import ChatMessage
@@ -40,7 +41,6 @@ REPLY_PRIMING = 3
 _MIN_TRUNCATED_TURN = 32
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_DELIMITER = re.compile(r"<(/?)(document|reference_documents|session_documents?)\b", re.IGNORECASE)
 
 DEFAULT_ROLE = f"You are a helpful assistant.\n\n{KNOWLEDGE_ONLY_RULE}"
 """The system prompt's start when the agent has no prompt of its own."""
@@ -209,8 +209,9 @@ def _attribute(text: str) -> str:
 
 
 def _data(text: str) -> str:
-    """`text` with our delimiters defused, so it cannot close its block and pose as instructions."""
-    return _DELIMITER.sub(r"&lt;\1\2", text)
+    """`text` with our delimiters (and their look-alikes) and chat-template tokens defused, so it cannot close its
+    block and pose as instructions."""
+    return defuse(text)
 
 
 CONDENSE_TURNS = 3
