@@ -260,3 +260,28 @@ def test_with_a_provider_the_model_judges_tags_and_fills_variables(shop: tuple[A
     process(api.client)
     assert api.ok(api.get(f"/session/{chat}"))["meta"]["tags"] == ["angry customer"]
     assert "<conversation>" in llm.requests[0].messages[-1]["content"]
+
+
+def test_a_models_confidence_follows_the_evidence_and_its_citations(shop: tuple[Api, str], llm: FakeLlm) -> None:
+    """A weak match reaches the model with a rule that the passages may not cover the question; its answer is stored
+    `low` when it cites nothing, `high` when it cites a passage or the decision found the evidence strong, and `none`
+    when it says the no-answer sentence. The SSE `end` event carries the same."""
+    api, _ = shop
+    [bot] = [chatbot["uuid"] for chatbot in api.ok(api.get("/chatbots"))]
+    weak = "Which cards do you take?"  # a hit the relevance decision turns down (the test above)
+
+    def confidence(question: str, reply: str) -> str:
+        chat = new_session(api, bot)  # no history: the model is not asked to condense the question first
+        llm.script(Reply(tokens=(reply,)))
+        events = sse_events(ask(api, chat, question, Accept="text/event-stream").text)
+        stored = stored_meta(api, chat)["confidence"]
+        assert events[-1][1]["confidence"] == stored
+        return str(stored)
+
+    assert confidence(weak, "We take all major cards.") == "low"
+    system = llm.requests[-1].messages[0]["content"]
+    assert "may not cover this question" in system and "language the user wrote" in system
+    assert confidence(weak, "Gift cards of 10, 25 and 50 euros [1.1].") == "high"
+    assert confidence(weak, DEFAULT_NO_ANSWER_MESSAGE) == "none"
+    assert confidence("Do you offer gift cards?", "Yes, we sell gift cards.") == "high"  # strong evidence
+    assert "may not cover this question" not in llm.requests[-1].messages[0]["content"]

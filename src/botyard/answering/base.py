@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from botyard.answering.tools import Tool
+from botyard.i18n import DEFAULT, Language
 from botyard.llm.provider import TextDelta, Usage
 from botyard.retrieval.base import Hit
 from botyard.session_documents.budget import AttachedDocument
@@ -54,6 +55,14 @@ class AnswerRequest:
     """The searched question's content terms with their idf in this chatbot (`Retrieval.term_weights`)."""
     documents: Sequence[AttachedDocument] = ()
     """The session documents the message uses, whole, in the order they joined the conversation."""
+    unseen_terms: frozenset[str] = frozenset()
+    """Those of `term_weights` that no chunk of the chatbot uses (`Retrieval.unseen_terms`)."""
+    language: Language = DEFAULT
+    """The language of the reply's own words (the visitor's, `reply_language`): an unsure reply's frame."""
+    offers_person: bool = False
+    """A human-escalation agent is enabled: an unsure reply offers a person."""
+    weak_evidence: bool = False
+    """The relevance decision found the passages weak (a model is asked anyway, told they may not cover it)."""
 
 
 @dataclass(frozen=True)

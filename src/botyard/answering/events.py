@@ -44,6 +44,8 @@ class Ended:
     finish_reason: str
     citations: dict[str, dict[str, Any]]
     usage: Usage
+    confidence: str | None = None
+    """`high`, `low` or `none` (`answering.confidence`), as stored in the message's `meta_json`."""
 
 
 ChatEvent = Started | TextDelta | Citation | Ping | Failed | Ended

@@ -13,8 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.answering.background.tagging import schedule_tagging
 from botyard.answering.base import CitedHit, Finished
-from botyard.answering.citations import CitedSource, cite_data
-from botyard.answering.gaps import Searched, unanswered
+from botyard.answering.citations import CitedSource, cite_data, markers_in
+from botyard.answering.confidence import Confidence
+from botyard.answering.gaps import Searched, no_answer_sentences, says_no_answer, unanswered
 from botyard.answering.prepare import Prepared
 from botyard.chat import conversation
 from botyard.db.base import utcnow
@@ -51,6 +52,28 @@ class Outcome:
     """Milliseconds from the request's arrival to the first text (`Message.first_byte_ms`); None: no text came."""
 
     @property
+    def confidence(self) -> Confidence | None:
+        """How sure the reply is that it answers (`confidence`): the offline answerer's own judgement; for a model's
+        answer, the relevance decision's, or its citing a passage when the decision found the evidence weak; none
+        for a refusal or the no-answer sentence; high for the owner's canned replies and small talk. None in live
+        chat (an operator answers) or after a failure."""
+        if self.prepared.live_chat or self.error is not None or self.interrupted:
+            return None
+        judged = self.finished.meta.get("confidence") if self.finished is not None else None
+        if judged is not None:
+            return Confidence(judged)
+        if self.refused or not self.text.strip():
+            return Confidence.NONE
+        if not self.answered:  # canned: a pre-canned agent's or a hand-off's words, small talk greeted back
+            return Confidence.HIGH
+        if says_no_answer(self.text, no_answer_sentences(self.prepared)):
+            return Confidence.NONE
+        if self.assessment is not None and self.assessment.relevant:
+            return Confidence.HIGH
+        cites = set(markers_in(self.text)) & {item.marker for item in self.cited}
+        return Confidence.HIGH if cites else Confidence.LOW
+
+    @property
     def finish_reason(self) -> str:
         return self.finished.finish_reason if self.finished is not None else "stop"
 
@@ -80,6 +103,8 @@ class Outcome:
             }
         if self.finished is not None:
             meta.update({key: value for key, value in self.finished.meta.items() if key not in meta})
+        if (confidence := self.confidence) is not None:
+            meta["confidence"] = confidence.value
         if self.interrupted:
             meta["interrupted"] = True
         if self.error is not None:

@@ -20,17 +20,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from botyard.answering.confidence import Confidence
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE, NOBODY
 from botyard.answering.text import content_words
 from botyard.embedding.base import Vectors, encode_vector
 from botyard.i18n import language_of, no_answer, reply_language
 from botyard.models import UnansweredQuestion, UnansweredReason
-from botyard.retrieval.relevance import REQUIRED, Assessment, Strictness
+from botyard.retrieval.relevance import REQUIRED, Assessment, Strictness, stricter
 
 if TYPE_CHECKING:
     from botyard.answering.finish import Outcome
+    from botyard.answering.prepare import Prepared
 
-_STRICTER = {Strictness.LOOSE: Strictness.BALANCED, Strictness.BALANCED: Strictness.STRICT}
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
@@ -49,8 +50,7 @@ def low_confidence(assessment: Assessment, strictness: Strictness) -> bool:
     0.3, balanced 0.4, strict 0.55), or below what the decision asked here when that is more. The levels are the
     service's own words for "enough evidence"; a strict chatbot's answers are low-confidence only below its own
     level, which only a model answers past (offline, they are refused)."""
-    stricter = _STRICTER.get(strictness, strictness)
-    return assessment.score < max(assessment.required, REQUIRED[stricter])
+    return assessment.score < max(assessment.required, REQUIRED[stricter(strictness)])
 
 
 def _flat(text: str) -> str:
@@ -76,13 +76,22 @@ def reason(outcome: Outcome) -> UnansweredReason | None:
         return UnansweredReason.REFUSED
     if agent.reply is not None or outcome.interrupted or not outcome.answered:
         return None
-    language = reply_language(prepared.query, prepared.language)
-    sentences = [agent.no_answer_message or "", no_answer(language), DEFAULT_NO_ANSWER_MESSAGE]
-    if says_no_answer(outcome.text, sentences):
+    if says_no_answer(outcome.text, no_answer_sentences(prepared)):
         return UnansweredReason.MODEL_NO_ANSWER
+    if outcome.confidence is Confidence.LOW:
+        return UnansweredReason.LOW_CONFIDENCE
     if outcome.assessment is not None and low_confidence(outcome.assessment, prepared.strictness):
         return UnansweredReason.LOW_CONFIDENCE
     return None
+
+
+def no_answer_sentences(prepared: Prepared) -> list[str]:
+    """The sentences that say there is no answer: the agent's own, ours in the reply's language, the default
+    prompt's (the hosted service's)."""
+    agent = prepared.agent
+    language = reply_language(prepared.query, prepared.language)
+    own = agent.no_answer_message if agent is not None else None
+    return [own or "", no_answer(language), DEFAULT_NO_ANSWER_MESSAGE]
 
 
 def unanswered(outcome: Outcome, now: datetime) -> UnansweredQuestion | None:

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
+from botyard.answering.confidence import NONE, Confidence, Judgement, judge
 from botyard.answering.context import search_query
 from botyard.answering.quote import FOLLOWER_SHARE, Quoted, candidates, ranked, select, with_asked_kinds
 from botyard.answering.text import content_words, word_groups
+from botyard.i18n import offer_person, unsure
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
 from botyard.passages import PassageKind, passages
@@ -43,7 +47,9 @@ class OfflineAnswerer:
         return search_query(query, history)
 
     async def answer(self, request: AnswerRequest) -> AsyncIterator[AnswerEvent]:
-        text = compose(request)
+        reply = composed(request)
+        judgement = _judged(request, reply)
+        text = _framed(reply.text, judgement, request)
         for group in word_groups(text, WORDS_PER_DELTA):
             yield TextDelta(group)
             await asyncio.sleep(0)  # let the response send each group (and notice a client that left)
@@ -54,24 +60,80 @@ class OfflineAnswerer:
             prompt_tokens=max(1, chunk_tokens + sum(count_tokens(part) for part in prompt)),
             completion_tokens=max(1, count_tokens(text)),
         )
-        yield Finished("stop", usage, meta={"answerer": self.name})
+        yield Finished("stop", usage, meta={"answerer": self.name, **judgement.meta()})
+
+
+@dataclass(frozen=True)
+class Composed:
+    text: str
+    quoted: tuple[CitedHit, ...]
+    """The hits the text quotes."""
 
 
 def compose(request: AnswerRequest) -> str:
     """The answer text for `request` ("" when there are no hits: the caller answers its no-knowledge message)."""
+    return composed(request).text
+
+
+def composed(request: AnswerRequest) -> Composed:
+    """The answer text for `request`, and the hits it quotes."""
     hits = request.hits[:QUOTED_HITS]  # those whose passages the retriever scored against the question
     if not hits:
-        return ""
+        return Composed("", ())
     weights = _own_words_first(
         request.term_weights or _plain_weights(search_query(request.query, request.history)), request.query
     )
     found = candidates(hits, with_asked_kinds(weights, request.query))
     if not found:
-        return _with_marker(_trim(hits[0].hit.text), hits[0].marker, request.show_citations)
+        return Composed(_with_marker(_trim(hits[0].hit.text), hits[0].marker, request.show_citations), (hits[0],))
     pair = _asked_pair(ranked(found), hits)
     if pair is not None:
-        return _with_marker(_qa_answer(pair), pair.marker, request.show_citations)
-    return _render(select(found), hits, request.show_citations)
+        return Composed(_with_marker(_qa_answer(pair), pair.marker, request.show_citations), (pair,))
+    chosen = select(found)
+    quoted = tuple(hits[rank] for rank in dict.fromkeys(quoted.rank for quoted in chosen))
+    return Composed(_render(chosen, hits, request.show_citations), quoted)
+
+
+def _judged(request: AnswerRequest, reply: Composed) -> Judgement:
+    """How sure the reply is that it answers (`confidence`): the question's own words against the quoted chunks'."""
+    if not reply.text:
+        return NONE
+    own = index_terms(request.query)
+    quoted = [index_terms(_lexical(item), item.hit.language) for item in reply.quoted]
+    return judge(request.term_weights, own, request.unseen_terms, quoted)
+
+
+def _lexical(item: CitedHit) -> str:
+    """What a chunk says as the index reads it: its source's title, its heading and its text."""
+    hit = item.hit
+    return "\n".join(part for part in (hit.source_title, hit.heading, hit.text) if part)
+
+
+def _framed(text: str, judgement: Judgement, request: AnswerRequest) -> str:
+    """An unsure reply says so first, in the visitor's language, naming what it found nothing about, and offers a
+    person when one can be asked for; the quote stays as written."""
+    if judgement.confidence is not Confidence.LOW or not text:
+        return text
+    topic = _as_written(request.query, set(judgement.lacking))
+    parts = [unsure(request.language, topic), text]
+    if request.offers_person:
+        parts.append(offer_person(request.language))
+    return "\n\n".join(parts)
+
+
+_WORD = re.compile(r"\w+(?:['\u2019-]\w+)*")
+"""A word of the question as written (case kept; `passages.words` lower-cases)."""
+MAX_NAMED_WORDS = 3
+"""An unsure reply names at most this many lacking words; more say the question is about something else."""
+MAX_NAMED_LENGTH = 40
+"""Characters of the named words at most (a run of Chinese is one "word": then the reply names none)."""
+
+
+def _as_written(query: str, terms: set[str]) -> str | None:
+    """The question's words whose terms are among `terms`, in their order (None: too many or too long to name)."""
+    named = [word for word in dict.fromkeys(_WORD.findall(query)) if index_terms(word) & terms]
+    topic = " ".join(named)
+    return topic if 0 < len(named) <= MAX_NAMED_WORDS and len(topic) <= MAX_NAMED_LENGTH else None
 
 
 def _asked_pair(ranking: list[Quoted], hits: Sequence[CitedHit]) -> CitedHit | None:

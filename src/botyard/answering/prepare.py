@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.roster import enabled_agents
+from botyard.agents.rules import HUMAN_ESCALATION
 from botyard.answering import variables
 from botyard.answering.base import Turn
 from botyard.answering.documents import admission, read_documents
@@ -75,6 +76,8 @@ class Prepared:
     """An operator has the session: the query is stored for them, nobody else answers."""
     monitored: list[str] = field(default_factory=list)
     """Phrases that, in the AI's reply, flag the session for operators."""
+    offers_person: bool = False
+    """A human-escalation agent is enabled: an unsure reply offers a person."""
     background: bool = False
     """Background agents have work after the answer: it queues a `tag_session` job."""
     documents: list[AttachedDocument] = field(default_factory=list)
@@ -133,6 +136,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
         agent=agent,
         live_chat=live_chat,
         monitored=next((card.monitored for card in read.roster.cards if card.monitored), []),
+        offers_person=any(card.type == HUMAN_ESCALATION for card in read.roster.cards),
         background=read.roster.background,
         documents=admitted.documents,
         refusal=admitted.refusal,

@@ -9,16 +9,17 @@ import logging
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
 
 from botyard import metrics
-from botyard.answering import finish
-from botyard.answering.base import Answerer, AnswerEvent, AnswerRequest, CitedHit, Finished, joined_text
+from botyard.answering import decision, finish
+from botyard.answering.base import Answerer, AnswerEvent, CitedHit, Finished, joined_text
 from botyard.answering.canned import canned
 from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
+from botyard.answering.decision import Reply
 from botyard.answering.documents import document_hits, merged_hits
 from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, with_heartbeat
 from botyard.answering.gaps import Searched
@@ -28,7 +29,6 @@ from botyard.answering.supervisor import ChosenAgent
 from botyard.answering.tools import Tool
 from botyard.chat import conversation
 from botyard.db.session import Database
-from botyard.i18n import no_answer, reply_language
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
 from botyard.models import MessageKind
@@ -84,8 +84,8 @@ class AnswerRun:
         self.started = metrics.request_started() or time.perf_counter()
         self.first_byte: float | None = None
         """Seconds from the request's arrival to the first text (`Message.first_byte_ms`); None before it."""
-        self.outcome = "answered"
-        """What answered, for the metrics: `answered`, `no_answer`, `canned`, `refused` or `live_chat`."""
+        self.outcome = Reply.ANSWERED
+        """What answered (`decision.Reply`), for the metrics and the stored message."""
         self.stream = self.events()
 
     @property
@@ -122,21 +122,17 @@ class AnswerRun:
         return retrieval
 
     async def _answer_events(self) -> AsyncGenerator[AnswerEvent, None]:
-        """The answerer's events; offline, the no-knowledge message when the relevance decision finds nothing. A model
-        is always asked, with the best passages whatever the relevance decision said: its prompt decides (COMPAT.md)."""
+        """The answerer's events, or the reply `decision` settles on. A model is always asked, with the best passages
+        whatever the relevance decision said: its prompt decides (COMPAT.md)."""
         agent, query = self.prepared.agent, self.prepared.query
-        if self.prepared.live_chat:  # the operator answers, through the live-chat endpoints
-            self.outcome = "live_chat"
-            yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
-            return
-        if self.prepared.refusal is not None:  # the attached documents do not fit the agent's model
-            self.outcome = "refused"
-            async for event in canned(self.prepared.refusal, query):
-                yield event
-            return
-        if agent is not None and agent.reply is not None:  # pre-canned, spam defense, human hand-off: no search
-            self.outcome = "canned"
-            async for event in canned(agent.reply, query):
+        settled = decision.without_search(self.prepared)
+        if settled is not None:
+            self.outcome, reply = settled
+            if self.outcome is Reply.LIVE_CHAT:  # the operator answers, through the live-chat endpoints
+                meta = {"kind": MessageKind.LIVE_CHAT_USER}
+                yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta=meta)
+                return
+            async for event in canned(reply, query):
                 yield event
             return
         async with self.parts.admission:
@@ -145,16 +141,27 @@ class AnswerRun:
         with_tools = agent is not None and bool(agent.tools) and self.parts.answerer.uses_tools
         decides = self.parts.answerer.model_decides
         hits, relevant, term_weights = self._with_documents(retrieval)
-        if agent is None or (not decides and not with_tools and (not relevant or not hits)):
+        self.outcome = decision.after_search(agent, relevant and bool(hits), decides, with_tools)
+        if agent is None or self.outcome is Reply.NO_ANSWER:
             greeting = None
             if agent is not None and agent.greets and self.parts.greeting is not None:
                 greeting = await self.parts.greeting(agent, query)
-            reply, self.outcome = (greeting, "canned") if greeting else (self._no_answer(), "no_answer")
-            async for event in canned(reply, query):
+            if greeting:
+                self.outcome = Reply.CANNED
+            async for event in canned(greeting or decision.no_answer_reply(self.prepared), query):
                 yield event
             return
         self.cited = number_hits(hits) if relevant or decides else []
-        request = self._request(agent, with_tools, term_weights)
+        request = decision.answer_request(
+            self.prepared,
+            agent,
+            self.cited,
+            term_weights=term_weights,
+            unseen_terms=retrieval.unseen_terms,
+            weak_evidence=not relevant,
+            tools=with_tools,
+        )
+        request = replace(request, call_tool=self.parts.call_tool)
         async with aclosing(self.parts.answerer.answer(request)) as events:  # type: ignore[type-var]
             async for event in events:
                 yield event
@@ -172,29 +179,6 @@ class AnswerRun:
             )
         hits = merged_hits(found, retrieval.hits if retrieval.relevant else [], TOP_K)
         return hits, bool(hits), retrieval.term_weights or weights
-
-    def _no_answer(self) -> str:
-        """The agent's own no-answer message, else ours in the question's language, or the chatbot's."""
-        agent = self.prepared.agent
-        if agent is not None and agent.no_answer_message is not None:
-            return agent.no_answer_message
-        return no_answer(reply_language(self.prepared.query, self.prepared.language))
-
-    def _request(self, agent: ChosenAgent, with_tools: bool, term_weights: dict[str, float]) -> AnswerRequest:
-        return AnswerRequest(
-            query=self.prepared.query,
-            hits=self.cited,
-            history=self.prepared.history,
-            show_citations=self.prepared.show_citations,
-            agent_prompt=agent.prompt,
-            variables=agent.variables,
-            model=agent.model,
-            temperature=agent.temperature,
-            tools=agent.tools if with_tools else [],
-            call_tool=self.parts.call_tool,
-            term_weights=term_weights,
-            documents=self.prepared.documents,
-        )
 
     def _new_citations(self, announced: set[str]) -> list[Citation]:
         if not self.prepared.show_citations:
@@ -263,7 +247,14 @@ class AnswerRun:
         with anyio.CancelScope(shield=True):
             citations = await self._finalise(interrupted=False)
         outcome = self._outcome(interrupted=False)
-        yield Ended(prepared.message_uuid, outcome.finish_reason, citations, outcome.usage)
+        confidence = outcome.confidence
+        yield Ended(
+            prepared.message_uuid,
+            outcome.finish_reason,
+            citations,
+            outcome.usage,
+            confidence.value if confidence is not None else None,
+        )
 
     async def close(self) -> None:
         """Store what was produced if `events()` did not get to the end (the client left), then release it."""
@@ -283,8 +274,8 @@ class AnswerRun:
             interrupted=interrupted,
             assessment=self.assessment,
             searched=self.searched,
-            refused=self.outcome in ("no_answer", "refused"),  # `Message.refused`
-            answered=self.outcome == "answered",  # every other reply set its own outcome
+            refused=self.outcome in (Reply.NO_ANSWER, Reply.REFUSED),  # `Message.refused`
+            answered=self.outcome is Reply.ANSWERED,  # every other reply set its own outcome
             first_byte_ms=None if self.first_byte is None else round(self.first_byte * 1000),
         )
 

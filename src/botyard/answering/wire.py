@@ -40,9 +40,9 @@ def sse_event(event: ChatEvent) -> bytes:
             return sse.PING
         case Failed(error):
             return sse.encode("error", {"error": error})
-        case Ended(message_uuid, finish_reason, citations, usage):
+        case Ended(message_uuid, finish_reason, citations, usage, confidence):
             body = {"message_uuid": message_uuid, "finish_reason": finish_reason, "citations": citations}
-            return sse.encode("end", body | {"usage": usage.as_dict()})
+            return sse.encode("end", body | {"usage": usage.as_dict(), "confidence": confidence})
     raise AssertionError(f"unknown event {event!r}")
 
 

@@ -12,7 +12,7 @@ from botyard.i18n.languages import (
     primary_subtag,
     reply_language,
 )
-from botyard.i18n.texts import SmallTalk, no_answer, small_talk, widget
+from botyard.i18n.texts import SmallTalk, no_answer, offer_person, small_talk, unsure, widget
 
 __all__ = [
     "DEFAULT",
@@ -24,8 +24,10 @@ __all__ = [
     "language_of",
     "main_language",
     "no_answer",
+    "offer_person",
     "primary_subtag",
     "reply_language",
     "small_talk",
+    "unsure",
     "widget",
 ]

@@ -1,6 +1,7 @@
 """The texts Botyard itself writes to a chatbot's users, in each `Language` (`texts.json`): the no-answer reply, the
-small-talk replies, and the widget's own words (its labels, buttons and error notices; the owner's welcome message
-and placeholder when left at their defaults). A text missing in a language is the English one."""
+frame of an unsure reply and the offer of a person, the small-talk replies, and the widget's own words (its labels,
+buttons and error notices; the owner's welcome message and placeholder when left at their defaults). A text missing
+in a language is the English one."""
 
 from __future__ import annotations
 
@@ -37,6 +38,17 @@ def _table(language: Language, key: str) -> dict[str, str]:
 def no_answer(language: Language) -> str:
     """The offline answerer's reply when the knowledge has no answer (English: the hosted service's exact words)."""
     return _text(language, "no_answer")
+
+
+def unsure(language: Language, topic: str | None) -> str:
+    """The opening of an unsure reply, before the closest passage: that nothing about `topic` (the question's words
+    the knowledge lacks, as written) was found, or, without a topic, that the documents may not answer."""
+    return _text(language, "unsure_about").replace("{topic}", topic) if topic else _text(language, "unsure")
+
+
+def offer_person(language: Language) -> str:
+    """The offer of a person, closing an unsure reply when a human-escalation agent is enabled."""
+    return _text(language, "offer_person")
 
 
 def small_talk(kind: SmallTalk, language: Language) -> str:

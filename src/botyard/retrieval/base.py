@@ -57,3 +57,5 @@ class Retrieval:
     """How `relevant` was decided: the score, what it had to reach, and why (hit testing shows it)."""
     term_weights: dict[str, float] = field(default_factory=dict)
     """The question's content terms (as the index analyses them) with their idf in this chatbot."""
+    unseen_terms: frozenset[str] = frozenset()
+    """Those of `term_weights` that no chunk of the chatbot uses: what the knowledge never names."""

@@ -247,6 +247,10 @@ class LexicalIndex:
             found[term] = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
         return found
 
+    def unseen(self, terms: Collection[str]) -> frozenset[str]:
+        """The `terms` (index terms, typos resolved) that no chunk of this chatbot uses."""
+        return frozenset(term for term in terms if not self._frequency(term))
+
     def max_score(self, terms: Sequence[str]) -> float:
         """The BM25 score a document would get by matching every term with an unbounded frequency: the scale that
         turns raw scores into [0, 1]. Terms absent from the chatbot count at their full (high) idf, so a query about

@@ -93,6 +93,11 @@ class Assessment:
         )
 
 
+def stricter(strictness: Strictness) -> Strictness:
+    """The next stricter setting (strict is the strictest)."""
+    return {Strictness.LOOSE: Strictness.BALANCED}.get(strictness, Strictness.STRICT)
+
+
 def coverage(weights: Mapping[str, float], terms: Set[str]) -> float:
     """The share of the question's term weight found among `terms` (a passage's index terms)."""
     total = sum(weights.values())

@@ -113,7 +113,12 @@ class Retriever:
         evidence = [Evidence(similarity(hit.scores.get("dense", math.nan)), hit.coverage) for hit in hits]
         assessment = assess(evidence, strictness, index.unrelated)
         found = Retrieval(
-            hits=hits, relevant=assessment.relevant, method=used.value, assessment=assessment, term_weights=weights
+            hits=hits,
+            relevant=assessment.relevant,
+            method=used.value,
+            assessment=assessment,
+            term_weights=weights,
+            unseen_terms=index.lexical.unseen(weights),
         )
         return await self.with_passages(db, found, vector) if passages else found
 
