@@ -12,8 +12,13 @@ run with this interpreter: `requests` is a dev dependency), into a chatbot of it
   follow-up) whose prompt held an `expect_any` substring in its reference documents, compared after probe.py's
   normalisation (its own `norm_key`); and **asked**: the share whose prompt reached the model at all.
 
-One table: per KB and TOTAL, answered %, false refusals %, uncovered questions refused %, follow-ups answered %,
-first byte median and p95 (ms), from probe.py's `--out` JSON (and, in LLM mode, asked % and context recall %).
+One table: per KB and TOTAL, from probe.py's `--out` JSON and each answer's `meta_json.confidence`:
+
+- covered questions (questions.json): answered % (confident or unsure), unsure % (of those answered: the reply said
+  it may not cover the question), false refusals %;
+- uncovered questions (off_topic.json): refused % (`none`: the no-answer reply), unsure % (`low`), and confidently
+  answered % (neither refused by probe.py's markers nor flagged `low` or `none`: probe.py's `offConf%`);
+- follow-ups answered %, first byte median and p95 (ms), and in LLM mode asked % and context recall %.
 
     python bench/answers.py                          # both modes, every KB of ../shared/data/answers
     python bench/answers.py --mode llm ../shared/data/answers/01-en-dental --limit 3 -v
@@ -167,8 +172,36 @@ def run_mode(args: argparse.Namespace, mode: str, kbs: list[Path], probe: Module
 
 # --- Report ---------------------------------------------------------------------------------------------------------
 
-COLUMNS = [("mode", 7), ("KB", 24), ("ans%", 6), ("falseRef%", 9), ("offRef%", 7), ("follow%", 7)]
-COLUMNS += [("fbMed", 7), ("fbP95", 7), ("errs", 4), ("asked%", 6), ("ctxRec%", 7)]
+COLUMNS = [("mode", 7), ("KB", 24), ("ans%", 6), ("unsure%", 7), ("falseRef%", 9), ("offRef%", 7), ("offUns%", 7)]
+COLUMNS += [("offConf%", 8), ("follow%", 7), ("fbMed", 7), ("fbP95", 7), ("errs", 4), ("asked%", 6), ("ctxRec%", 7)]
+
+
+@dataclass
+class Confidences:
+    """What the answers' confidence says: covered questions answered, and of them unsure; uncovered questions
+    refused (`none`) and unsure (`low`)."""
+
+    covered_answered: int = 0
+    covered_unsure: int = 0
+    uncovered: int = 0
+    uncovered_none: int = 0
+    uncovered_low: int = 0
+
+    @classmethod
+    def of(cls, results: list[dict[str, Any]]) -> Confidences:
+        found = cls()
+        for item in results:
+            if item["type"] == "question" and item["answered"]:
+                found.covered_answered += 1
+                found.covered_unsure += item.get("confidence") == "low"
+            elif item["type"] == "off_topic":
+                found.uncovered += 1
+                found.uncovered_none += item.get("confidence") == "none"
+                found.uncovered_low += item.get("confidence") == "low"
+        return found
+
+    def __add__(self, other: Confidences) -> Confidences:
+        return Confidences(*(a + b for a, b in zip(vars(self).values(), vars(other).values(), strict=True)))
 
 
 def _pct(part: int | None, whole: int) -> float | None:
@@ -179,11 +212,21 @@ def _cell(value: object, width: int) -> str:
     return ("-" if value is None else str(value)).rjust(width)
 
 
-def row(mode: str, label: str, summary: dict[str, Any], asked: float | None, recall: float | None) -> str:
+def row(
+    mode: str,
+    label: str,
+    summary: dict[str, Any],
+    confidences: Confidences,
+    asked: float | None,
+    recall: float | None,
+) -> str:
     median, p95 = (
         None if ms is None else round(ms) for ms in (summary["first_byte_median_ms"], summary["first_byte_p95_ms"])
     )
-    values = [summary["answered_pct"], summary["false_refusal_pct"], summary["off_topic_refused_pct"]]
+    unsure = _pct(confidences.covered_unsure, confidences.covered_answered)
+    refused = _pct(confidences.uncovered_none, confidences.uncovered)
+    values = [summary["answered_pct"], unsure, summary["false_refusal_pct"], refused]
+    values += [_pct(confidences.uncovered_low, confidences.uncovered), summary.get("off_topic_confident_pct")]
     values += [summary["followups_answered_pct"], median, p95, summary["errors"], asked, recall]
     cells = [mode.ljust(7), label[:24].ljust(24)]
     cells += [_cell(value, width) for value, (_, width) in zip(values, COLUMNS[2:], strict=True)]
@@ -194,14 +237,15 @@ def report(mode: str, runs: list[KbRun], probe: ModuleType) -> list[str]:
     lines = []
     for run in runs:
         label = run.name + (" (ERROR)" if run.result.get("error") else "")
-        lines.append(
-            row(mode, label, run.result["summary"], _pct(run.asked, run.covered), _pct(run.recalled, run.covered))
-        )
+        confidences = Confidences.of(run.result["results"])
+        asked, recalled = _pct(run.asked, run.covered), _pct(run.recalled, run.covered)
+        lines.append(row(mode, label, run.result["summary"], confidences, asked, recalled))
     covered = sum(run.covered for run in runs)
     llm = mode == "llm"
     asked = _pct(sum(run.asked or 0 for run in runs), covered) if llm else None
     recall = _pct(sum(run.recalled or 0 for run in runs), covered) if llm else None
-    lines.append(row(mode, "TOTAL", probe.totals([run.result for run in runs]), asked, recall))
+    every = sum((Confidences.of(run.result["results"]) for run in runs), Confidences())
+    lines.append(row(mode, "TOTAL", probe.totals([run.result for run in runs]), every, asked, recall))
     return lines
 
 

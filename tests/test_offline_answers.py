@@ -9,6 +9,8 @@ import re
 
 import pytest
 
+from botyard.answering.base import Turn
+from botyard.answering.context import search_query
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.retrieval.relevance import REQUIRED, Strictness
 from tests.support.api import Api
@@ -133,3 +135,45 @@ def test_the_message_records_the_relevance_decision(alice: Api, clinic: str) -> 
     assert answered["score"] >= answered["required"] == REQUIRED[Strictness.BALANCED]
     assert declined["relevant"] is False and declined["reason"] == "weak_match"
     assert declined["score"] < declined["required"]
+
+
+BOUTIQUE = """# Vélo électrique City
+
+Le vélo électrique City coûte 2 400 euros, livré monté et réglé. La garantie du vélo City couvre le cadre et le
+moteur pendant 2 ans.
+
+# Trottinette Urban
+
+La trottinette Urban coûte 600 euros, livrée avec son chargeur. La garantie de la trottinette Urban couvre la
+batterie et le moteur pendant 1 an.
+""".encode()
+
+
+def test_a_french_follow_up_leans_on_the_conversation(alice: Api) -> None:
+    """ "Et ..." opens a follow-up in French as "and ..." does in English: the question names no product, the
+    conversation does, and the answer is about the product asked before."""
+    bot: str = alice.chatbot("Boutique")["uuid"]
+    upload(alice, bot, "boutique.md", BOUTIQUE)
+    process(alice.client)
+    text = answer(
+        alice, bot, "Combien coûte la trottinette Urban ?", "Et la garantie couvre le moteur pendant combien ?"
+    )
+    quote = text.split("\n\n")[-1]
+    assert "1 an" in quote and quote.index("Urban") < quote.index("City") if "City" in quote else True, text
+
+
+@pytest.mark.parametrize(
+    ("earlier", "follow_up", "borrowed"),
+    [
+        ("Combien coûte la trottinette Urban ?", "Et la garantie couvre le moteur pendant combien de temps ?", "urban"),
+        ("Combien coûte la trottinette Urban ?", "Est-ce qu'elle est livrée avec un chargeur rapide ?", "urban"),
+        ("¿Cuánto cuesta el patinete Urban?", "¿Y cuánto tiempo dura la garantía del motor?", "urban"),
+        ("Was kostet der Roller Urban?", "Wie lange gilt dafür die Garantie auf den Motor?", "urban"),
+        ("كم سعر دراجة أوربان؟", "وماذا عن مدة الضمان على المحرك والبطارية؟", "أوربان"),
+    ],
+)
+def test_follow_ups_are_recognised_in_every_language(earlier: str, follow_up: str, borrowed: str) -> None:
+    """Long enough to name a subject, but opening like a follow-up or pointing back: the earlier turn lends its
+    terms (before, only English openers and pronouns counted, and such questions were searched alone)."""
+    query = search_query(follow_up, [Turn(earlier, "600 euros.")])
+    assert query.startswith(follow_up) and borrowed in query.casefold(), query

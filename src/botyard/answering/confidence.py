@@ -28,6 +28,7 @@ Measured on the public answer probes (`bench/answers.py`): the uncovered questio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -84,12 +85,21 @@ def judge(
     lacking = sorted((term for term in asked if term not in held), key=lambda term: -asked[term])
     if not lacking:
         return HIGH
-    unnamed = frozenset(term for term in lacking if term in unseen)
+    unnamed = frozenset(term for term in lacking if term in unseen and not _straddles(term, asked.keys() - unseen))
     unnamed_share = sum(asked[term] for term in unnamed) / total
     unsure = unnamed_share >= UNNAMED_SHARE
     share = sum(asked[term] for term in lacking) / total
     return Judgement(Confidence.LOW if unsure else Confidence.HIGH, tuple(lacking), unnamed, share)
 
+
+def _straddles(term: str, seen: Iterable[str]) -> bool:
+    """Whether `term` is a pair of Chinese or Japanese characters that shares a character with a term of the
+    question the knowledge uses: the index reads those scripts in overlapping pairs, so the pair that straddles
+    two words ("少钱" in "多少钱") is no word of its own, and no chunk could have named it."""
+    return bool(_CJK.search(term)) and any(set(term) & set(other) for other in seen)
+
+
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 
 UNNAMED_SHARE = 0.5
 """At least half of what the question asks, by weight, is named nowhere in the knowledge."""

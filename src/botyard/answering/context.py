@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (the Cyrillic and quotation characters of the follow-up words are meant)
 """Conversation context for retrieval without a language model: follow-ups borrow the last turns' key terms.
 
 "What about Saturdays?" retrieves nothing useful alone; after "When is the shop open?" it should search for
@@ -14,9 +15,40 @@ from botyard.answering.base import Turn
 from botyard.answering.text import content_words, words
 from botyard.retrieval.language import is_stopword
 
-_POINTING_BACK_TEXT = "it its it's they them their theirs that this those these he she him her there then same"
-_POINTING_BACK = frozenset(_POINTING_BACK_TEXT.split())
-_FOLLOW_UP_OPENERS = ("what about", "how about", "and ", "also", "what else", "anything else")
+# Words that point back to what was said before, and openers of a follow-up, in the languages Botyard speaks to
+# (`i18n`): one list for all, since a follow-up is often too short to tell its language. Articles that double as
+# pronouns (French "la", German "das", Dutch "het") and the polite "you" (German "Sie", "ihr") are left out: they
+# would make every question lean back.
+_POINTING_BACK = frozenset(
+    " ".join(
+        (
+            "it its it's they them their theirs that this those these he she him her there then same",
+            "es ihn ihm dies diese dieser dieses dort dann dafür dazu davon darauf damit dasselbe",
+            "il elle ils elles lui leur leurs ça cela ceci celui celle ceux celles là même mêmes",
+            "él ella ellos ellas lo le les eso esto esa ese esos esas allí allá ahí entonces mismo misma",
+            "esso essa quello quella quelli quelle questo questa questi queste lì stesso stessa",
+            "ele ela eles elas isso isto aquilo esse essa então mesmo mesma",
+            "hij zij ze hem haar dat dit deze daar ervan erop hetzelfde",
+            "هو هي هم هن ذلك هذا هذه تلك هناك نفس",
+            "он она оно они его её их это этот эта эти там тогда тот та те",
+        )
+    ).split()
+)
+_FOLLOW_UP_OPENERS = (
+    *("what about", "how about", "and ", "also", "what else", "anything else"),
+    *("und ", "was ist mit", "wie ist es mit", "wie sieht es mit", "auch ", "sonst noch"),
+    *("et ", "qu'en est-il", "quid de", "aussi"),
+    *("y ", "qué hay de", "también"),
+    *("e ", "che mi dici di", "anche"),
+    *("e quanto", "também"),
+    *("en ", "hoe zit het met", "wat dacht je van", "ook "),
+    *("وماذا", "ماذا عن", "و "),
+    *("а ", "и ", "а как насчёт", "а что насчёт", "также"),
+    *("那", "还有", "另外", "那么"),
+    *("では", "じゃあ", "それで", "あと"),
+)
+_OPENING_MARKS = "¿¡\"'«„“‘([ "
+"""What may come before a follow-up's first word ("¿Y para niños?")."""
 SELF_CONTAINED_WORDS = 3
 """A query with at least this many content words, no pronoun pointing back and no follow-up opener ("what about")
 is taken to name its own subject; "Saturdays?" or "which formats can I choose?" alone does not. Borrowing for a
@@ -31,10 +63,10 @@ LOOK_BACK = 3
 
 
 def _leans_back(query: str) -> bool:
-    lowered = query.strip().lower()
-    return any(lowered.startswith(opener) for opener in _FOLLOW_UP_OPENERS) or any(
-        word in _POINTING_BACK for word in words(query)
-    )
+    lowered = query.strip().lower().lstrip(_OPENING_MARKS)
+    # An elided pronoun is a word of its own: French "qu'elle", "l'a", Italian "dell'altro".
+    pieces = {piece for word in words(query) for piece in (word, *word.split("'"))}
+    return any(lowered.startswith(opener) for opener in _FOLLOW_UP_OPENERS) or bool(pieces & _POINTING_BACK)
 
 
 def is_follow_up(query: str) -> bool:
