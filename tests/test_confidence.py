@@ -24,6 +24,10 @@ Children under 12 are treated free of charge when they come with a parent who is
 # Opening hours
 
 The Harbour Street clinic is open Monday to Friday from 8 am to 6 pm.
+
+# Implants
+
+Every implant we place carries a guarantee of 10 years, provided you attend a check-up once a year.
 """
 
 PRAXIS = """# Rabatte
@@ -71,6 +75,13 @@ def test_a_covered_question_is_answered_confidently_without_a_frame(alice: Api, 
     text, meta, end = _asked(alice, clinic, "Is there a discount for seniors?")
     assert text.startswith("Patients over 65 get a senior discount")
     assert meta["confidence"] == end["confidence"] == "high"
+
+
+def test_a_quote_that_states_what_was_asked_for_answers_the_asking_words(alice: Api, clinic: str) -> None:
+    """"How long" is nowhere in the knowledge, but a quote that states a length of time answers it."""
+    text, meta, _ = _asked(alice, clinic, "How long is the guarantee?")
+    assert text.startswith("Every implant we place carries a guarantee of 10 years")
+    assert meta["confidence"] == "high"
 
 
 def test_an_uncovered_question_is_refused_with_no_confidence(alice: Api, clinic: str) -> None:

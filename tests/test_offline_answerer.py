@@ -8,7 +8,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from botyard.answering.asked import Kind, asked_kinds, stated_kinds
+from botyard.answering.asked import Kind, asked_kinds, asking_words, stated_kinds
 from botyard.answering.base import AnswerRequest, Finished, Turn
 from botyard.answering.citations import CitedSource, cite_data, markers_in, number_hits
 from botyard.answering.context import search_query
@@ -259,3 +259,18 @@ def test_the_answer_may_come_from_a_lower_ranked_chunk_than_the_judged_ones() ->
     asked = replace(request("How many days until my parcel gets here?", *others, lower), term_weights={"parcel": 2.0})
     assert len(sentences(SHIPPING)) == 3 and QUOTED_HITS >= 6
     assert compose(asked).startswith("Parcels arrive within three to five working days.")
+
+
+def test_the_asked_kinds_are_read_in_french_spanish_italian_portuguese_and_arabic() -> None:
+    assert asked_kinds("Combien coûte la livraison ?") == {Kind.PRICE}
+    assert asked_kinds("Combien de temps dure la garantie ?") == {Kind.DURATION}
+    assert asked_kinds("¿Cuánto cuesta el envío?") == asked_kinds("Quanto costa la spedizione?") == {Kind.PRICE}
+    assert asked_kinds("¿Cuánto tiempo tarda la reparación?") == {Kind.DURATION}
+    assert asked_kinds("Qual é o endereço da loja?") == {Kind.ADDRESS}
+    assert asked_kinds("كم سعر الشحن؟") == {Kind.PRICE}
+    assert asked_kinds("كم من الوقت يستغرق التوصيل؟") == {Kind.DURATION}
+    kinds = set(Kind)
+    assert stated_kinds("La garantie couvre la batterie pendant 1 an.", kinds) == {Kind.DURATION}
+    assert stated_kinds("El envío tarda 3 días y cuesta 5 €.", kinds) == {Kind.DURATION, Kind.PRICE}
+    assert stated_kinds("التوصيل خلال ٣ أيام", kinds) == {Kind.DURATION}
+    assert asking_words("Combien de temps dure la garantie ?", {Kind.DURATION}) == "Combien de temps"

@@ -16,6 +16,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
+from botyard.answering.asked import asked_kinds, asking_words, stated_kinds
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.confidence import NONE, Confidence, Judgement, judge
 from botyard.answering.context import search_query
@@ -100,7 +101,10 @@ def _judged(request: AnswerRequest, reply: Composed) -> Judgement:
         return NONE
     own = index_terms(request.query)
     quoted = [index_terms(_lexical(item), item.hit.language) for item in reply.quoted]
-    return judge(request.term_weights, own, request.unseen_terms, quoted)
+    # "How long ...?" is answered by a quote that states a length of time, whether or not it says "long".
+    stated = stated_kinds(reply.text, asked_kinds(request.query))
+    answered = index_terms(asking_words(request.query, stated)) if stated else set()
+    return judge(request.term_weights, own, request.unseen_terms, [*quoted, answered])
 
 
 def _lexical(item: CitedHit) -> str:
