@@ -513,3 +513,39 @@ def test_widget_script_is_small() -> None:
 
     script = Path(__file__).resolve().parents[2] / "src" / "botyard" / "web" / "static" / "widget.js"
     assert len(gzip.compress(script.read_bytes())) < 30_000
+
+
+@pytest.mark.parametrize("width", [1280, 360])
+def test_each_new_answer_is_scrolled_into_view(server: Service, browser: Browser, width: int) -> None:
+    """After a few messages the log overflows; each new answer, its feedback bar included, ends in view (the empty
+    answer bubble and the feedback bar once landed outside the stay-at-bottom logic, below the fold)."""
+    long_answer = " ".join(["Our opening hours are nine to five from Monday to Friday."] * 8)
+    bot = make_chatbot(server, qa={"question": QUESTION, "answer": long_answer})
+    context = browser.new_context(viewport={"width": width, "height": 640})
+    try:
+        page, errors = open_page(context)
+        page.goto(f"{server.base}/chat/{bot}")
+        for number in range(1, 5):
+            ask(page, QUESTION)
+            answers = page.locator(ANSWERED)
+            expect(answers).to_have_count(number)
+            newest = answers.nth(number - 1)
+            expect(newest.get_by_role("button", name=re.compile("helpful", re.IGNORECASE)).first).to_be_visible()
+            # The log is scrolled to its end: the newest answer's last line and its feedback bar are in view.
+            gap = page.evaluate(
+                """() => {
+                    const log = document.querySelector(".log") || document.querySelector("[role=log]");
+                    return log.scrollHeight - log.scrollTop - log.clientHeight;
+                }"""
+            )
+            assert gap < 2, (number, gap)
+            assert newest.evaluate(
+                """(entry) => {
+                    const log = entry.closest(".log") || entry.closest("[role=log]");
+                    const box = entry.getBoundingClientRect(), view = log.getBoundingClientRect();
+                    return box.bottom <= view.bottom + 1 && box.bottom > view.top;
+                }"""
+            )
+        assert errors == []
+    finally:
+        context.close()

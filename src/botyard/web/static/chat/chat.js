@@ -183,10 +183,12 @@ async function ask(text) {
   try {
     const response = await postQuery(query);
     if (!response.ok) throw new ChatError(await errorText(response));
-    answer = addEntry(WidgetRole.ASSISTANT);
+    // Everything the answer adds to the log (its empty bubble here, its text, its feedback bar) stays at the end in
+    // view: the person just asked and reads on at the bottom, wherever the log has grown to.
+    answer = keepingScroll(page.log, () => addEntry(WidgetRole.ASSISTANT));
     answer.dataset.state = "streaming";
     answer.setAttribute("aria-busy", "true"); // screen readers hear the finished answer, not every word of it
-    showAnswer(answer, "", new Map(), config.image_hosts);
+    keepingScroll(page.log, () => showAnswer(answer, "", new Map(), config.image_hosts));
     answered = await streamAnswer(response, answer);
   } catch (error) {
     const message = error instanceof ChatError ? error.message : word("connection_failed");
@@ -201,8 +203,10 @@ async function ask(text) {
       }
     }
   } finally {
-    if (answer) finishAnswer(answer);
-    if (answer?.isConnected && answered) addFeedback(answer, answered, null, rating);
+    keepingScroll(page.log, () => {
+      if (answer) finishAnswer(answer);
+      if (answer?.isConnected && answered) addFeedback(answer, answered, null, rating);
+    });
     setBusy(false);
   }
 }

@@ -67,11 +67,13 @@ export function finishAnswer(entry) {
   entry.removeAttribute("aria-busy");
 }
 
-/** Runs `change`, then keeps the log scrolled to the end if it was there (someone reading back is left alone). */
+/** Runs `change` (and returns what it returns), then keeps the log scrolled to the end if it was there (someone
+ * reading back is left alone). */
 export function keepingScroll(log, change) {
   const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 48;
-  change();
+  const made = change();
   if (atEnd) log.scrollTop = log.scrollHeight;
+  return made;
 }
 
 /** Grows the message box with its text. */
