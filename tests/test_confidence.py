@@ -78,7 +78,7 @@ def test_a_covered_question_is_answered_confidently_without_a_frame(alice: Api, 
 
 
 def test_a_quote_that_states_what_was_asked_for_answers_the_asking_words(alice: Api, clinic: str) -> None:
-    """"How long" is nowhere in the knowledge, but a quote that states a length of time answers it."""
+    """ "How long" is nowhere in the knowledge, but a quote that states a length of time answers it."""
     text, meta, _ = _asked(alice, clinic, "How long is the guarantee?")
     assert text.startswith("Every implant we place carries a guarantee of 10 years")
     assert meta["confidence"] == "high"

@@ -124,7 +124,7 @@ def test_word_groups_keep_newlines_and_every_character() -> None:
 
 def test_markdown_structure_does_not_leak_into_passages() -> None:
     found = [s.text for s in sentences("| a | b |\n|---|---|\n| 1 | **two** |\n\n- [link](http://x) here")]
-    assert found == ["1 — b: two", "link here"]  # the header row is no passage: its names go with each cell
+    assert found == ["1: two", "link here"]  # the header row is no passage; a row with one value reads "what: value"
 
 
 def test_a_table_row_is_its_cells_with_their_column_names() -> None:
@@ -274,3 +274,30 @@ def test_the_asked_kinds_are_read_in_french_spanish_italian_portuguese_and_arabi
     assert stated_kinds("El envío tarda 3 días y cuesta 5 €.", kinds) == {Kind.DURATION, Kind.PRICE}
     assert stated_kinds("التوصيل خلال ٣ أيام", kinds) == {Kind.DURATION}
     assert asking_words("Combien de temps dure la garantie ?", {Kind.DURATION}) == "Combien de temps"
+
+
+PRICES = """# Services
+
+| Service | Price |
+|---|---|
+| Full service | 89 euros |
+| E-bike service (including motor diagnostics) | 119 euros |"""
+
+
+def test_table_rows_are_one_fact_a_line_and_the_best_passage_leads() -> None:
+    helmets = "# Rentals\n\nHelmets are included free of charge with every rental."
+    text = compose(request("How much is an e-bike service and a full service?", hit(helmets, "r"), hit(PRICES, "p")))
+    lines = text.splitlines()
+    assert lines[0] == "E-bike service (including motor diagnostics): 119 euros", text  # the best fact leads
+    assert lines[1].startswith("Full service: 89 euros"), text  # one fact a line
+    assert "Helmets" not in lines[0], text
+
+
+def test_a_qa_pair_that_only_points_elsewhere_gives_way_to_the_fact() -> None:
+    pointer = qa("How much does it cost to rent an e-bike?", "Please see our rental terms for prices.", "q")
+    terms = hit("# Rental terms\n\nAn e-bike rents for 35 euros a day, with 20 percent off for a week.", "t")
+    text = compose(request("How much does it cost to rent an e-bike?", pointer, terms))
+    assert "35 euros a day" in text and "see our rental terms" not in text, text
+    # A pair that states the price still answers alone.
+    priced = qa("How much does it cost to rent an e-bike?", "An e-bike costs 35 euros a day.", "q")
+    assert compose(request("How much does it cost to rent an e-bike?", priced, terms)).startswith("An e-bike costs")

@@ -177,3 +177,31 @@ def test_follow_ups_are_recognised_in_every_language(earlier: str, follow_up: st
     terms (before, only English openers and pronouns counted, and such questions were searched alone)."""
     query = search_query(follow_up, [Turn(earlier, "600 euros.")])
     assert query.startswith(follow_up) and borrowed in query.casefold(), query
+
+
+BIKE_SHOP = b"""# Workshop prices
+
+| Service | Price |
+|---|---|
+| Full service | 89 euros |
+| E-bike service (including motor diagnostics) | 119 euros |
+| Puncture repair | 15 euros |
+"""
+
+RENTAL_TERMS = b"""# Rental terms
+
+An e-bike rents for 35 euros a day. A week of e-bike rental costs 20 percent less than seven single days.
+A deposit of 200 euros is held on your card for the time of the rental.
+"""
+
+
+def test_a_table_row_is_answered_as_a_line_and_a_pointer_gives_way_to_the_fact(alice: Api) -> None:
+    bot: str = alice.chatbot("Bike shop")["uuid"]
+    upload(alice, bot, "prices.md", BIKE_SHOP)
+    upload(alice, bot, "rental-terms.md", RENTAL_TERMS)
+    qa(alice, bot, "How much does it cost to rent an e-bike?", "Please see our rental terms for prices.")
+    process(alice.client)
+    service = answer(alice, bot, "How much is an e-bike service?")
+    assert service.splitlines()[0] == "E-bike service (including motor diagnostics): 119 euros", service
+    rental = answer(alice, bot, "How much does it cost to rent an e-bike?")
+    assert "35 euros a day" in rental and "see our rental terms" not in rental, rental

@@ -103,10 +103,14 @@ def _cells(line: str) -> list[str]:
 
 
 def table_row(cells: list[str], header: list[str]) -> str:
-    """A row as its first cell, then each further non-empty cell with its column's name."""
+    """A row as one fact: its first cell, then each further non-empty cell with its column's name; a row with one
+    value is "what: value" ("E-bike service: 119 euros"), as a person would read it out."""
     if not header or len(header) != len(cells):
         return " — ".join(cell for cell in cells if cell)
-    named = [f"{name}: {cell}" if name else cell for name, cell in zip(header[1:], cells[1:], strict=True) if cell]
+    pairs = [(name, cell) for name, cell in zip(header[1:], cells[1:], strict=True) if cell]
+    if len(pairs) == 1 and cells[0]:
+        return f"{cells[0]}: {pairs[0][1]}"
+    named = [f"{name}: {cell}" if name else cell for name, cell in pairs]
     return " — ".join(part for part in (cells[0], ", ".join(named)) if part)
 
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
-from botyard.answering.asked import asked_kinds, asking_words, stated_kinds
+from botyard.answering.asked import Kind, asked_kinds, asking_words, stated_kinds
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.confidence import NONE, Confidence, Judgement, judge
 from botyard.answering.context import search_query
@@ -89,7 +89,9 @@ def composed(request: AnswerRequest) -> Composed:
         return Composed(_with_marker(_trim(hits[0].hit.text), hits[0].marker, request.show_citations), (hits[0],))
     pair = _asked_pair(ranked(found), hits)
     if pair is not None:
-        return Composed(_with_marker(_qa_answer(pair), pair.marker, request.show_citations), (pair,))
+        if not _points_elsewhere(pair, found, hits, asked_kinds(request.query)):
+            return Composed(_with_marker(_qa_answer(pair), pair.marker, request.show_citations), (pair,))
+        found = [quoted for quoted in found if hits[quoted.rank] is not pair]  # the fact it points to answers
     chosen = select(found)
     quoted = tuple(hits[rank] for rank in dict.fromkeys(quoted.rank for quoted in chosen))
     return Composed(_render(chosen, hits, request.show_citations), quoted)
@@ -155,6 +157,14 @@ def _asked_pair(ranking: list[Quoted], hits: Sequence[CitedHit]) -> CitedHit | N
     return cited if asked and asked[0].score >= FOLLOWER_SHARE * best.score else None
 
 
+def _points_elsewhere(pair: CitedHit, found: list[Quoted], hits: Sequence[CitedHit], kinds: set[Kind]) -> bool:
+    """Whether the pair's answer leaves out what the question asks for (a price, a length of time) while another
+    passage found states it: "See our rental terms for prices." gives way to the terms' "35 euros a day"."""
+    if not kinds or stated_kinds(_qa_answer(pair), kinds):
+        return False
+    return any(hits[quoted.rank] is not pair and stated_kinds(quoted.passage.text, kinds) for quoted in found)
+
+
 def _is_question_of(text: str, cited: CitedHit) -> bool:
     """Whether the passage `text` is (one of the sentences of) the pair's question, not a piece of it ("No.")."""
     question = cited.hit.source_meta.get("question")
@@ -192,7 +202,7 @@ def _render(chosen: list[Quoted], hits: Sequence[CitedHit], show_citations: bool
     for quoted in chosen:
         first_marker.setdefault(hits[quoted.rank].hit.data_source_uuid, hits[quoted.rank].marker)
     listed = sum(quoted.passage.kind is PassageKind.ITEM for quoted in chosen) >= 2
-    segments: list[tuple[bool, str]] = []  # (is a list item, text)
+    segments: list[tuple[bool, str]] = []  # (on a line of its own, text)
     for index, quoted in enumerate(chosen):
         source = hits[quoted.rank].hit.data_source_uuid
         piece = _trim(quoted.passage.text)
@@ -200,10 +210,11 @@ def _render(chosen: list[Quoted], hits: Sequence[CitedHit], show_citations: bool
         if following is None or hits[following.rank].hit.data_source_uuid != source:
             piece = _with_marker(piece, first_marker[source], show_citations)
         item = listed and quoted.passage.kind is PassageKind.ITEM
-        segments.append((item, f"- {piece}" if item else piece))
+        line = item or quoted.passage.kind is PassageKind.ROW  # a table row is a fact of its own: one a line
+        segments.append((line, f"- {piece}" if item else piece))
     text = segments[0][1]
-    for (was_item, _), (item, piece) in itertools.pairwise(segments):
-        text += ("\n" if was_item or item else " ") + piece
+    for (was_line, _), (line, piece) in itertools.pairwise(segments):
+        text += ("\n" if was_line or line else " ") + piece
     return text
 
 

@@ -163,8 +163,8 @@ def ranked(found: list[Quoted]) -> list[Quoted]:
 
 
 def select(found: list[Quoted]) -> list[Quoted]:
-    """The passages to quote, in the order of their hits and positions: the best with what completes it, then the
-    few others that score nearly as well, and the list any of them announces (it ends with a colon)."""
+    """The passages to quote: the best with what completes it, then the few others that score nearly as well, and
+    the list any of them announces (it ends with a colon); the best one's chunk first, each chunk in its order."""
     ranking = ranked(found)
     best = ranking[0]
     answer = _answer_after(found, best) if _asks(best.passage) else []
@@ -177,6 +177,7 @@ def select(found: list[Quoted]) -> list[Quoted]:
         if total + length <= MAX_WORDS or neighbour.passage.kind is PassageKind.ITEM:
             chosen.append(neighbour)
             total += length
+    completed = len(chosen)
     others = 0
     for quoted in ranking[1:]:
         if others == MAX_PASSAGES - 1 or quoted.score < FOLLOWER_SHARE * best.score or quoted.score <= 0:
@@ -192,4 +193,8 @@ def select(found: list[Quoted]) -> list[Quoted]:
     for quoted in list(chosen):  # a sentence that announces what follows ("You can export to:") brings it
         if quoted.passage.text.rstrip().endswith(":"):
             chosen.extend(item for item in _neighbours(found, quoted) if item not in chosen)
-    return sorted(chosen, key=lambda quoted: (quoted.rank, quoted.passage.position))
+    # The best passage leads with what completes it, in their own order; the others follow as their hits rank. A
+    # passage that only scored nearly as well once led the answer ("Helmets are included free of charge with every
+    # rental." before the price asked for, "Full service: 89 euros" before the e-bike service asked about).
+    lead = {id(quoted) for quoted in chosen[:completed]}
+    return sorted(chosen, key=lambda quoted: (id(quoted) not in lead, quoted.rank, quoted.passage.position))
