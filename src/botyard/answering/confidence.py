@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from botyard.retrieval.language import wide_stopwords
+
 
 class Confidence(StrEnum):
     HIGH = "high"
@@ -85,18 +87,20 @@ def judge(
     lacking = sorted((term for term in asked if term not in held), key=lambda term: -asked[term])
     if not lacking:
         return HIGH
-    unnamed = frozenset(term for term in lacking if term in unseen and not _straddles(term, asked.keys() - unseen))
+    # The question's known words: those the knowledge uses, and the stop words of the lists ("多少").
+    known = (asked.keys() - unseen) | (own & wide_stopwords())
+    unnamed = frozenset(term for term in lacking if term in unseen and not _straddles(term, known))
     unnamed_share = sum(asked[term] for term in unnamed) / total
     unsure = unnamed_share >= UNNAMED_SHARE
     share = sum(asked[term] for term in lacking) / total
     return Judgement(Confidence.LOW if unsure else Confidence.HIGH, tuple(lacking), unnamed, share)
 
 
-def _straddles(term: str, seen: Iterable[str]) -> bool:
-    """Whether `term` is a pair of Chinese or Japanese characters that shares a character with a term of the
-    question the knowledge uses: the index reads those scripts in overlapping pairs, so the pair that straddles
-    two words ("少钱" in "多少钱") is no word of its own, and no chunk could have named it."""
-    return bool(_CJK.search(term)) and any(set(term) & set(other) for other in seen)
+def _straddles(term: str, known: Iterable[str]) -> bool:
+    """Whether `term` is a pair of Chinese or Japanese characters that shares a character with a known word of the
+    question: the index reads those scripts in overlapping pairs, so the pair that straddles two words ("少度" in
+    "多少度") is no word of its own, and no chunk could have named it."""
+    return bool(_CJK.search(term)) and any(other != term and set(term) & set(other) for other in known)
 
 
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
