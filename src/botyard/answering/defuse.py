@@ -43,6 +43,20 @@ _TAG = re.compile(
     """,
     re.VERBOSE,
 )
+_PLAIN_TAG = re.compile(
+    r"""<\s*(?:
+        /?\s*(?:document|reference[_\-]?documents|session[_\-]?documents?|function[_\-]?result)\b
+      | \|[^|<>\n]{1,32}\|
+      | /?\s*s\s*>
+      | <\s*/?\s*sys\s*> | /?\s*sys\s*>
+      | (?:start|end)_of_turn\b | /?\s*(?:bos|eos)\s*>
+    )
+    | \[\s*/?\s*inst\s*\]""",
+    re.VERBOSE | re.IGNORECASE,
+)
+"""`_TAG` as written in plain ASCII, spaces allowed inside."""
+_CLOSER = re.compile("[>\\]\uff1e\uff3d\u203a\u232a\u3009\u27e9\u02c3\u276f\u29fd\u00bb\n]")
+"""Where a tag ends: what follows it cannot make it one of ours."""
 _LOOK_ALIKE = str.maketrans(dict.fromkeys("\u2039\u2329\u3008\u27e8\u02c2\u1438\u276e\u29fc\u00ab", "<"))
 
 
@@ -50,13 +64,23 @@ def defuse(text: str) -> str:
     """`text` with every opener of a delimiter or a template token replaced by an entity."""
     if not _OPENER.search(text):
         return text
+    starts: set[int] = set()
+    for match in _PLAIN_TAG.finditer(text):  # written in ASCII: one pass, at C speed
+        starts.add(match.start())
+        if match.group().startswith("<") and (inner := match.group().find("<", 1)) > 0:
+            starts.add(match.start() + inner)  # "<<SYS>>": both brackets
+    if not text.isascii():  # full-width, look-alike or invisible characters: such an opener is read through the fold
+        for opener in _OPENER.finditer(text):
+            start = opener.start()
+            window = text[start : start + _LOOKAHEAD]
+            window = window[: (end.end() if (end := _CLOSER.search(window, 1)) else len(window))]
+            if not window.isascii() and _TAG.match(_fold(window)):
+                starts.add(start)
     pieces = []
     last = 0
-    for opener in _OPENER.finditer(text):
-        start = opener.start()
-        if _TAG.match(_fold(text[start : start + _LOOKAHEAD])):
-            pieces += [text[last:start], _BRACKET_ENTITY if _fold(opener.group()) == "[" else _ANGLE_ENTITY]
-            last = start + 1
+    for start in sorted(starts):
+        pieces += [text[last:start], _BRACKET_ENTITY if _fold(text[start]) == "[" else _ANGLE_ENTITY]
+        last = start + 1
     return "".join([*pieces, text[last:]])
 
 
