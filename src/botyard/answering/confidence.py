@@ -3,9 +3,8 @@
 Three outcomes, stored as the message's `meta_json.confidence`:
 
 - `high`: the passages quoted name what the question asks about;
-- `low` (unsure): something related was found, but the question asks about something the knowledge does not name
-  (a word no source uses: "gift cards" at a bike shop), or names only elsewhere than where the answer is ("used
-  bikes" where "used" is only in "can be used for", far from the bikes that are sold);
+- `low` (unsure): something related was found, but the question is mostly about something the knowledge does not
+  name (words no source uses: "gift cards" at a bike shop);
 - `none`: no answer (the relevance decision found nothing, or a model said it has none).
 
 The offline answerer reads the question's own words (not those a follow-up borrowed from earlier turns) as the index
@@ -17,13 +16,14 @@ about student") and the owner can see why (`meta_json.doubt`).
 The answer is unsure when the unnamed words carry at least half of the question's weight: the question is mostly
 about something the knowledge never names ("Is there a *student* discount?" where only other discounts are). The
 passage's closeness in meaning does not vouch for it: within one business's knowledge, a passage about something
-else is as close to such a question as a paraphrase is to its answer (measured: letting passages at the next stricter
-level's closeness vouch halved the unsure covered answers but tripled the confident uncovered ones). A word lacking
-from the quote but used elsewhere in the knowledge is reported, never decisive: most are the question's own wording
-of what the passage says ("cost" for "price").
+else is as close to such a question as a paraphrase is to its answer (measured: letting passages at the next
+stricter level's closeness vouch cut the unsure covered answers by a third but tripled the confident uncovered
+ones). A word lacking from the quote but used elsewhere in the knowledge is reported, never decisive: most are the
+question's own wording of what the passage says ("cost" for "price"); counting them made half of the covered answers
+unsure, so a word used in another sense ("used bikes" where "used" is only in "can be used for") is not caught.
 
 Measured on the public answer probes (`bench/answers.py`): the uncovered questions answered confidently fell from
-32% to 6%; 30% of the covered questions answered come out unsure (their quote still follows the hedge).
+32% to 8%; 24% of the covered questions answered come out unsure (their quote still follows the hedge).
 """
 
 from __future__ import annotations
