@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from botyard import i18n
+from botyard.agents.rules import DEFAULT_MESSAGES
 from botyard.answering.intents import PROTOTYPES, Intent, friendly_reply
 from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.chatbots.defaults import DEFAULT_AGENT_PROMPT
 from botyard.i18n import Language
+from botyard.models.agent_meta import DEFAULT_ESCALATION_SETTINGS
 from botyard.widget.schemas import DEFAULTS
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "botyard"
@@ -80,12 +82,15 @@ def test_every_language_has_every_text() -> None:
     english = TEXTS["en"]
     for language, texts in TEXTS.items():
         assert set(texts) == set(english), language
-        for table in ("small_talk", "widget"):
+        for table in ("small_talk", "widget", "agent_replies"):
             assert set(texts[table]) == set(english[table]), (language, table)
             assert all(value.strip() for value in texts[table].values()), (language, table)
         assert "{title}" in texts["widget"]["chat_title"], language
+        assert "{topic}" in texts["unsure_about"] and texts["unsure"].strip() and texts["offer_person"].strip()
         if language != "en":  # each its own words, not English left in place
             assert texts["no_answer"] != english["no_answer"] and texts["widget"]["send"] != "Send", language
+            assert texts["unsure"] != english["unsure"] and texts["offer_person"] != english["offer_person"], language
+            assert all(texts["agent_replies"][kind] != text for kind, text in english["agent_replies"].items())
 
 
 def test_the_english_texts_are_the_hosted_services_and_the_widgets_defaults() -> None:
@@ -93,6 +98,11 @@ def test_the_english_texts_are_the_hosted_services_and_the_widgets_defaults() ->
     assert DEFAULT_NO_ANSWER_MESSAGE in DEFAULT_AGENT_PROMPT
     words = i18n.widget(Language.EN)
     assert (words["welcome"], words["placeholder"]) == (DEFAULTS["welcome_message"], DEFAULTS["placeholder"])
+    # The agents' default fixed replies are ours: the English ones are the defaults an agent is created with.
+    hand_off = DEFAULT_ESCALATION_SETTINGS["human_requested_message"]
+    assert i18n.agent_reply("human-escalation", Language.EN) == hand_off
+    for kind, text in DEFAULT_MESSAGES.items():
+        assert i18n.agent_reply(kind, Language.EN) == text
 
 
 def test_the_chat_pages_english_fallback_matches_the_english_texts() -> None:

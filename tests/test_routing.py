@@ -90,12 +90,21 @@ def test_spam_goes_to_the_spam_guard_without_scoring(alice: Api, shop: str) -> N
 
 
 def test_asking_for_a_person_flags_the_session(alice: Api, shop: str) -> None:
-    agent(alice, shop, "human-escalation", "Human hand-off", "Talk to a real person, a human operator, staff")
+    hand_off = agent(
+        alice, shop, "human-escalation", "Human hand-off", "Talk to a real person, a human operator, staff"
+    )
     chat = new_session(alice, shop)
     assert alice.ok(alice.get(f"/session/{chat}"))["meta"]["human_requested"] is False
     text, meta = answered_by(alice, chat, "I want to talk to a real person please")
     assert text.startswith("I have let our team know") and meta["agent_type"] == "human-escalation"
     assert alice.ok(alice.get(f"/session/{chat}"))["meta"]["human_requested"] is True
+    # Our default reply speaks the visitor's language; an owner's own words stay as written.
+    german, _ = answered_by(alice, new_session(alice, shop), "Ich möchte bitte mit einem Menschen sprechen")
+    assert german.startswith("Ich habe unser Team informiert."), german
+    own = {"human_escalation_settings": {"human_requested_message": "Moment, Sam kommt gleich."}}
+    alice.ok(alice.post(f"/agent/{hand_off}/update", own))
+    german, _ = answered_by(alice, new_session(alice, shop), "Ich möchte bitte mit einem Menschen sprechen")
+    assert german == "Moment, Sam kommt gleich."
 
 
 def test_the_spam_rules() -> None:

@@ -13,7 +13,7 @@ from enum import StrEnum
 from botyard.answering.base import AnswerRequest, CitedHit
 from botyard.answering.prepare import Prepared
 from botyard.answering.supervisor import ChosenAgent
-from botyard.i18n import no_answer, reply_language
+from botyard.i18n import DEFAULT, agent_reply, no_answer, reply_language
 
 
 class Reply(StrEnum):
@@ -34,8 +34,15 @@ def without_search(prepared: Prepared) -> tuple[Reply, str] | None:
     if prepared.refusal is not None:
         return Reply.REFUSED, prepared.refusal
     if agent is not None and agent.reply is not None:
-        return Reply.CANNED, agent.reply
+        return Reply.CANNED, _in_visitors_language(agent.reply, agent.type, prepared)
     return None
+
+
+def _in_visitors_language(reply: str, agent_type: str, prepared: Prepared) -> str:
+    """An agent's fixed reply; our own default one (the owner left it as it came) in the visitor's language."""
+    if reply != agent_reply(agent_type, DEFAULT):
+        return reply
+    return agent_reply(agent_type, reply_language(prepared.query, prepared.language)) or reply
 
 
 def after_search(agent: ChosenAgent | None, answerable: bool, model_decides: bool, with_tools: bool) -> Reply:

@@ -12,7 +12,7 @@ from botyard.i18n.languages import (
     primary_subtag,
     reply_language,
 )
-from botyard.i18n.texts import SmallTalk, no_answer, offer_person, small_talk, unsure, widget
+from botyard.i18n.texts import SmallTalk, agent_reply, no_answer, offer_person, small_talk, unsure, widget
 
 __all__ = [
     "DEFAULT",
@@ -20,6 +20,7 @@ __all__ = [
     "Direction",
     "Language",
     "SmallTalk",
+    "agent_reply",
     "direction",
     "language_of",
     "main_language",

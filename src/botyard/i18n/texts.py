@@ -51,6 +51,12 @@ def offer_person(language: Language) -> str:
     return _text(language, "offer_person")
 
 
+def agent_reply(agent_type: str, language: Language) -> str | None:
+    """Our default fixed reply of a `human-escalation`, `pre-canned` or `spam-defense` agent in `language` (None
+    for another type): what the visitor reads while the owner leaves the agent's message at its default."""
+    return _table(language, "agent_replies").get(agent_type)
+
+
 def small_talk(kind: SmallTalk, language: Language) -> str:
     """The friendly reply to a greeting, thanks, a goodbye or an acknowledgement."""
     return _table(language, "small_talk")[kind]
