@@ -99,7 +99,9 @@ def test_look_alike_delimiters_and_template_tokens_reach_the_model_defused(
     assert "<|im_start|>" not in read and "[inst]" not in read
 
 
-@pytest.mark.parametrize("tag", [*LOOK_ALIKES.values(), "<|eot_id|>", "<<SYS>>", "</s>", "<start_of_turn>"])
+@pytest.mark.parametrize(
+    "tag", [*LOOK_ALIKES.values(), "<|eot_id|>", "<<SYS>>", "</s>", "<start_of_turn>", "< /message>"]
+)
 def test_each_look_alike_is_defused_and_the_rest_of_the_text_kept(tag: str) -> None:
     defused = defuse(f"Before {tag} after")
     assert _as_read(tag) not in _as_read(defused)

@@ -1,6 +1,6 @@
 """Text from documents, defused before it goes into a prompt as data: nothing in it may pose as one of our
-delimiters (`<document>`, `<reference_documents>`, `<session_document(s)>`, a tool's `<function_result>`) or as a
-chat-template token
+delimiters (`<document>`, `<reference_documents>`, `<session_document(s)>`, a tool's `<function_result>`, the
+judge's `<message>`) or as a chat-template token
 (`<|im_start|>`, `<s>`, `[INST]`, `<<SYS>>`, `<start_of_turn>`...).
 
 A model does not read characters the way a regular expression does: `< /document>`, the same in full-width
@@ -33,7 +33,7 @@ _LOOKAHEAD = 48
 
 _TAG = re.compile(
     r"""<(?:
-        /?(?:document|reference[_\-]?documents|session[_\-]?documents?|function[_\-]?result)\b  # our delimiters
+        /?(?:document|reference[_\-]?documents|session[_\-]?documents?|function[_\-]?result|message)\b  # ours
       | \|[^|<>\n]{1,32}\|                                                  # <|im_start|>, <|eot_id|>, DeepSeek's
       | /?s>                                                                # <s>, </s>
       | <?/?sys>                                                            # <<SYS>>, <</SYS>>
@@ -45,7 +45,7 @@ _TAG = re.compile(
 )
 _PLAIN_TAG = re.compile(
     r"""<\s*(?:
-        /?\s*(?:document|reference[_\-]?documents|session[_\-]?documents?|function[_\-]?result)\b
+        /?\s*(?:document|reference[_\-]?documents|session[_\-]?documents?|function[_\-]?result|message)\b
       | \|[^|<>\n]{1,32}\|
       | /?\s*s\s*>
       | <\s*/?\s*sys\s*> | /?\s*sys\s*>

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import aclosing
 from typing import Any
 
+from botyard.answering.defuse import defuse
 from botyard.answering.routing import Candidate
 from botyard.answering.variables import is_static
 from botyard.ingestion.tokens import truncate_tokens
@@ -123,7 +124,7 @@ def _label(candidate: Candidate, candidates: Sequence[Candidate]) -> str:
 
 
 def _cut(text: str) -> str:
-    return truncate_tokens(text, TEXT_TOKENS).replace("</", "< /")  # the data cannot close its own tag
+    return defuse(truncate_tokens(text, TEXT_TOKENS))  # the data cannot close its own tag, in any spelling
 
 
 def _json(reply: str) -> Any:
