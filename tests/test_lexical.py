@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from botyard.retrieval.language import detect
+from botyard.retrieval.language import analyzer, detect
 from botyard.retrieval.lexical import Document, LexicalIndex, index_terms
 from botyard.retrieval.relevance import coverage
 
@@ -117,3 +117,9 @@ def test_whose_asks_as_who_does_and_weighs_nothing() -> None:
     weights = index.weights("Whose stapler vanished?")
     assert set(weights) == set(index.terms("stapler vanished"))
     assert coverage(weights, index.analyze("On Monday morning, Sarah's red stapler vanished from her desk.")) == 1.0
+
+
+def test_a_language_without_a_stemmer_reads_its_words_as_they_are() -> None:
+    # The failed stemmer call used the analyzer's builder up: this raised "Builder has already been consumed".
+    assert analyzer("klingon").analyze("Möchte Häuser") == ["mochte", "hauser"]
+    assert analyzer("german").analyze("Möchte Häuser") == ["mocht", "haus"]

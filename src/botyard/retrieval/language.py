@@ -13,7 +13,6 @@ measured with (folded, then stemmed). Latin words inside Chinese or Japanese tex
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import re
 from collections import Counter
@@ -72,17 +71,23 @@ def analyzer(language: str = ENGLISH, stem: bool = True) -> tantivy.TextAnalyzer
 
     English stemming was measured on msmarco-5k (bench/retrieval.py): nDCG@10 0.731 with it, 0.718 without.
     """
-    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.remove_long(40))
-    builder = builder.filter(tantivy.Filter.lowercase())
     stemmer = ENGLISH if language == CJK else language
     if stemmer == ENGLISH or not stem:
-        builder = builder.filter(tantivy.Filter.ascii_fold())
+        builder = _lowercased().filter(tantivy.Filter.ascii_fold())
         if stem:
             builder = builder.filter(tantivy.Filter.stemmer(ENGLISH))
         return builder.build()
-    with contextlib.suppress(ValueError):  # a language without a Snowball stemmer: its words as they are
-        builder = builder.filter(tantivy.Filter.stemmer(stemmer))
+    try:
+        builder = _lowercased().filter(tantivy.Filter.stemmer(stemmer))
+    except ValueError:  # a language without a Snowball stemmer: its words as they are (the failed call used the
+        builder = _lowercased()  # builder up, so a fresh one)
     return builder.filter(tantivy.Filter.ascii_fold()).build()
+
+
+def _lowercased() -> tantivy.TextAnalyzerBuilder:
+    """The start of every analyzer: simple tokens, none over 40 characters, lower-cased."""
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.remove_long(40))
+    return builder.filter(tantivy.Filter.lowercase())
 
 
 @functools.cache
