@@ -15,6 +15,7 @@ from botyard.answering.context import search_query
 from botyard.answering.json_guard import NOT_JSON, json_guard
 from botyard.answering.offline import WORDS_PER_DELTA, OfflineAnswerer, compose
 from botyard.answering.text import word_groups
+from botyard.i18n import Language
 from botyard.llm.provider import TextDelta
 from botyard.passages import PassageKind
 from botyard.passages import passages as sentences
@@ -301,3 +302,25 @@ def test_a_qa_pair_that_only_points_elsewhere_gives_way_to_the_fact() -> None:
     # A pair that states the price still answers alone.
     priced = qa("How much does it cost to rent an e-bike?", "An e-bike costs 35 euros a day.", "q")
     assert compose(request("How much does it cost to rent an e-bike?", priced, terms)).startswith("An e-bike costs")
+
+
+def test_an_unsure_reply_names_the_lacking_words_apart_and_never_a_whole_chinese_sentence() -> None:
+    discounts = hit("# Discounts\n\nPatients over 65 get a discount of 10 percent.", "d")
+    weights = {"student": 4.0, "friend": 4.0, "discount": 1.0}
+    asked = replace(
+        request("Is there a student discount for a friend?", discounts, show=False),
+        term_weights=weights,
+        unseen_terms=frozenset({"student", "friend"}),
+    )
+    deltas, finished = run(asked)
+    assert "".join(deltas).startswith("I couldn't find anything about “student, friend”. The closest I found:")
+    assert finished.meta["confidence"] == "low"
+    tea = hit("# 茶叶\n\n只卖当季、当年的绿茶，不卖陈茶。", "t")
+    chinese = replace(
+        request("你们卖紫砂壶之类的茶具吗？", tea, show=False),
+        term_weights={"紫砂": 4.0, "茶具": 4.0},
+        unseen_terms=frozenset({"紫砂", "茶具"}),
+        language=Language.ZH,
+    )
+    deltas, _ = run(chinese)
+    assert "".join(deltas).startswith("我不确定我的资料能回答这个问题。"), deltas  # not the question quoted back

@@ -129,6 +129,7 @@ def _framed(text: str, judgement: Judgement, request: AnswerRequest) -> str:
 
 _WORD = re.compile(r"\w+(?:['\u2019-]\w+)*")
 """A word of the question as written (case kept; `passages.words` lower-cases)."""
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 MAX_NAMED_WORDS = 3
 """An unsure reply names at most this many lacking words; more say the question is about something else."""
 MAX_NAMED_LENGTH = 40
@@ -136,10 +137,26 @@ MAX_NAMED_LENGTH = 40
 
 
 def _as_written(query: str, terms: set[str]) -> str | None:
-    """The question's words whose terms are among `terms`, in their order (None: too many or too long to name)."""
-    named = [word for word in dict.fromkeys(_WORD.findall(query)) if index_terms(word) & terms]
-    topic = " ".join(named)
-    return topic if 0 < len(named) <= MAX_NAMED_WORDS and len(topic) <= MAX_NAMED_LENGTH else None
+    """The question's words that are lacking ones, as written and in their order; words apart in the question are
+    named apart ("popped, fall, fast"). None when there are too many, or when a word holds more than lacking terms
+    (a run of Chinese is one "word": the whole question, which names nothing)."""
+    groups: list[list[str]] = []
+    previous = -2
+    for index, word in enumerate(_WORD.findall(query)):
+        found = index_terms(word)
+        if not found & terms:
+            continue
+        if _UNSPACED.search(word) and not found <= terms:  # a run of Chinese or Japanese, not one word
+            return None
+        if index == previous + 1:
+            groups[-1].append(word)
+        else:
+            groups.append([word])
+        previous = index
+    named = [" ".join(dict.fromkeys(group)) for group in groups]
+    topic = ", ".join(dict.fromkeys(named))
+    words = sum(len(group) for group in groups)
+    return topic if 0 < words <= MAX_NAMED_WORDS and len(topic) <= MAX_NAMED_LENGTH else None
 
 
 def _asked_pair(ranking: list[Quoted], hits: Sequence[CitedHit]) -> CitedHit | None:
