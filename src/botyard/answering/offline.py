@@ -20,7 +20,7 @@ from botyard.answering.asked import Kind, asked_kinds, asking_words, stated_kind
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
 from botyard.answering.confidence import NONE, Confidence, Judgement, judge
 from botyard.answering.context import search_query
-from botyard.answering.quote import FOLLOWER_SHARE, Quoted, candidates, ranked, select, with_asked_kinds
+from botyard.answering.quote import FOLLOWER_SHARE, Quoted, candidates, chunk_terms, ranked, select, with_asked_kinds
 from botyard.answering.text import content_words, word_groups
 from botyard.i18n import offer_person, unsure
 from botyard.ingestion.tokens import count_tokens
@@ -102,17 +102,13 @@ def _judged(request: AnswerRequest, reply: Composed) -> Judgement:
     if not reply.text:
         return NONE
     own = index_terms(request.query)
-    quoted = [index_terms(_lexical(item), item.hit.language) for item in reply.quoted]
+    quoted = [
+        chunk_terms(item.hit.text, item.hit.language, item.hit.source_title, item.hit.heading) for item in reply.quoted
+    ]
     # "How long ...?" is answered by a quote that states a length of time, whether or not it says "long".
     stated = stated_kinds(reply.text, asked_kinds(request.query))
     answered = index_terms(asking_words(request.query, stated)) if stated else set()
     return judge(request.term_weights, own, request.unseen_terms, [*quoted, answered])
-
-
-def _lexical(item: CitedHit) -> str:
-    """What a chunk says as the index reads it: its source's title, its heading and its text."""
-    hit = item.hit
-    return "\n".join(part for part in (hit.source_title, hit.heading, hit.text) if part)
 
 
 def _framed(text: str, judgement: Judgement, request: AnswerRequest) -> str:

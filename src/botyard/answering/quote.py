@@ -73,6 +73,14 @@ def _read(text: str, language: str | None) -> tuple[_Read, ...]:
     return tuple(found)
 
 
+def chunk_terms(text: str, language: str | None, *names: str) -> frozenset[str]:
+    """Every term of a chunk as its passages were read (cached: the quote has just read them), with those of its
+    `names` (its source's title, its heading)."""
+    read = _read(text, language)
+    terms = frozenset().union(*(passage.terms | passage.heading_terms for passage in read))
+    return terms | frozenset(index_terms(" ".join(name for name in names if name), language)) if any(names) else terms
+
+
 def _score(weights: Mapping[str, float], read: _Read, meaning: float, kinds: set[Kind]) -> float:
     own = read.terms | stated_kinds(read.passage.text, kinds) if kinds else read.terms
     matched = coverage(weights, own) + HEADING_SHARE * coverage(weights, read.heading_terms - own)
