@@ -32,6 +32,7 @@ import glob
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -160,7 +161,11 @@ def run_mode(args: argparse.Namespace, mode: str, kbs: list[Path], probe: Module
                 log(f"{mode}: probing {kb.name}...")
                 if llm is not None:
                     llm.forget()
-                run = KbRun(kb.name, probe_kb(args, server, key, kb, data_dir / f"{kb.name}.json"))
+                out = data_dir / f"{kb.name}.json"
+                run = KbRun(kb.name, probe_kb(args, server, key, kb, out))
+                if args.results is not None:
+                    args.results.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(out, args.results / f"{mode}-{kb.name}.json")
                 if llm is not None:
                     context_recall(run, llm.requests, probe, args.verbose)
                 runs.append(run)
@@ -256,6 +261,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--probe", type=Path, default=ANSWERS / "probe.py", help="the probe script")
     parser.add_argument("--limit", type=int, default=0, help="at most N questions of each kind per KB (smoke runs)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print probe.py's misses")
+    parser.add_argument(
+        "--results", type=Path, help="keep probe.py's per-question JSON here, one MODE-KB.json file per KB"
+    )
     parser.add_argument(
         "--server-env",
         action="append",

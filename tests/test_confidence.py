@@ -25,6 +25,10 @@ Children under 12 are treated free of charge when they come with a parent who is
 
 The Harbour Street clinic is open Monday to Friday from 8 am to 6 pm.
 
+# Family
+
+Two high chairs wait at the Harbour Street clinic for patients who bring a small child along.
+
 # Implants
 
 Every implant we place carries a guarantee of 10 years, provided you attend a check-up once a year.
@@ -81,6 +85,22 @@ def test_a_quote_that_states_what_was_asked_for_answers_the_asking_words(alice: 
     """ "How long" is nowhere in the knowledge, but a quote that states a length of time answers it."""
     text, meta, _ = _asked(alice, clinic, "How long is the guarantee?")
     assert text.startswith("Every implant we place carries a guarantee of 10 years")
+    assert meta["confidence"] == "high"
+
+
+def test_how_a_question_is_asked_is_no_doubt(alice: Api, clinic: str) -> None:
+    """ "somewhere", "near" and "something" are in English's wide stop-word list: they say how the question is
+    asked; without the rule both replies opened with "I couldn't find anything about “somewhere, near”"."""
+    for question in ("Is there somewhere near you where something like a senior discount applies?",):
+        text, meta, end = _asked(alice, clinic, question)
+        assert "senior discount of 10 percent" in text
+        assert meta["confidence"] == end["confidence"] == "high", text
+
+
+def test_two_words_of_the_knowledge_written_as_one_are_named(alice: Api, clinic: str) -> None:
+    """ "highchairs" is in no chunk, but "high chairs" is: the knowledge names it, so the reply is sure."""
+    text, meta, _ = _asked(alice, clinic, "Do you have highchairs for a small child?")
+    assert text.startswith("Two high chairs wait at the Harbour Street clinic")
     assert meta["confidence"] == "high"
 
 

@@ -123,3 +123,14 @@ def test_a_language_without_a_stemmer_reads_its_words_as_they_are() -> None:
     # The failed stemmer call used the analyzer's builder up: this raised "Builder has already been consumed".
     assert analyzer("klingon").analyze("Möchte Häuser") == ["mochte", "hauser"]
     assert analyzer("german").analyze("Möchte Häuser") == ["mocht", "haus"]
+
+
+def test_two_known_words_written_as_one_are_not_unseen() -> None:
+    """ "highchairs" is "high chairs"; "Mittwochnachmittag" and "Arbeitsstunde" (with its linking "s") are German
+    compounds of words the knowledge uses apart. A compound with a word it never uses stays unseen."""
+    english = index_of(["Two high chairs and a booster seat are waiting.", "Open until noon."])
+    assert english.unseen(english.terms("highchairs boosterseats")) == frozenset()
+    assert english.unseen(english.terms("chairbrushes")) == {"chairbrush"}
+    german = index_of(["Am Mittwoch schließen wir am Nachmittag.", "Eine Stunde Arbeit kostet 60 Euro."])
+    assert german.unseen(german.terms("Mittwochnachmittag Arbeitsstunde")) == frozenset()
+    assert german.unseen(german.terms("Fahrradcodierung")) == {"fahrradcodier"}

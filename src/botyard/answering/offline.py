@@ -27,6 +27,7 @@ from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
 from botyard.passages import PassageKind, passages
 from botyard.retrieval.base import QUOTED_HITS
+from botyard.retrieval.language import wording_words
 from botyard.retrieval.lexical import index_terms
 
 MAX_WORDS = 90
@@ -108,7 +109,15 @@ def _judged(request: AnswerRequest, reply: Composed) -> Judgement:
     # "How long ...?" is answered by a quote that states a length of time, whether or not it says "long".
     stated = stated_kinds(reply.text, asked_kinds(request.query))
     answered = index_terms(asking_words(request.query, stated)) if stated else set()
-    return judge(request.term_weights, own, request.unseen_terms, [*quoted, answered])
+    wording = _wording_terms(request.query, request.language)
+    return judge(request.term_weights, own, request.unseen_terms, [*quoted, answered, wording])
+
+
+def _wording_terms(query: str, language: str) -> set[str]:
+    """The index terms of the question's words that its language's wide stop-word list holds ("Is there
+    *something* ...", "*near*", "*often*"): how it is asked, not what about, so never what it lacks."""
+    wording = wording_words(language)
+    return index_terms(" ".join(word for word in _WORD.findall(query) if word.casefold() in wording))
 
 
 def _framed(text: str, judgement: Judgement, request: AnswerRequest) -> str:

@@ -120,6 +120,13 @@ def wide_stopwords() -> frozenset[str]:
     return frozenset().union(*(stopwordsiso.stopwords(code) for code in WIDE_STOPWORD_LANGUAGES))
 
 
+@functools.cache
+def wording_words(language: str) -> frozenset[str]:
+    """The words of `language`'s wide stop-word list (stopwords-iso: "something", "near", "often", "möchte"): they
+    say how a question is asked, not what about. Empty for a language without a list."""
+    return frozenset(stopwordsiso.stopwords(language)) if stopwordsiso.has_lang(language) else frozenset()
+
+
 def is_stopword(word: str) -> bool:
     """Whether a lowercased word (or a CJK character pair) is a stop word of any language with a list."""
     if word in ENGLISH_STOPWORDS or word in wide_stopwords():

@@ -248,8 +248,8 @@ class LexicalIndex:
         return found
 
     def unseen(self, terms: Collection[str]) -> frozenset[str]:
-        """The `terms` (index terms, typos resolved) that no chunk of this chatbot uses."""
-        return frozenset(term for term in terms if not self._frequency(term))
+        """The `terms` (index terms, typos resolved) that no chunk of this chatbot uses, in one word or in two."""
+        return frozenset(term for term in terms if not self._frequency(term) and not self._speller.joined(term))
 
     def max_score(self, terms: Sequence[str]) -> float:
         """The BM25 score a document would get by matching every term with an unbounded frequency: the scale that

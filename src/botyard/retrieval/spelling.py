@@ -7,6 +7,9 @@ letters counts as one edit) when that distance is at most 1 for terms of 5 to 7 
 shorter terms are never corrected (at 4 letters one edit turns most words into another word). Among equally close
 terms the most frequent in the knowledge wins, then the first in alphabetical order. Only terms of letters are
 corrected: numbers, codes and Chinese or Japanese character pairs are exact.
+
+Two of the knowledge's terms written as one word ("highchairs" for "high chairs", the German "Mittwochnachmittag"
+and, with its linking "s", "Arbeitsstunde") are `joined`: the knowledge names what the word says, apart.
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ def allowed_edits(term: str) -> int:
     return 2 if len(term) >= TWO_EDITS else 1 if len(term) >= ONE_EDIT else 0
 
 
+MIN_PART = 3
+"""Characters at least of each word of a compound (`Speller.joined`): shorter ones are affixes, not words."""
+
+
 class Speller:
     """The chatbot's terms by length, and how often each is used (its document frequency)."""
 
@@ -53,6 +60,17 @@ class Speller:
         for term in sorted(frequencies):
             if _correctable(term):
                 self._by_length[len(term)].append(term)
+
+    def joined(self, term: str) -> bool:
+        """Whether `term` is two of the knowledge's terms written as one word, with or without a linking "s"."""
+        if not term.isalpha() or UNSPACED.search(term):
+            return False  # Chinese and Japanese are read in character pairs: a pair is no compound
+        for cut in range(MIN_PART, len(term) - MIN_PART + 1):
+            head, tail = term[:cut], term[cut:]
+            linked = tail[0] == "s" and len(tail) > MIN_PART and self._frequencies.get(tail[1:], 0) > 0
+            if self._frequencies.get(head, 0) > 0 and (self._frequencies.get(tail, 0) > 0 or linked):
+                return True
+        return False
 
     def updated(self, appeared: Iterable[str], vanished: Iterable[str]) -> Speller:
         """A speller for the same (changed) frequencies with the terms the knowledge now uses for the first time
