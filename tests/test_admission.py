@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.main import create_app
+from tests.support.agents import agent, disable_default
 from tests.support.api import Api
 from tests.support.chat import messages, new_session
 from tests.support.database import Db, backend_params, fresh_settings
@@ -59,3 +60,34 @@ def test_a_burst_beyond_the_admission_is_answered_in_full(narrow: TestClient) ->
     for chat in sessions:
         [stored] = messages(api, chat)
         assert "two working days" in stored["response"]
+
+
+def test_every_way_an_answer_goes_gives_its_slot_back(narrow: TestClient) -> None:
+    """With one slot, an answer that kept its slot would stall every later one: a preparation that fails (an
+    unknown session: 404), a reply decided without a search (a pre-canned agent's) and an answered question, each
+    several times in turn, all finish."""
+    key = Db(narrow).run(lambda session: issue_key(session, "ways@example.com")).key
+    api = Api(narrow, key)
+    shop = api.chatbot()["uuid"]
+    api.ok(api.post(f"/chatbot/{shop}/data-source/qa", {"question": "How long does delivery take?", "answer": ANSWER}))
+    closed = api.chatbot()["uuid"]
+    disable_default(api, closed)
+    agent(api, closed, "pre-canned", "Closed", "Everything", meta={"default_message": "We are closed for stocktaking."})
+    process(narrow)
+    chats = [chat for _ in range(3) for chat in ("0" * 32, new_session(api, closed), new_session(api, shop))]
+
+    async def in_turn() -> list[tuple[int, str]]:
+        transport = httpx.ASGITransport(app=narrow.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://botyard", headers=api.auth) as client:
+            found = []
+            for chat in chats:
+                path = f"/api/v1/session/{chat}/message/stream"
+                response = await client.post(path, json={"query": "How long does delivery take?"})
+                found.append((response.status_code, response.text))
+            return found
+
+    assert narrow.portal is not None
+    found = narrow.portal.call(lambda: asyncio.wait_for(in_turn(), timeout=60))
+    assert [status for status, _ in found] == [404, 200, 200] * 3
+    assert [text for _, text in found[1::3]] == ["We are closed for stocktaking."] * 3
+    assert all("two working days" in text for _, text in found[2::3])

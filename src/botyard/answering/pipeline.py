@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from botyard.answering.admission import Slot
 from botyard.answering.prepare import Ask, prepare
 from botyard.answering.run import AnswerParts, AnswerRun
 from botyard.answering.supervisor import AgentRouter
@@ -36,8 +37,12 @@ class Pipeline:
     async def begin(self, ask: Ask, *, events: bool) -> AnswerRun:
         """Prepare the answer (raises before anything is stored when the caller may not chat here or is over the
         limit) and return its run. Pings are for SSE only: the plain-text format has no framing to carry them."""
-        async with self.parts.admission:
+        slot = await Slot(self.parts.admission).take()  # held through the answer's search (`admission`)
+        try:
             prepared = await prepare(
                 self.parts.database, self.router, ask, self.clock(), tools=self.parts.answerer.uses_tools
             )
-        return AnswerRun(prepared, self.parts, self.ping_seconds if events else None)
+        except BaseException:
+            slot.release()
+            raise
+        return AnswerRun(prepared, self.parts, self.ping_seconds if events else None, slot)

@@ -16,6 +16,7 @@ import anyio
 
 from botyard import metrics
 from botyard.answering import decision, finish
+from botyard.answering.admission import Slot
 from botyard.answering.base import Answerer, AnswerEvent, CitedHit, Finished, joined_text
 from botyard.answering.canned import canned
 from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
@@ -58,7 +59,7 @@ class AnswerParts:
     retriever: Retriever | None
     answerer: Answerer
     admission: asyncio.Semaphore
-    """Bounds the answers that prepare and search at once (`answer_admission`)."""
+    """Bounds the answers that prepare and search at once (`answer_admission`; one `Slot` per answer)."""
     call_tool: Callable[[Tool, dict[str, Any]], Awaitable[str]] | None = None
     greeting: Callable[[ChosenAgent, str], Awaitable[str | None]] | None = None
     """Small talk's friendly reply for a chatbot's only agent when its knowledge has no answer (`AgentRouter`)."""
@@ -67,8 +68,10 @@ class AnswerParts:
 class AnswerRun:
     """The streaming part of one answer; iterate `stream` once, then always `close()`."""
 
-    def __init__(self, prepared: Prepared, parts: AnswerParts, ping_seconds: float | None) -> None:
+    def __init__(self, prepared: Prepared, parts: AnswerParts, ping_seconds: float | None, slot: Slot) -> None:
         self.prepared = prepared
+        self.slot = slot
+        """The admission slot taken before preparation, given back once the search is done (`admission`)."""
         self.parts = parts
         self.ping_seconds = ping_seconds
         self.pieces: list[str] = []
@@ -127,6 +130,7 @@ class AnswerRun:
         agent, query = self.prepared.agent, self.prepared.query
         settled = decision.without_search(self.prepared)
         if settled is not None:
+            self.slot.release()
             self.outcome, reply = settled
             if self.outcome is Reply.LIVE_CHAT:  # the operator answers, through the live-chat endpoints
                 meta = {"kind": MessageKind.LIVE_CHAT_USER}
@@ -135,8 +139,10 @@ class AnswerRun:
             async for event in canned(reply, query):
                 yield event
             return
-        async with self.parts.admission:
+        try:
             retrieval = await self._retrieve(agent) if agent is not None else Retrieval(hits=[], relevant=False)
+        finally:
+            self.slot.release()
         self.assessment = retrieval.assessment
         with_tools = agent is not None and bool(agent.tools) and self.parts.answerer.uses_tools
         decides = self.parts.answerer.model_decides
@@ -258,6 +264,7 @@ class AnswerRun:
 
     async def close(self) -> None:
         """Store what was produced if `events()` did not get to the end (the client left), then release it."""
+        self.slot.release()  # unstreamed, or left before its search ended
         with anyio.CancelScope(shield=True):
             if not self.finalised:
                 await self._finalise(interrupted=True)
