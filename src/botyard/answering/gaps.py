@@ -6,9 +6,11 @@ round trip.
 - `model_no_answer`: a model's reply says the no-answer sentence (the agent's own, ours in the question's language
   or the chatbot's, or the hosted service's English one the default prompt asks for);
 - `no_agent`: no enabled agent answers queries;
-- `low_confidence`: answered, on evidence a stricter setting would have refused (`low_confidence`).
+- `low_confidence`: answered unsure (`meta_json.confidence` `low`), or on evidence a stricter setting would have
+  refused (`low_confidence`);
+- `handed_off`: a human-escalation agent replied (the visitor asked for a person): the owner sees what made them.
 
-Canned replies (pre-canned, spam defense, a human hand-off), small talk greeted back, a message without a content
+Other canned replies (pre-canned, spam defense), small talk greeted back, a message without a content
 word ("hi", "how are you?", which a model answers on no evidence), live chat and failed answers are not recorded:
 the first ones are what the owner configured, the others are no question of knowledge.
 """
@@ -74,6 +76,8 @@ def reason(outcome: Outcome) -> UnansweredReason | None:
         return None
     if outcome.refused:
         return UnansweredReason.REFUSED
+    if agent.human_requested and not outcome.interrupted:
+        return UnansweredReason.HANDED_OFF
     if agent.reply is not None or outcome.interrupted or not outcome.answered:
         return None
     if says_no_answer(outcome.text, no_answer_sentences(prepared)):

@@ -62,7 +62,8 @@ class OfflineAnswerer:
             prompt_tokens=max(1, chunk_tokens + sum(count_tokens(part) for part in prompt)),
             completion_tokens=max(1, count_tokens(text)),
         )
-        yield Finished("stop", usage, meta={"answerer": self.name, **judgement.meta()})
+        meta = {"answerer": self.name, **judgement.meta(), "quoted_sources": _quoted_sources(reply)}
+        yield Finished("stop", usage, meta=meta)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,13 @@ class Composed:
     text: str
     quoted: tuple[CitedHit, ...]
     """The hits the text quotes."""
+
+
+def _quoted_sources(reply: Composed) -> list[dict[str, str]]:
+    """`meta_json.quoted_sources`: the sources the reply quotes, in order (`data_source_uuid`, `type`), whether or
+    not citations are shown: what the owner's review offers to edit (a Q&A pair that answered badly)."""
+    found = {item.hit.data_source_uuid: item.hit.source_type for item in reply.quoted}
+    return [{"data_source_uuid": uuid, "type": type_} for uuid, type_ in found.items()]
 
 
 def compose(request: AnswerRequest) -> str:

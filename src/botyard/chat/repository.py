@@ -174,6 +174,17 @@ class MessageRepository(Repository[Message]):
             )
         return found
 
+    async def of_chatbot_among(self, chatbot_uuid: str, uuids: Sequence[str]) -> Sequence[Message]:
+        """The messages among `uuids` that belong to a session of the chatbot."""
+        found: list[Message] = []
+        for batch in batches(list(dict.fromkeys(uuids))):
+            found += await self.all(
+                select(Message)
+                .join(ChatSession, ChatSession.uuid == Message.session_uuid)
+                .where(Message.uuid.in_(batch), ChatSession.chatbot_uuid == chatbot_uuid)
+            )
+        return found
+
     async def remove(self, uuids: Sequence[str]) -> None:
         for batch in batches(list(uuids)):
             await self.session.execute(delete(Message).where(Message.uuid.in_(batch)))

@@ -64,6 +64,11 @@ async def messages_by_uuids(db: AsyncSession, uuids: Sequence[str]) -> dict[str,
     return {message.uuid: message for message in await MessageRepository(db).by_uuids(uuids)}
 
 
+async def messages_of_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequence[str]) -> dict[str, Message]:
+    """The messages among `uuids` that belong to a session of the chatbot, by uuid (the caller owns the chatbot)."""
+    return {message.uuid: message for message in await MessageRepository(db).of_chatbot_among(chatbot_uuid, uuids)}
+
+
 async def add_transcript_row(
     db: AsyncSession, session: ChatSession, text: str, kind: MessageKind, now: datetime
 ) -> Message:

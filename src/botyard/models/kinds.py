@@ -92,7 +92,12 @@ class UnansweredReason(StrEnum):
     NO_AGENT = "no_agent"
     """No enabled agent answers queries: the configured no-agent reply."""
     LOW_CONFIDENCE = "low_confidence"
-    """Answered, on evidence a stricter setting would have refused (`answering.gaps.low_confidence`)."""
+    """Answered, on evidence a stricter setting would have refused (`answering.gaps.low_confidence`), or unsure."""
+    HANDED_OFF = "handed_off"
+    """A human-escalation agent replied: the visitor asked for a person."""
+    THUMBS_DOWN = "thumbs_down"
+    """The visitor rated the answer down; written only when the owner closes it (`unanswered.review`): until then
+    the verdict itself (`message_feedback`) puts the answer in the review queue."""
 
 
 class UnansweredStatus(StrEnum):
@@ -102,3 +107,5 @@ class UnansweredStatus(StrEnum):
     ANSWERED = "answered"
     """The owner added an answer for it (a Q&A source)."""
     DISMISSED = "dismissed"
+    ACCEPTED = "accepted"
+    """The owner said the answer is right (the review queue's "This answer is right")."""

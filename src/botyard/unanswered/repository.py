@@ -55,3 +55,24 @@ class UnansweredRepository(Repository[UnansweredQuestion]):
             result = await self.session.execute(statement)
             closed += int(getattr(result, "rowcount", 0) or 0)
         return closed
+
+    async def of_messages(self, chatbot_uuid: str, message_uuids: Sequence[str]) -> list[UnansweredQuestion]:
+        """The chatbot's rows (open or closed) of those messages."""
+        row = UnansweredQuestion
+        found: list[UnansweredQuestion] = []
+        for batch in batches(list(dict.fromkeys(message_uuids))):
+            found += await self.all(self.select().where(row.chatbot_uuid == chatbot_uuid, row.message_uuid.in_(batch)))
+        return found
+
+    async def settle(
+        self, uuids: Sequence[str], status: UnansweredStatus, now: datetime, data_source_uuid: str | None
+    ) -> None:
+        """Close the rows `uuids` as `status`, whatever they were (a thumbs-down can bring a closed one back)."""
+        row = UnansweredQuestion
+        for batch in batches(list(dict.fromkeys(uuids))):
+            statement = (
+                update(row)
+                .where(row.uuid.in_(batch))
+                .values(status=status.value, resolved_at=now, data_source_uuid=data_source_uuid)
+            )
+            await self.session.execute(statement)

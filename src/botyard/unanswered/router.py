@@ -9,8 +9,19 @@ from fastapi import APIRouter, Query
 from botyard.chat.schemas import TimestampParam
 from botyard.deps import AppClock, AppRetriever, CurrentAccount, DbSession
 from botyard.schemas import MAX_SQL_INTEGER
-from botyard.unanswered import service
-from botyard.unanswered.schemas import Answered, Dismissed, UnansweredAnswer, UnansweredDismiss, UnansweredGroups
+from botyard.unanswered import review, service
+from botyard.unanswered.schemas import (
+    Answered,
+    Dismissed,
+    ReviewAccept,
+    ReviewAccepted,
+    ReviewFix,
+    ReviewFixed,
+    ReviewGroups,
+    UnansweredAnswer,
+    UnansweredDismiss,
+    UnansweredGroups,
+)
 
 router = APIRouter(tags=["unanswered questions"])
 
@@ -52,3 +63,44 @@ async def dismiss_unanswered(
     """Dismiss questions (a group's `question_uuids`): they leave the list and nothing is added. 404 when none of
     them is an open question of the chatbot."""
     return await service.dismiss(db, account, uuid, body.question_uuids, clock())
+
+
+@router.get("/chatbot/{uuid}/review", response_model=ReviewGroups, tags=["review"])
+async def list_review(
+    uuid: str,
+    db: DbSession,
+    account: CurrentAccount,
+    retriever: AppRetriever,
+    start_timestamp: Annotated[TimestampParam, Query(description="Asked at or after (to the second).")] = None,
+    end_timestamp: Annotated[TimestampParam, Query(description="Asked at or before (the whole second).")] = None,
+    limit: Annotated[int, Query(ge=1, le=200, description="At most this many groups.")] = 50,
+    offset: Annotated[
+        int, Query(ge=0, le=MAX_SQL_INTEGER, description="Skip this many groups (the next page: `offset + limit`).")
+    ] = 0,
+) -> ReviewGroups:
+    """The review queue: every open answer that was refused, unsure (`meta_json.confidence` `low`), handed to a
+    person or rated down (`reasons`: `refused`, `unsure`, `handed_off`, `thumbs_down`), grouped by meaning (the same
+    question in other words or languages together), the group most visitors met first. Each item has the question,
+    the bot's reply, its session and message, and the Q&A source it quoted (`qa_source_uuid`), if any."""
+    window = (start_timestamp, end_timestamp)
+    return await review.list_review(db, retriever, account, uuid, window, (limit, offset))
+
+
+@router.post("/chatbot/{uuid}/review/fix", response_model=ReviewFixed, tags=["review"])
+async def fix_review(
+    uuid: str, body: ReviewFix, db: DbSession, account: CurrentAccount, clock: AppClock
+) -> ReviewFixed:
+    """Fix answers in one step, from the queue or from any transcript: `answer` becomes a Q&A pair (question: the
+    first message's, unless `question` is given), or edits the chatbot's Q&A source `data_source_uuid` (the pair
+    that answered badly); it is processed and indexed like any source, and the answers' review items close. 404 when
+    none of `message_uuids` is an answer of the chatbot."""
+    return await review.fix(db, account, uuid, body, clock())
+
+
+@router.post("/chatbot/{uuid}/review/accept", response_model=ReviewAccepted, tags=["review"])
+async def accept_review(
+    uuid: str, body: ReviewAccept, db: DbSession, account: CurrentAccount, clock: AppClock
+) -> ReviewAccepted:
+    """ "This answer is right": the answers' review items close, and nothing changes in the knowledge. 404 when none
+    of `message_uuids` is an answer of the chatbot."""
+    return await review.accept(db, account, uuid, body, clock())

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -72,3 +72,78 @@ class Answered(TypedDict):
 
 class Dismissed(TypedDict):
     dismissed: int
+
+
+ReviewReason = Literal["refused", "unsure", "thumbs_down", "handed_off"]
+MessageUuids = Annotated[list[Uuid], Field(min_length=1, max_length=MAX_QUESTIONS)]
+
+
+class ReviewItem(TypedDict):
+    """One answer to review: the visitor's question, the bot's reply, where it was said, and why it is here."""
+
+    question: str
+    reply: str
+    session_uuid: str
+    message_uuid: str
+    reason: ReviewReason
+    asked_at: str
+    qa_source_uuid: str | None
+    """The Q&A source the reply quoted first, if it quoted one: what a fix may edit instead of adding a pair."""
+
+
+class ReviewGroup(TypedDict):
+    """Answers to review on one subject (the same question in other words or languages)."""
+
+    uuid: str
+    """The leading item's `message_uuid`."""
+    question: str
+    """The leading question: the group's most asked wording."""
+    count: int
+    """Items (answers) in the group."""
+    visitors: int
+    """Sessions that met it: what orders the queue."""
+    reasons: list[ReviewReason]
+    items: list[ReviewItem]
+    """Newest first."""
+
+
+class ReviewGroups(TypedDict):
+    groups: list[ReviewGroup]
+    total: int
+    """Open groups in all (the page is `groups`)."""
+    items: int
+    """Open items grouped."""
+    capped: bool
+    """More open items exist than one listing groups (2000 of each kind): the oldest were left out."""
+
+
+class ReviewFix(RequestModel):
+    message_uuids: MessageUuids = Field(
+        description="The answers this fixes: a group's items' `message_uuid`s, or any answers of the chatbot's "
+        "conversations (a fix from a transcript)."
+    )
+    answer: NonBlankText = Field(description="The right answer; it becomes a Q&A pair the next visitor is answered by.")
+    question: NonBlankText | None = Field(
+        default=None, description="The Q&A's question; by default the first message's question, as it was asked."
+    )
+    data_source_uuid: Uuid | None = Field(
+        default=None,
+        description="Edit this Q&A source of the chatbot (an item's `qa_source_uuid`: the pair that answered badly) "
+        "instead of adding one; its question stays unless `question` is given.",
+    )
+    reference_source_link: ReferenceLink = Field(default=None, description="Where the answer comes from.")
+
+
+class ReviewAccept(RequestModel):
+    message_uuids: MessageUuids = Field(description="The answers that are right as they are (a group's items).")
+
+
+class ReviewFixed(TypedDict):
+    data_source: DataSource
+    """The Q&A source added or edited (processed and indexed like any other)."""
+    closed: int
+    """Review items closed by it (open items of the messages, and their thumbs-down verdicts)."""
+
+
+class ReviewAccepted(TypedDict):
+    closed: int

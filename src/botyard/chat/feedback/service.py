@@ -74,3 +74,13 @@ async def list_feedback(
         }
         for feedback, message in rows
     ]
+
+
+async def thumbs_down(db: AsyncSession, chatbot_uuid: str, limit: int) -> list[tuple[MessageFeedback, Message]]:
+    """The chatbot's answers rated down, with their verdicts, newest verdict first (the caller owns the chatbot)."""
+    return await FeedbackRepository(db).of_chatbot(chatbot_uuid, Rating.DOWN.value, limit, 0)
+
+
+async def verdicts_of(db: AsyncSession, message_uuids: Sequence[str]) -> dict[str, MessageFeedback]:
+    """The verdict rows of those of the messages that have one, by message uuid."""
+    return {row.message_uuid: row for row in await FeedbackRepository(db).of_messages(message_uuids)}
