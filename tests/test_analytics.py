@@ -91,6 +91,9 @@ def test_a_scripted_day_in_the_owners_time_zone(alice: Api, bob: Api, db: Db) ->
         "answered": 4,  # a1, a2, b2, d1
         "refused": 2,  # a3, b1
         "handed_off": 1,  # asked for a person, then taken over: one conversation
+        "resolved": 0,  # scripted rows carry no outcome (test_outcomes.py has answered ones)
+        "unresolved": 0,
+        "resolution_rate": None,
         "feedback_up": 2,
         "feedback_down": 1,  # given at 03:00 UTC on the 15th: 23:00 on the 14th here
         "feedback_ratio": 0.6667,
@@ -166,6 +169,9 @@ def test_an_answer_keeps_its_first_byte_time_and_the_default_period_is_the_last_
         "answered": 0,
         "refused": 1,
         "handed_off": 0,
+        "resolved": 0,
+        "unresolved": 1,  # the no-answer reply left it unresolved
+        "resolution_rate": 0.0,
         "feedback_up": 0,
         "feedback_down": 0,
         "feedback_ratio": None,

@@ -106,6 +106,20 @@ class AnalyticsRepository:
         rows = await self.session.execute(statement.group_by(inner.c.day))
         return {day_of(day): (count, int(yes or 0), int(no or 0)) for day, count, yes, no in rows.all()}
 
+    async def outcomes(self) -> dict[tuple[date, str], int]:
+        """Conversations per (day started, outcome), of those with an outcome."""
+        inner = (
+            select(self._local_day(ChatSession.created_at).label("day"), ChatSession.outcome)
+            .where(
+                ChatSession.chatbot_uuid == self.chatbot_uuid,
+                ChatSession.outcome.is_not(None),
+                *self._within(ChatSession.created_at),
+            )
+            .subquery()
+        )
+        statement = select(inner.c.day, inner.c.outcome, func.count()).group_by(inner.c.day, inner.c.outcome)
+        return {(day_of(day), outcome): count for day, outcome, count in (await self.session.execute(statement)).all()}
+
     async def handed_off(self) -> list[tuple[date, str]]:
         """(day, session) for each conversation handed to a person that day (once per day)."""
         inner = (

@@ -17,6 +17,13 @@ class Figures(TypedDict):
     handed_off: int
     """Conversations handed to a person: one asked for a person, or an operator took it over (the period's total
     counts a conversation once, a day's counts it on each day it happened)."""
+    resolved: int
+    """Conversations started that day whose outcome is `resolved` (docs/review.md: the bot's last answer was
+    confident and not rated down)."""
+    unresolved: int
+    """Conversations started that day left `unresolved` (refused, unsure, failed, or rated down)."""
+    resolution_rate: float | None
+    """`resolved` over the conversations with an outcome (resolved, unresolved or handed off); null without any."""
     feedback_up: int
     feedback_down: int
     feedback_ratio: float | None

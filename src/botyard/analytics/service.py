@@ -16,6 +16,7 @@ from botyard.analytics.schemas import Analytics, CitedSource, Day, Figures, TopQ
 from botyard.chat.history.service import preview
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
+from botyard.models import ConversationOutcome
 from botyard.unanswered.grouping import normalised
 
 
@@ -29,17 +30,23 @@ class _Tally:
     refused: int = 0
     handed_off: set[str] = field(default_factory=set)
     ratings: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
     first_byte: dict[str, int] = field(default_factory=dict)
     """The first-byte times' percentiles (`p50`, `p95`), when any answer was timed."""
 
     def figures(self) -> Figures:
         up, down = self.ratings["up"], self.ratings["down"]
+        decided = sum(self.outcomes.values())
+        resolved = self.outcomes[ConversationOutcome.RESOLVED]
         return {
             "conversations": self.conversations,
             "messages": self.messages,
             "answered": self.answered,
             "refused": self.refused,
             "handed_off": len(self.handed_off),
+            "resolved": resolved,
+            "unresolved": self.outcomes[ConversationOutcome.UNRESOLVED],
+            "resolution_rate": round(resolved / decided, 4) if decided else None,
             "feedback_up": up,
             "feedback_down": down,
             "feedback_ratio": round(up / (up + down), 4) if up + down else None,
@@ -82,6 +89,9 @@ async def analytics(db: AsyncSession, account_uuid: str, chatbot_uuid: str, peri
     for day, session_uuid in await repository.handed_off():
         for tally in _both(days, day, total):
             tally.handed_off.add(session_uuid)
+    for (day, outcome), count in (await repository.outcomes()).items():
+        for tally in _both(days, day, total):
+            tally.outcomes[outcome] += count
     for (day, rating), count in (await repository.feedback()).items():
         for tally in _both(days, day, total):
             tally.ratings[rating] += count

@@ -16,6 +16,7 @@ from botyard.answering.base import CitedHit, Finished
 from botyard.answering.citations import CitedSource, cite_data, markers_in
 from botyard.answering.confidence import Confidence
 from botyard.answering.gaps import Searched, no_answer_sentences, says_no_answer, unanswered
+from botyard.answering.outcomes import after_answer
 from botyard.answering.prepare import Prepared
 from botyard.chat import conversation
 from botyard.db.base import utcnow
@@ -127,9 +128,10 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
     }
     phrase = None if prepared.live_chat else live.monitored_phrase(outcome.text, prepared.monitored)
     gap = unanswered(outcome, utcnow())
+    decided = after_answer(outcome)
 
     async def write(db: AsyncSession) -> None:
-        stored = await conversation.finish_message(db, prepared.session_uuid, prepared.message_uuid, values)
+        stored = await conversation.finish_message(db, prepared.session_uuid, prepared.message_uuid, values, decided)
         if stored and gap is not None:
             await unanswered_questions.record(db, gap)
         if phrase is not None:

@@ -10,7 +10,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.repository import ChatSessionRepository, MessageRepository
 from botyard.db.base import utcnow
-from botyard.models import ChatSession, Message, MessageMeta, MessageState, SessionMeta
+from botyard.models import (
+    ChatSession,
+    ConversationOutcome,
+    Message,
+    MessageMeta,
+    MessageState,
+    OutcomeReason,
+    SessionMeta,
+)
 
 
 async def recent_exchanges(db: AsyncSession, session_uuid: str, limit: int) -> list[Message]:
@@ -25,14 +33,29 @@ async def add_message(db: AsyncSession, message: Message) -> Message:
     return added
 
 
-async def finish_message(db: AsyncSession, session_uuid: str, message_uuid: str, values: dict[str, Any]) -> bool:
-    """Write the answer into its message (of the session `session_uuid`), and move the session's last activity to the
-    answer's time; False when the message is gone already (its session was deleted meanwhile)."""
+async def finish_message(
+    db: AsyncSession,
+    session_uuid: str,
+    message_uuid: str,
+    values: dict[str, Any],
+    outcome: tuple[ConversationOutcome, OutcomeReason | None] | None = None,
+) -> bool:
+    """Write the answer into its message (of the session `session_uuid`), move the session's last activity to the
+    answer's time, and its outcome to `outcome` when given; False when the message is gone already (its session was
+    deleted meanwhile)."""
     answered_at = utcnow()
     if not await MessageRepository(db).set_values(message_uuid, {**values, "modified_at": answered_at}):
         return False
-    await ChatSessionRepository(db).touch(session_uuid, answered_at)
+    sessions = ChatSessionRepository(db)
+    await sessions.touch(session_uuid, answered_at)
+    if outcome is not None:
+        await sessions.set_outcome(session_uuid, *outcome)
     return True
+
+
+async def set_outcome(db: AsyncSession, session_uuid: str, outcome: ConversationOutcome, reason: OutcomeReason) -> None:
+    """The conversation's outcome after a verdict or a take-over (`ChatSessionRepository.set_outcome`)."""
+    await ChatSessionRepository(db).set_outcome(session_uuid, outcome, reason)
 
 
 async def save_partial(db: AsyncSession, message_uuid: str, text: str) -> None:

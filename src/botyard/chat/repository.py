@@ -8,13 +8,22 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import ColumnElement, cast, delete, exists, func, insert, literal, or_, select, text, update
+from sqlalchemy import ColumnElement, case, cast, delete, exists, func, insert, literal, or_, select, text, update
 from sqlalchemy.dialects.postgresql import JSONB
 
 from botyard.db.base import new_uuid
 from botyard.db.batches import batches
 from botyard.db.repository import ChatbotPartRepository, Repository
-from botyard.models import Chatbot, ChatSession, Message, MessageFeedback, MessageState, RateLimitHit
+from botyard.models import (
+    Chatbot,
+    ChatSession,
+    ConversationOutcome,
+    Message,
+    MessageFeedback,
+    MessageState,
+    OutcomeReason,
+    RateLimitHit,
+)
 
 
 class FeedbackFilter(StrEnum):
@@ -120,6 +129,20 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
             update(ChatSession)
             .where(ChatSession.uuid == session_uuid, ChatSession.modified_at < at)
             .values(modified_at=at)
+        )
+
+    async def set_outcome(self, session_uuid: str, outcome: ConversationOutcome, reason: OutcomeReason | None) -> None:
+        """The conversation's outcome is now `outcome`. Handed off stays handed off (a person was involved); a hand-off
+        right after an unresolved answer keeps that answer's reason (the visitor asked because of it)."""
+        handed = ConversationOutcome.HANDED_OFF.value
+        why: Any = reason.value if reason is not None else None
+        if outcome is ConversationOutcome.HANDED_OFF:
+            unresolved = ChatSession.outcome == ConversationOutcome.UNRESOLVED.value
+            why = case((unresolved, ChatSession.outcome_reason), else_=literal(why))
+        await self.session.execute(
+            update(ChatSession)
+            .where(ChatSession.uuid == session_uuid, or_(ChatSession.outcome.is_(None), ChatSession.outcome != handed))
+            .values(outcome=outcome.value, outcome_reason=why)
         )
 
     async def remove(self, session_uuid: str) -> None:

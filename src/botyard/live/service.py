@@ -17,12 +17,23 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.service import escalation_settings
+from botyard.chat.conversation import set_outcome
 from botyard.chat.service import add_transcript_row, get_owned_session, get_session
 from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode
 from botyard.live.repository import ChatbotEventRepository
 from botyard.live.wakeup import announce
-from botyard.models import ChatbotEvent, ChatbotEventKind, ChatSession, Message, MessageKind, SessionMeta, WebhookEvent
+from botyard.models import (
+    ChatbotEvent,
+    ChatbotEventKind,
+    ChatSession,
+    ConversationOutcome,
+    Message,
+    MessageKind,
+    OutcomeReason,
+    SessionMeta,
+    WebhookEvent,
+)
 from botyard.outbox import events as webhooks
 
 # The event kinds by their old names, which other modules still import.
@@ -110,8 +121,11 @@ async def start(db: AsyncSession, account_uuid: str, session_uuid: str, now: dat
     settings = await escalation_settings(db, session.chatbot_uuid)
     text = settings.live_chat_start_announcement
     row = await add_transcript_row(db, session, text, MessageKind.LIVE_CHAT_START, now)
+    asked = session.human_requested
     SessionMeta.of(session).live_started().store(session)
     await record(db, session, LIVE_CHAT_STARTED, now, message_uuid=row.uuid)
+    why = OutcomeReason.VISITOR_ASKED if asked else OutcomeReason.OPERATOR
+    await set_outcome(db, session.uuid, ConversationOutcome.HANDED_OFF, why)
     return session
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, false
+from sqlalchemy import ForeignKey, Index, String, false
 from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from botyard.db.base import Base, Timestamps, UuidPk
@@ -31,6 +31,11 @@ class ChatSession(UuidPk, Timestamps, Base):
     meta: Mapped[dict[str, Any]] = mapped_column(default=dict)
     human_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
     live_chat: Mapped[bool] = mapped_column(default=False, server_default=false())
+    outcome: Mapped[str | None] = mapped_column(String(16), default=None)
+    """`resolved`, `unresolved` or `handed_off` (`ConversationOutcome`), by the rules of `answering.outcomes`, as
+    of the last answer, verdict or take-over; None while nothing was asked."""
+    outcome_reason: Mapped[str | None] = mapped_column(String(24), default=None)
+    """Why it is unresolved or handed off (`OutcomeReason`)."""
     operator_seen_at: Mapped[datetime | None] = mapped_column(default=None)
     """When an operator last opened the conversation in the inbox: the visitor's messages written after it are the
     unread ones (any operator of the account; opening it marks it read for all)."""

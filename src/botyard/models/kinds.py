@@ -82,6 +82,31 @@ class WidgetRole(StrEnum):
     ANNOUNCEMENT = "announcement"
 
 
+class ConversationOutcome(StrEnum):
+    """`chat_session.outcome`: how the conversation went, by rules over what is stored (`answering.outcomes`)."""
+
+    RESOLVED = "resolved"
+    """The bot's last answer was confident, and the visitor did not rate it down."""
+    UNRESOLVED = "unresolved"
+    """The last answer was refused, unsure or failed, or the visitor rated an answer down."""
+    HANDED_OFF = "handed_off"
+    """A person was asked for, or took the conversation over (it stays handed off)."""
+
+
+class OutcomeReason(StrEnum):
+    """`chat_session.outcome_reason`: why a conversation is unresolved or handed off."""
+
+    VISITOR_ASKED = "visitor_asked"
+    """The visitor asked for a person (a hand-off right after a doubtful answer keeps that answer's reason)."""
+    NO_ANSWER = "no_answer"
+    UNSURE = "unsure"
+    THUMBS_DOWN = "thumbs_down"
+    FAILED = "failed"
+    """The answer failed (the model or a tool)."""
+    OPERATOR = "operator"
+    """An operator took the conversation over unasked."""
+
+
 class UnansweredReason(StrEnum):
     """`unanswered_question.reason`: why a question was recorded for the owner."""
 

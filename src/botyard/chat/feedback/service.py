@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.chat.conversation import set_outcome
 from botyard.chat.feedback.repository import FeedbackRepository
 from botyard.chat.feedback.schemas import EXCERPT_LENGTH, Feedback, FeedbackEntry, RatingName
 from botyard.chat.repository import MessageRepository
@@ -15,7 +16,17 @@ from botyard.chat.wire import one_line
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.errors import not_found
-from botyard.models import ChatSession, Message, MessageFeedback, MessageMeta, MessageState, Rating, WebhookEvent
+from botyard.models import (
+    ChatSession,
+    ConversationOutcome,
+    Message,
+    MessageFeedback,
+    MessageMeta,
+    MessageState,
+    OutcomeReason,
+    Rating,
+    WebhookEvent,
+)
 from botyard.outbox import events as webhooks
 
 
@@ -34,6 +45,8 @@ async def give(
     if message is None or message.session_uuid != session.uuid or not rateable(message):
         raise not_found("Message")
     await FeedbackRepository(db).put(message, session.chatbot_uuid, Rating(rating).value, comment, now)
+    if Rating(rating) is Rating.DOWN:  # the conversation did not help (`answering.outcomes`)
+        await set_outcome(db, session.uuid, ConversationOutcome.UNRESOLVED, OutcomeReason.THUMBS_DOWN)
     data = {"session_uuid": session.uuid, "message_uuid": message.uuid, "rating": rating, "comment": comment}
     await webhooks.emit(db, session.chatbot_uuid, WebhookEvent.FEEDBACK, data, now)
     return {"rating": rating, "comment": comment, "created_at": iso(now)}

@@ -36,6 +36,11 @@ class Conversation(TypedDict):
     live_chat: bool
     handed_off: bool
     """Ever handed to a person: asked for one (now or earlier), or an operator has it."""
+    outcome: str | None
+    """`resolved`, `unresolved` or `handed_off`, by the rules of docs/review.md; null while nothing was asked."""
+    outcome_reason: str | None
+    """Why it is unresolved or handed off: `no_answer`, `unsure`, `thumbs_down`, `failed`, `visitor_asked`,
+    `operator`."""
     tags: list[str]
 
 

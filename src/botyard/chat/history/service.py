@@ -45,6 +45,8 @@ def _conversation(found: SessionFigures) -> Conversation:
         "human_requested": session.human_requested,
         "live_chat": session.live_chat,
         "handed_off": session.human_requested or session.live_chat or meta.human_requested_at is not None,
+        "outcome": session.outcome,
+        "outcome_reason": session.outcome_reason,
         "tags": meta.tags,
     }
 
