@@ -47,3 +47,18 @@ def test_groups_do_not_chain() -> None:
 def test_a_text_without_a_vector_joins_only_its_equals() -> None:
     a = unit(1, 0, 0)
     assert group(["a", "b", "B!", "c"], [a, None, None, a], (3,)) == [[1, 2], [0, 3]]
+
+
+def test_two_questions_are_compared_on_their_own_models_scale() -> None:
+    """A pair's second model lengthens a question's part by its scale (1.39 for USE-m3) for its cosines with
+    passages: two such questions at a cosine of 0.25 would read 0.48 and group. Compared at unit length, they are
+    apart, and at 0.45 they join."""
+    scale = np.float32(0.57 / 0.41)
+
+    def second(vector: Vectors) -> Vectors:
+        return np.asarray(np.concatenate([np.zeros(3, dtype=np.float32), vector * scale]), dtype=np.float32)
+
+    assert group(["a", "b"], [second(unit(1, 0, 0)), second(at(0.25))], (3, 3)) == [[0], [1]]
+    assert group(["a", "b"], [second(unit(1, 0, 0)), second(at(0.45))], (3, 3)) == [[0, 1]]
+    first = [np.concatenate([unit(1, 0, 0), np.zeros(3)]), np.concatenate([at(0.41), np.zeros(3)])]
+    assert group(["a", "b"], first, (3, 3)) == [[0, 1]]  # the first model's unit parts are as they were
