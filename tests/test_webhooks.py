@@ -40,6 +40,7 @@ ALL_EVENTS = [
     "variables_collected",
     "feedback",
     "source_failed",
+    "test_run_finished",
 ]
 
 
@@ -114,6 +115,9 @@ def test_each_event_reaches_the_receiver_once_with_a_valid_signature(
     alice.ok(alice.post(f"/session/{chat}/live-chat/start"))
     alice.ok(alice.post(f"/session/{chat}/live-chat/end"))
     source = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": hooks.url("/gone")}))["uuid"]
+    case = {"question": "Do you sell bicycles?", "expect_refuse": True}
+    test_set = alice.ok(alice.post(f"/chatbot/{bot}/test-sets", {"name": "Smoke", "cases": [case]}))["uuid"]
+    run = alice.ok(alice.post(f"/test-set/{test_set}/run"))["uuid"]
     process(client)  # the source fails (404); this also sends what is due, as a running service would
     deliver(client, clock)
 
@@ -141,6 +145,10 @@ def test_each_event_reaches_the_receiver_once_with_a_valid_signature(
     assert data["human_requested"] == {"session_uuid": chat, "reason": "asked for a person", "message_uuid": answer}
     assert data["live_chat_started"]["session_uuid"] == chat and data["live_chat_ended"]["session_uuid"] == chat
     assert_uuid(data["live_chat_started"]["message_uuid"])
+    assert data["test_run_finished"] == {
+        "test_set_uuid": test_set, "test_run_uuid": run, "status": "done",
+        "total": 1, "passed": data["test_run_finished"]["passed"], "fixed": 0, "broken": 0,
+    }  # fmt: skip
     assert data["source_failed"] == {
         "data_source_uuid": source,
         "title": data["source_failed"]["title"],

@@ -42,6 +42,7 @@ from botyard.security_headers import SecurityHeaders
 from botyard.session_documents.router import router as session_documents_router
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
+from botyard.testsets.router import router as testsets_router
 from botyard.unanswered.router import router as unanswered_router
 from botyard.web.router import mount as mount_web
 from botyard.webhooks.router import router as webhooks_router
@@ -118,6 +119,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         webhooks_router,
         about_router,
         unanswered_router,
+        testsets_router,
         analytics_router,
         widget_router,
     )

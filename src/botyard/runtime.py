@@ -35,6 +35,7 @@ from botyard.llm.registry import ModelRegistry
 from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.retriever import Retriever
+from botyard.testsets.runner import TestRunner
 
 
 def ingestion_config(settings: Settings) -> IngestionConfig:
@@ -61,9 +62,11 @@ def job_handlers(
     judge: ModelJudge | None = None,
     answerer: Answerer | None = None,
     clock: Callable[[], datetime] = utcnow,
+    answers: Pipeline | None = None,
 ) -> list[JobHandler]:
-    """Every kind of job the service runs."""
+    """Every kind of job the service runs (test runs need the answer pipeline they ask through)."""
     return [
+        *([TestRunner(answers)] if answers is not None else []),
         SourceProcessor(egress, ingestion_config(settings), embedder),
         Crawler(egress, crawl_config(settings)),
         ChatbotSync(egress, settings.crawl_delay),
@@ -105,7 +108,6 @@ class Runtime:
         config = RunnerConfig(
             lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency, clock=clock
         )
-        runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer, clock), config)
         retriever = Retriever(embedder, settings)
         router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)
         parts = AnswerParts(
@@ -117,6 +119,7 @@ class Runtime:
             greeting=router.greeting,
         )
         answers = Pipeline(parts, router, ping_seconds=settings.chat_ping_seconds, clock=clock)
+        runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer, clock, answers), config)
         return cls(
             settings=settings,
             database=database,

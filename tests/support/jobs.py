@@ -30,7 +30,12 @@ def process(
     runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
     chosen = runtime.embedder if embedder is APP_EMBEDDER else embedder
     handlers = job_handlers(
-        runtime.settings, runtime.egress, chosen, runtime.answers.router.judge, runtime.answers.parts.answerer
+        runtime.settings,
+        runtime.egress,
+        chosen,
+        runtime.answers.router.judge,
+        runtime.answers.parts.answerer,
+        answers=runtime.answers,
     )
     if show_stage_after is not None:
         config = replace(ingestion_config(runtime.settings), show_stage_after=show_stage_after)

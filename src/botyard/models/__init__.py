@@ -31,6 +31,7 @@ from botyard.models.rate_limit import RateLimitHit
 from botyard.models.session_document import MessageDocument, SessionDocument
 from botyard.models.source_tag import SourceTag, SourceTagMember
 from botyard.models.sync_schedule import SyncSchedule
+from botyard.models.test_set import TestCase, TestResult, TestRun, TestSet
 from botyard.models.tool_function import ToolFunction
 from botyard.models.unanswered_question import UnansweredQuestion
 from botyard.models.webhook import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
@@ -72,6 +73,10 @@ __all__ = [
     "SourceTag",
     "SourceTagMember",
     "SyncSchedule",
+    "TestCase",
+    "TestResult",
+    "TestRun",
+    "TestSet",
     "ToolFunction",
     "UnansweredQuestion",
     "UnansweredReason",

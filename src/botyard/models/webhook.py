@@ -20,6 +20,7 @@ class WebhookEvent(StrEnum):
     VARIABLES_COLLECTED = "variables_collected"
     FEEDBACK = "feedback"
     SOURCE_FAILED = "source_failed"
+    TEST_RUN_FINISHED = "test_run_finished"
     PING = "ping"
 
 

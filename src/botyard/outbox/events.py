@@ -8,6 +8,8 @@ The body every receiver gets: `{"id", "type", "created_at", "chatbot_uuid", "dat
 - `variables_collected`: `session_uuid`, `message_uuid`, `variables` (name to value, those this message gave)
 - `feedback`: `session_uuid`, `message_uuid`, `rating` (`up`/`down`), `comment`
 - `source_failed`: `data_source_uuid`, `title`, `type`, `status` (`error:<reason>`)
+- `test_run_finished`: `test_set_uuid`, `test_run_uuid`, `status` (`done`/`failed`), `total`, `passed`, `fixed`,
+  `broken` (questions that pass or fail now and did not before)
 - `ping` (the test endpoint, to one webhook): `webhook_uuid`
 """
 

@@ -8,7 +8,13 @@ from typing_extensions import TypedDict
 from botyard.schemas import RequestModel
 
 EventName = Literal[
-    "human_requested", "live_chat_started", "live_chat_ended", "variables_collected", "feedback", "source_failed"
+    "human_requested",
+    "live_chat_started",
+    "live_chat_ended",
+    "variables_collected",
+    "feedback",
+    "source_failed",
+    "test_run_finished",
 ]
 """The events a webhook may subscribe to (`ping` is sent by the test endpoint only)."""
 EVENT_NAMES: tuple[EventName, ...] = (
@@ -18,6 +24,7 @@ EVENT_NAMES: tuple[EventName, ...] = (
     "variables_collected",
     "feedback",
     "source_failed",
+    "test_run_finished",
 )
 Url = Annotated[str, StringConstraints(min_length=1, max_length=2048, strip_whitespace=True)]
 Events = Annotated[list[EventName], Field(min_length=1, max_length=len(EVENT_NAMES))]
