@@ -12,9 +12,12 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.models import WebhookDelivery
+from botyard.db.base import utcnow
+from botyard.models import Job, WebhookDelivery
 from botyard.runtime import Runtime
 from botyard.testsets.runner import TestRunner
+from botyard.testsets.service import WATCH_TEST_SETS
+from botyard.testsets.watch import look
 from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_uuid
 from tests.support.database import Db
 from tests.support.jobs import process, run_jobs
@@ -167,3 +170,30 @@ def test_another_accounts_sets_and_runs_are_missing(alice: Api, bob: Api, clinic
     assert alice.ok(alice.get(f"/test-set/{made['uuid']}"))["case_count"] == 4
     alice.ok(alice.post(f"/test-set/{made['uuid']}/delete"))
     assert_not_found(alice.get(f"/test-run/{run['uuid']}"))
+
+
+def test_a_set_run_after_changes_runs_when_the_knowledge_changes(alice: Api, clinic: str, db: Db) -> None:
+    cases = [{"question": VOUCHERS[0], "expect_any": ["100 EUR"]}]
+    body = {"name": "Guard", "cases": cases, "run_after_changes": True}
+    made = alice.ok(alice.post(f"/chatbot/{clinic}/test-sets", body))
+
+    async def watches(session: AsyncSession) -> list[str]:
+        found = select(Job.status).where(Job.kind == WATCH_TEST_SETS, Job.chatbot_uuid == clinic)
+        return list(await session.scalars(found))
+
+    assert db.run(watches) == ["queued"]  # the first look is due now
+
+    def looked() -> list[dict[str, Any]]:
+        assert db.run(lambda session: look(session, clinic, utcnow())) is True
+        runs: list[dict[str, Any]] = alice.ok(alice.get(f"/test-set/{made['uuid']}/runs"))
+        return runs
+
+    [baseline] = looked()  # no run yet: a first one, the baseline
+    assert (baseline["trigger"], baseline["status"]) == ("knowledge", "queued")
+    assert len(looked()) == 1  # the knowledge did not change: no second run
+    qa(alice, clinic, "Is there parking?", "Yes, behind the clinic.")
+    process(alice.client)
+    runs = looked()
+    assert len(runs) == 2 and runs[0]["trigger"] == "knowledge"
+    alice.ok(alice.post(f"/test-set/{made['uuid']}/update", {"run_after_changes": False}))
+    assert db.run(lambda session: look(session, clinic, utcnow())) is False  # nothing watched: the chain ends

@@ -38,12 +38,12 @@ class TestSetRepository(ChatbotPartRepository[TestSet]):
             self.session.add(case)
         await self.session.flush()
 
-    async def watched(self) -> Sequence[tuple[TestSet, int]]:
-        """The sets run after knowledge changes, with their chatbot's knowledge version."""
+    async def watched(self, chatbot_uuid: str) -> Sequence[tuple[TestSet, int]]:
+        """The chatbot's sets run after knowledge changes, with its knowledge version."""
         statement = (
             select(TestSet, Chatbot.knowledge_version)
             .join(Chatbot, Chatbot.uuid == TestSet.chatbot_uuid)
-            .where(TestSet.run_after_changes.is_(True))
+            .where(TestSet.chatbot_uuid == chatbot_uuid, TestSet.run_after_changes.is_(True))
         )
         return [(row[0], int(row[1] or 0)) for row in await self.session.execute(statement)]
 

@@ -9,7 +9,8 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.service import get_owned as get_owned_chatbot
-from botyard.db.base import iso
+from botyard.db.base import iso, utcnow
+from botyard.jobs.repository import JobRepository
 from botyard.jobs.service import enqueue
 from botyard.models import TestCase, TestResult, TestRun, TestSet
 from botyard.testsets import csvfile
@@ -27,6 +28,7 @@ from botyard.testsets.schemas import (
 )
 
 RUN_TESTS = "run_tests"
+WATCH_TEST_SETS = "watch_test_sets"
 RUNS_LISTED = 50
 
 
@@ -69,6 +71,8 @@ async def create(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: T
         TestSet(chatbot_uuid=chatbot.uuid, name=body.name, run_after_changes=body.run_after_changes)
     )
     await TestSetRepository(db).add_cases(found.uuid, _rows(body.cases))
+    if found.run_after_changes:
+        await schedule_watch(db, found.chatbot_uuid)
     return await _detail(db, found)
 
 
@@ -81,6 +85,8 @@ async def import_csv(
     repository = TestSetRepository(db)
     found = await repository.add(TestSet(chatbot_uuid=chatbot.uuid, name=name, run_after_changes=run_after_changes))
     await repository.add_cases(found.uuid, _rows(cases))
+    if found.run_after_changes:
+        await schedule_watch(db, found.chatbot_uuid)
     return await _detail(db, found)
 
 
@@ -116,6 +122,8 @@ async def update(db: AsyncSession, account_uuid: str, set_uuid: str, body: TestS
     repository = TestSetRepository(db)
     found = await repository.get_owned(account_uuid, set_uuid)
     await repository.update(found, body.model_dump(exclude_none=True))
+    if body.run_after_changes:
+        await schedule_watch(db, found.chatbot_uuid)
     return await _detail(db, found)
 
 
@@ -124,10 +132,26 @@ async def delete(db: AsyncSession, account_uuid: str, set_uuid: str) -> None:
     await repository.delete(await repository.get_owned(account_uuid, set_uuid))
 
 
-async def queue_run(db: AsyncSession, found: TestSet, trigger: str, now: datetime) -> TestRun:
-    """A queued run of the set and its job."""
+async def schedule_watch(db: AsyncSession, chatbot_uuid: str, at: datetime | None = None) -> None:
+    """Replace the chatbot's waiting look for knowledge changes (`watch`) with one at `at` (now when not given)."""
+    await JobRepository(db).drop_queued_of_chatbot(WATCH_TEST_SETS, chatbot_uuid)
+    job = await enqueue(db, WATCH_TEST_SETS, {"chatbot_uuid": chatbot_uuid}, chatbot_uuid=chatbot_uuid)
+    job.run_after = at or utcnow()
+    await db.flush()
+
+
+async def queue_run(
+    db: AsyncSession, found: TestSet, trigger: str, now: datetime, knowledge_version: int | None = None
+) -> TestRun:
+    """A queued run of the set and its job (`knowledge_version`: the version that made a change-triggered run)."""
     run = await TestRunRepository(db).add(
-        TestRun(test_set_uuid=found.uuid, chatbot_uuid=found.chatbot_uuid, trigger=trigger, created_at=now)
+        TestRun(
+            test_set_uuid=found.uuid,
+            chatbot_uuid=found.chatbot_uuid,
+            trigger=trigger,
+            created_at=now,
+            knowledge_version=knowledge_version,
+        )
     )
     await enqueue(db, RUN_TESTS, {"test_run_uuid": run.uuid}, chatbot_uuid=found.chatbot_uuid, max_attempts=2)
     return run
