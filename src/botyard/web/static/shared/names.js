@@ -57,12 +57,31 @@ export const Rating = Object.freeze({
   DOWN: "down",
 });
 
+/** How a conversation went (`answering/outcomes.py`). */
+export const ConversationOutcome = Object.freeze({
+  RESOLVED: "resolved",
+  UNRESOLVED: "unresolved",
+  HANDED_OFF: "handed_off",
+});
+
+/** Why a conversation is unresolved or handed off. */
+export const OutcomeReason = Object.freeze({
+  VISITOR_ASKED: "visitor_asked",
+  NO_ANSWER: "no_answer",
+  UNSURE: "unsure",
+  THUMBS_DOWN: "thumbs_down",
+  FAILED: "failed",
+  OPERATOR: "operator",
+});
+
 /** Why a question was recorded as unanswered. */
 export const UnansweredReason = Object.freeze({
   REFUSED: "refused",
   MODEL_NO_ANSWER: "model_no_answer",
   NO_AGENT: "no_agent",
   LOW_CONFIDENCE: "low_confidence",
+  HANDED_OFF: "handed_off",
+  THUMBS_DOWN: "thumbs_down",
 });
 
 /** An unanswered question's status. */
@@ -70,4 +89,5 @@ export const UnansweredStatus = Object.freeze({
   OPEN: "open",
   ANSWERED: "answered",
   DISMISSED: "dismissed",
+  ACCEPTED: "accepted",
 });
