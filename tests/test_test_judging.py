@@ -13,10 +13,10 @@ from botyard.testsets.judging import normalised, passes
     ("reply", "expected"),
     [
         ("The fee is £1,200.00 a year.", "1200"),  # digit grouping and empty decimals
-        ("Open 9 – 17 Uhr", "9-17"),  # dashes and spaces
+        ("Open 9 \u2013 17 Uhr", "9-17"),  # dashes and spaces
         ("Call “Front Desk”", '"front desk"'),  # quotes and case
-        ("السعر ١٥٠ ريالاً", "150"),  # Arabic-Indic digits
-        ("ＡＢＣ１２３", "abc123"),  # full-width forms
+        ("\u0627\u0644\u0633\u0639\u0631 \u0661\u0665\u0660", "150"),  # Arabic-Indic digits
+        ("\uff21\uff22\uff23\uff11\uff12\uff13", "abc123"),  # full-width forms
         ("Price: 62.00 EUR", "62 EUR"),
     ],
 )

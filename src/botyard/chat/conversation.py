@@ -47,9 +47,10 @@ async def finish_message(
     if not await MessageRepository(db).set_values(message_uuid, {**values, "modified_at": answered_at}):
         return False
     sessions = ChatSessionRepository(db)
-    await sessions.touch(session_uuid, answered_at)
-    if outcome is not None:
-        await sessions.set_outcome(session_uuid, *outcome)
+    if outcome is None:
+        await sessions.touch(session_uuid, answered_at)
+    else:
+        await sessions.answered(session_uuid, answered_at, *outcome)
     return True
 
 
