@@ -90,6 +90,13 @@ def test_the_analytics_page_shows_the_counts_of_a_scripted_day(
     ):
         expect(tile(page, name)).to_have_text(value)
     expect(page.get_by_role("group", name="Feedback", exact=True)).to_contain_text("1 up, 1 down")
+    # The first visitor's last answer was the refusal (unresolved), the second's answered (resolved), the third was
+    # handed to a person: one of three resolved.
+    expect(tile(page, "Resolution rate")).to_have_text("33%")
+    expect(page.get_by_role("group", name="Resolution rate", exact=True)).to_contain_text("1 resolved, 1 unresolved")
+    resolved = page.get_by_role("figure", name="Resolved and unresolved conversations per day")
+    expect(resolved.locator("rect title", has_text=f"{label}: 1 resolved")).to_have_count(1)
+    expect(resolved.locator("rect title", has_text=f"{label}: 1 unresolved")).to_have_count(1)
     expect(page.locator(".summary")).to_have_text(f"30 days, {day(today, -29)} to {today:%Y-%m-%d}, in UTC.")
 
     answered = page.get_by_role("figure", name="Answered and refused questions per day")

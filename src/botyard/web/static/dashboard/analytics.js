@@ -49,6 +49,11 @@ function tiles(totals) {
     "div",
     { class: "tiles" },
     tile("Conversations", totals.conversations),
+    tile(
+      "Resolution rate",
+      percent(totals.resolution_rate),
+      `${totals.resolved} resolved, ${totals.unresolved} unresolved`,
+    ),
     tile("Questions", asked),
     tile("Answered", totals.answered, share(totals.answered)),
     tile("Refused", totals.refused, share(totals.refused)),
@@ -79,6 +84,15 @@ function charts(days) {
       series: [
         { name: "Answered", values: values("answered"), className: "series-ok" },
         { name: "Refused", values: values("refused"), className: "series-bad" },
+      ],
+    }),
+    barChart({
+      title: "Resolved and unresolved conversations per day",
+      labels,
+      stacked: true,
+      series: [
+        { name: "Resolved", values: values("resolved"), className: "series-ok" },
+        { name: "Unresolved", values: values("unresolved"), className: "series-bad" },
       ],
     }),
     barChart({

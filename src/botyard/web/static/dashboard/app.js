@@ -18,7 +18,8 @@ const ROUTES = [
   route(`/bot/${ID}/inbox(?:/${ID})?`, "./inbox.js", "inbox", "Inbox"),
   route(`/bot/${ID}/playground`, "./playground.js", "playground", "Playground"),
   route(`/bot/${ID}/hit-testing`, "./hit-testing.js", "hit-testing", "Hit testing"),
-  route(`/bot/${ID}/unanswered`, "./unanswered.js", "unanswered", "Unanswered"),
+  route(`/bot/${ID}/(?:review|unanswered)`, "./review.js", "review", "Review"),
+  route(`/bot/${ID}/tests`, "./tests.js", "tests", "Tests"),
   route(`/bot/${ID}/analytics`, "./analytics.js", "analytics", "Analytics"),
 ];
 const BOT_PAGES = [
@@ -28,7 +29,8 @@ const BOT_PAGES = [
   ["inbox", "Inbox"],
   ["playground", "Playground"],
   ["hit-testing", "Hit testing"],
-  ["unanswered", "Unanswered"],
+  ["review", "Review"],
+  ["tests", "Tests"],
   ["analytics", "Analytics"],
 ];
 const CURRENT = "botyard.chatbot";

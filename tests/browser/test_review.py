@@ -1,0 +1,135 @@
+"""The review loop end to end in Chromium: a visitor rates an answer down in the widget (on the customer's site);
+the owner, signed in to the dashboard, opens Review (one click), writes the right answer and saves it (a second
+click), which replaces the answer of the Q&A pair that answered; the next visitor gets the fix. The Tests page
+imports a CSV set, runs it, and after a change to the knowledge shows what the change fixed.
+Screenshots: `tests/artifacts/review-*.png`, `tests/artifacts/tests-*.png`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, FrameLocator, Page, expect
+
+from tests.support.browser import HostSite, Service
+from tests.support.dashboard import QUESTION, Dashboard, make_chatbot, wait_for_sources
+
+expect.set_options(timeout=15_000)
+
+FRAME = "#botyard-widget iframe"
+ANSWERED = "article.msg-assistant[data-state=done]"
+FIX = "We are open from 8 to 6, Monday to Saturday."
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    opened = browser.new_context(viewport={"width": 1280, "height": 800})
+    yield opened
+    opened.close()
+
+
+def open_widget(page: Page, url: str) -> FrameLocator:
+    page.goto(url)
+    page.get_by_role("button", name="Open chat").click()
+    chat = page.frame_locator(FRAME)
+    expect(chat.get_by_role("button", name="Send", exact=True)).to_be_enabled()
+    return chat
+
+
+def ask(chat: FrameLocator, question: str, answers: int) -> None:
+    box = chat.get_by_role("textbox", name="Message")
+    box.fill(question)
+    box.press("Enter")
+    expect(chat.locator(ANSWERED)).to_have_count(answers)
+
+
+def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_two_clicks(
+    server: Service, host_site: HostSite, context: BrowserContext, browser: Browser, artifacts: Path
+) -> None:
+    bot = make_chatbot(server, "Review bot", visibility="public")
+    visitor = context.new_page()
+    problems: list[str] = []
+    visitor.on("pageerror", lambda error: problems.append(f"uncaught: {error}"))
+    chat = open_widget(visitor, host_site.page_url(bot))
+    ask(chat, QUESTION, 1)
+    expect(chat.locator(ANSWERED).last).to_contain_text("9 to 5")
+    chat.locator(ANSWERED).last.get_by_role("button", name="Not helpful", exact=True).click()
+    expect(chat.locator(ANSWERED).last.get_by_role("button", name="Not helpful", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+
+    owner = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        dashboard = Dashboard(owner, server)
+        page = dashboard.sign_in()
+        page.get_by_role("link", name="Review", exact=True).click()  # click 1
+        expect(page.get_by_role("heading", level=1)).to_have_text("Review: Review bot")
+        groups = (
+            page.get_by_role("list", name="Answers to review")
+            .get_by_role("listitem")
+            .filter(has=page.get_by_role("heading", level=2))
+        )
+        expect(groups).to_have_count(1)
+        group = groups.first
+        expect(group.get_by_role("heading", level=2)).to_have_text(QUESTION)
+        expect(group).to_contain_text("1 visitor, 1 answer")
+        expect(group).to_contain_text("rated down")
+        expect(group).to_contain_text("9 to 5")  # the bot's reply
+        expect(group.get_by_role("link", name="Open the conversation")).to_have_attribute(
+            "href", f"#/bot/{bot}/conversations/{server.api('GET', f'/chatbot/{bot}/sessions')[0]['uuid']}"
+        )
+        expect(group.get_by_label("Replace the answer of the Q&A pair that answered")).to_be_checked()
+        group.get_by_label("Right answer").fill(FIX)
+        page.screenshot(path=artifacts / "review-dashboard.png", full_page=True)
+        group.get_by_role("button", name="Save answer").click()  # click 2
+        expect(page.get_by_role("status").first).to_contain_text(f"Q&A pair updated: “{QUESTION}”")
+        expect(groups).to_have_count(0)
+        expect(page.locator(".summary")).to_contain_text("Nothing to review")
+        assert dashboard.problems == []
+    finally:
+        owner.close()
+
+    [pair] = server.api("GET", f"/chatbot/{bot}/data-sources")  # edited, not added
+    assert pair["type"] == "qa"
+    wait_for_sources(server, bot)
+    ask(chat, QUESTION, 2)
+    expect(chat.locator(ANSWERED).last).to_contain_text("8 to 6")
+    visitor.screenshot(path=artifacts / "review-widget.png")
+    assert problems == []
+
+
+CSV = f"""question,expect_any,expect
+{QUESTION},9 to 5,
+Do you sell gift vouchers?,50 EUR,
+Who won the World Cup in 1954?,,refuse
+"""
+
+
+def test_the_tests_page_runs_a_set_and_shows_what_a_change_fixed(
+    server: Service, context: BrowserContext, artifacts: Path
+) -> None:
+    bot = make_chatbot(server, "Tests bot")
+    dashboard = Dashboard(context, server)
+    dashboard.sign_in()
+    page = dashboard.open(f"/bot/{bot}/tests", "Tests: Tests bot")
+    page.get_by_label("CSV file").set_input_files({"name": "smoke.csv", "mimeType": "text/csv", "buffer": CSV.encode()})
+    page.get_by_label("Name").fill("Smoke")
+    page.get_by_role("button", name="Import").click()
+    expect(page.get_by_role("status").first).to_contain_text("Test set “Smoke” imported: 3 questions.")
+    card = page.locator("li.test-set")
+    expect(card).to_have_count(1)
+    card.get_by_role("button", name="Run").click()
+    expect(card.locator(".summary")).to_contain_text("2 of 3 passed")
+    expect(card.locator("tbody tr")).to_have_count(3)
+    expect(card.locator("tbody tr.failed")).to_contain_text("Do you sell gift vouchers?")
+
+    vouchers = {"question": "Do you sell gift vouchers?", "answer": "Yes, gift vouchers of 25 and 50 EUR."}
+    server.api("POST", f"/chatbot/{bot}/data-source/qa", vouchers)
+    wait_for_sources(server, bot)
+    card.get_by_role("button", name="Run").click()
+    expect(card.locator(".summary")).to_contain_text("3 of 3 passed")
+    expect(card.locator(".summary")).to_contain_text("Since the last run: 1 fixed.")
+    expect(card.locator("tbody tr", has_text="gift vouchers").locator(".badge", has_text="fixed")).to_be_visible()
+    page.screenshot(path=artifacts / "tests-dashboard.png", full_page=True)
+    assert dashboard.problems == []
