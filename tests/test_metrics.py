@@ -20,6 +20,7 @@ from starlette.testclient import TestClient
 from botyard.chat.ratelimit import window_reason
 from botyard.config import Settings
 from tests.support.api import Api, assert_error
+from tests.support.chat import ask, new_session
 from tests.support.jobs import process
 from tests.support.servers import Server, children
 
@@ -208,6 +209,26 @@ def test_jobs_gauges_follow_the_queue(client: TestClient, alice: Api) -> None:
     assert value(found, "botyard_jobs", kind="process_source", state="queued") == 0
     assert value(found, "botyard_jobs", kind="process_source", state="done") == 1
     assert value(found, "botyard_job_queue_depth") == 0
+
+
+def test_the_last_days_conversations_by_outcome(client: TestClient, alice: Api) -> None:
+    bot = alice.chatbot()["uuid"]
+    alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "When are you open?", "answer": "9 to 5."}))
+    process(client, embedder=None)
+    before = samples(client.get("/metrics").text)
+    counts = {outcome: value(before, "botyard_conversations_last_day", outcome=outcome) for outcome in OUTCOMES}
+    for question in ("When are you open?", "Do you sell bicycles?", None):
+        session = new_session(alice, bot)
+        if question is not None:
+            assert ask(alice, session, question).status_code == 200
+    found = samples(client.get("/metrics").text)
+    after = {outcome: value(found, "botyard_conversations_last_day", outcome=outcome) for outcome in OUTCOMES}
+    assert {outcome: after[outcome] - counts[outcome] for outcome in OUTCOMES} == {
+        "resolved": 1, "unresolved": 1, "handed_off": 0, "none": 1,
+    }  # fmt: skip
+
+
+OUTCOMES = ("resolved", "unresolved", "handed_off", "none")
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,9 @@ so that it is right whichever process answers and whichever runs the jobs (`boty
 
 - `botyard_jobs{kind, state}`: jobs of each kind in each state (`queued`, `running`, `done`, `failed`);
 - `botyard_job_queue_depth`: queued jobs whose time has come, the work waiting for a runner;
-- `botyard_job_oldest_due_seconds`: how long the longest-waiting of those has waited (0 when none).
+- `botyard_job_oldest_due_seconds`: how long the longest-waiting of those has waited (0 when none);
+- `botyard_conversations_last_day{outcome}`: the conversations started in the last 24 hours by outcome (`resolved`,
+  `unresolved`, `handed_off`; `none` while nothing was asked), for a resolution-rate alert.
 
 `BOTYARD_METRICS=off` leaves the path out (404 like any unknown path); `BOTYARD_METRICS_TOKEN` makes a scrape without
 `Authorization: Bearer <token>` a 401 with the service's error body. Not in the OpenAPI document: it is for the
@@ -18,6 +20,7 @@ from __future__ import annotations
 import hmac
 import logging
 from collections.abc import Iterable
+from datetime import timedelta
 from pathlib import Path
 
 import anyio.to_thread
@@ -27,6 +30,7 @@ from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
+from botyard.chat.service import outcome_counts
 from botyard.config import Settings
 from botyard.db.base import utcnow
 from botyard.db.session import Database
@@ -34,6 +38,7 @@ from botyard.errors import unauthorized
 from botyard.jobs.service import QueueState, queue_state
 
 log = logging.getLogger(__name__)
+LAST_DAY = timedelta(hours=24)
 
 
 def router() -> APIRouter:
@@ -45,7 +50,8 @@ def router() -> APIRouter:
         settings: Settings = request.app.state.settings
         _authorise(settings, request.headers.get("authorization"))
         state = await _queue_state(request.app.state.database)
-        body = await anyio.to_thread.run_sync(generate_latest, Scrape(settings.metrics_dir, state))
+        outcomes = await _outcomes(request.app.state.database)
+        body = await anyio.to_thread.run_sync(generate_latest, Scrape(settings.metrics_dir, state, outcomes))
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 
     return metrics_router
@@ -69,13 +75,26 @@ async def _queue_state(database: Database) -> QueueState | None:
         return None
 
 
+async def _outcomes(database: Database) -> dict[str, int] | None:
+    """The last day's conversations by outcome, or None when the database does not answer."""
+    try:
+        async with database.transaction(write=False) as db:
+            return await outcome_counts(db, utcnow() - LAST_DAY)
+    except Exception:
+        log.warning("metrics: the conversations' outcomes could not be read", exc_info=True)
+        return None
+
+
 class Scrape(Collector):
     """One scrape: the processes' metrics (this process's, or every worker's from the multiprocess directory) and
     the queue's gauges."""
 
-    def __init__(self, multiprocess_dir: Path | None, queue: QueueState | None) -> None:
+    def __init__(
+        self, multiprocess_dir: Path | None, queue: QueueState | None, outcomes: dict[str, int] | None = None
+    ) -> None:
         self.multiprocess_dir = multiprocess_dir
         self.queue = queue
+        self.outcomes = outcomes
 
     def collect(self) -> Iterable[Metric]:
         if self.multiprocess_dir is None:
@@ -86,6 +105,15 @@ class Scrape(Collector):
             yield from registry.collect()
         if self.queue is not None:
             yield from _queue_families(self.queue)
+        if self.outcomes is not None:
+            family = GaugeMetricFamily(
+                "botyard_conversations_last_day",
+                "Conversations started in the last 24 hours, by outcome.",
+                labels=("outcome",),
+            )
+            for outcome in ("resolved", "unresolved", "handed_off", "none"):
+                family.add_metric((outcome,), self.outcomes.get(outcome, 0))
+            yield family
 
 
 def _queue_families(queue: QueueState) -> Iterable[Metric]:

@@ -144,6 +144,14 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
             .values(modified_at=at)
         )
 
+    async def outcome_counts(self, since: datetime) -> dict[str, int]:
+        statement = (
+            select(ChatSession.outcome, func.count())
+            .where(ChatSession.created_at >= since)
+            .group_by(ChatSession.outcome)
+        )
+        return {outcome or "none": count for outcome, count in (await self.session.execute(statement)).all()}
+
     async def set_outcome(self, session_uuid: str, outcome: ConversationOutcome, reason: OutcomeReason | None) -> None:
         """The conversation's outcome is now `outcome` (`outcome_values`)."""
         statement = update(ChatSession).where(ChatSession.uuid == session_uuid)

@@ -69,6 +69,11 @@ async def messages_of_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequen
     return {message.uuid: message for message in await MessageRepository(db).of_chatbot_among(chatbot_uuid, uuids)}
 
 
+async def outcome_counts(db: AsyncSession, since: datetime) -> dict[str, int]:
+    """Conversations of every chatbot started since `since`, by outcome (`none`: nothing asked yet)."""
+    return await ChatSessionRepository(db).outcome_counts(since)
+
+
 async def add_transcript_row(
     db: AsyncSession, session: ChatSession, text: str, kind: MessageKind, now: datetime
 ) -> Message:
