@@ -88,3 +88,10 @@ def test_analytics_count_the_resolution_rate_per_day(alice: Api, clinic: str) ->
     assert totals["resolution_rate"] == round(2 / 3, 4)
     [today] = [day for day in found["days"] if day["conversations"]]
     assert (today["resolved"], today["unresolved"], today["resolution_rate"]) == (2, 1, round(2 / 3, 4))
+
+
+def test_the_json_export_carries_the_outcome(alice: Api, clinic: str) -> None:
+    session = conversation(alice, clinic, "Do you offer botox injections?")
+    response = alice.get(f"/session/{session}/export", params={"format": "json"})
+    [exported] = response.json()
+    assert (exported["outcome"], exported["outcome_reason"]) == ("unresolved", "no_answer")

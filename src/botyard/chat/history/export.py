@@ -96,6 +96,8 @@ def json_conversation(session: ChatSession, rows: Sequence[ExportRow]) -> str:
             "created_at": iso(session.created_at),
             "modified_at": iso(session.modified_at),
             "tags": SessionMeta.of(session).tags,
+            "outcome": session.outcome,
+            "outcome_reason": session.outcome_reason,
             "messages": messages,
         },
         ensure_ascii=False,
