@@ -84,6 +84,7 @@ def test_refused_unsure_handed_off_and_rated_down_answers_are_in_the_queue(
         "reason": "refused",
         "asked_at": item["asked_at"],
         "qa_source_uuid": None,
+        "operator_reply": None,
     }
     assert_timestamp(item["asked_at"])
     [botox] = [group for group in found["groups"] if group["items"] == [item]]
@@ -195,3 +196,13 @@ def test_bad_input_gets_a_clear_error_and_changes_nothing(alice: Api, clinic: st
     assert_error(alice.get(f"/chatbot/{clinic}/review", params={"limit": 0}), 422, "validation_error")
     assert_not_found(alice.post(fix, {"message_uuids": [MISSING], "answer": "No."}))
     assert len(queue(alice, clinic)["groups"]) == 1
+
+
+def test_what_a_person_replied_in_live_chat_comes_with_the_item(alice: Api, clinic: str) -> None:
+    refused = asked(alice, clinic, BOTOX)
+    session = refused["session_uuid"]
+    alice.ok(alice.post(f"/session/{session}/live-chat/start"))
+    alice.ok(alice.post(f"/session/{session}/live-chat/message", {"text": "We do not offer botox, sorry."}))
+    [group] = queue(alice, clinic)["groups"]
+    [item] = group["items"]
+    assert item["operator_reply"] == "We do not offer botox, sorry."

@@ -220,6 +220,14 @@ class MessageRepository(Repository[Message]):
             )
         return found
 
+    async def transcript_rows(self, session_uuids: Sequence[str]) -> Sequence[Message]:
+        """The live-chat rows (no query: announcements, operators' replies) of those sessions, oldest first."""
+        found: list[Message] = []
+        for batch in batches(list(dict.fromkeys(session_uuids))):
+            statement = select(Message).where(Message.session_uuid.in_(batch), Message.query == "")
+            found += await self.all(statement.order_by(Message.created_at, Message.uuid))
+        return found
+
     async def of_chatbot_among(self, chatbot_uuid: str, uuids: Sequence[str]) -> Sequence[Message]:
         """The messages among `uuids` that belong to a session of the chatbot."""
         found: list[Message] = []

@@ -69,6 +69,15 @@ async def messages_of_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequen
     return {message.uuid: message for message in await MessageRepository(db).of_chatbot_among(chatbot_uuid, uuids)}
 
 
+async def operator_replies(db: AsyncSession, session_uuids: Sequence[str]) -> dict[str, list[Message]]:
+    """The operators' replies in those sessions, oldest first, by session (the caller has decided who may see them)."""
+    found: dict[str, list[Message]] = {}
+    for message in await MessageRepository(db).transcript_rows(session_uuids):
+        if MessageMeta.of(message).kind is MessageKind.OPERATOR:
+            found.setdefault(message.session_uuid, []).append(message)
+    return found
+
+
 async def outcome_counts(db: AsyncSession, since: datetime) -> dict[str, int]:
     """Conversations of every chatbot started since `since`, by outcome (`none`: nothing asked yet)."""
     return await ChatSessionRepository(db).outcome_counts(since)

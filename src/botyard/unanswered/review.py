@@ -152,7 +152,8 @@ def _marker_order(marker: str) -> list[int]:
     return [int(part) for part in marker.split(".") if part.isdigit()]
 
 
-def _item(entry: Entry, message: Message | None) -> ReviewItem:
+def _item(entry: Entry, message: Message | None, replies: dict[str, list[Message]]) -> ReviewItem:
+    later = [row for row in replies.get(entry.session_uuid, []) if _naive(row.created_at) >= _naive(entry.asked_at)]
     return {
         "question": entry.question,
         "reply": message.response if message is not None else "",
@@ -161,10 +162,11 @@ def _item(entry: Entry, message: Message | None) -> ReviewItem:
         "reason": entry.reason,
         "asked_at": iso(entry.asked_at),
         "qa_source_uuid": _qa_source(message),
+        "operator_reply": later[0].response if later else None,
     }
 
 
-def _group(entries: Sequence[Entry], messages: dict[str, Message]) -> ReviewGroup:
+def _group(entries: Sequence[Entry], messages: dict[str, Message], replies: dict[str, list[Message]]) -> ReviewGroup:
     """A group from its entries, the most asked wording leading; items newest first."""
     wordings = Counter(normalised(entry.question) for entry in entries)
     leader = max(entries, key=lambda entry: (wordings[normalised(entry.question)], _naive(entry.asked_at)))
@@ -175,7 +177,7 @@ def _group(entries: Sequence[Entry], messages: dict[str, Message]) -> ReviewGrou
         "count": len(entries),
         "visitors": len({entry.session_uuid for entry in entries}),
         "reasons": sorted({entry.reason for entry in entries}),
-        "items": [_item(entry, messages.get(entry.message_uuid)) for entry in newest],
+        "items": [_item(entry, messages.get(entry.message_uuid), replies) for entry in newest],
     }
 
 
@@ -195,7 +197,8 @@ async def list_review(
     parts = retriever.embedder.parts if retriever.embedder is not None else ()
     grouped = await asyncio.to_thread(group, [entry.question for entry in entries], vectors, parts)
     messages = await chat.messages_by_uuids(db, [entry.message_uuid for entry in entries])
-    groups = [_group([entries[index] for index in members], messages) for members in grouped]
+    replies = await chat.operator_replies(db, [entry.session_uuid for entry in entries])
+    groups = [_group([entries[index] for index in members], messages, replies) for members in grouped]
     groups.sort(key=lambda found: (found["visitors"], found["count"], found["items"][0]["asked_at"]), reverse=True)
     limit, offset = page
     return {"groups": groups[offset : offset + limit], "total": len(groups), "items": len(entries), "capped": capped}

@@ -89,6 +89,8 @@ class ReviewItem(TypedDict):
     asked_at: str
     qa_source_uuid: str | None
     """The Q&A source the reply quoted first, if it quoted one: what a fix may edit instead of adding a pair."""
+    operator_reply: str | None
+    """What a person replied next in the conversation (live chat), if one did: a fix's answer, ready to save."""
 
 
 class ReviewGroup(TypedDict):

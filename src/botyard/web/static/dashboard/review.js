@@ -31,6 +31,7 @@ function item(bot, entry) {
 function groupCard(bot, group, actions) {
   const titleId = uid("q");
   const answer = h("textarea", { rows: "3", required: true, maxlength: "100000", dir: "auto" });
+  answer.value = group.items.map((entry) => entry.operator_reply).find(Boolean) ?? ""; // what a person replied
   const pair = group.items.map((entry) => entry.qa_source_uuid).find(Boolean);
   const edit = pair ? checkbox("Replace the answer of the Q&A pair that answered", true) : null;
   const save = h("button", { type: "submit", class: "primary" }, "Save answer");
