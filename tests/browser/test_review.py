@@ -1,6 +1,6 @@
 """The review loop end to end in Chromium: a visitor rates an answer down in the widget (on the customer's site);
-the owner, signed in to the dashboard, opens Review (one click), writes the right answer and saves it (a second
-click), which replaces the answer of the Q&A pair that answered; the next visitor gets the fix. The Tests page
+the owner, signed in to the dashboard, picks the chatbot and opens Review (two clicks), writes the right answer
+and saves it (a third click), which replaces the answer of the Q&A pair that answered; the next visitor gets the fix. The Tests page
 imports a CSV set, runs it, and after a change to the knowledge shows what the change fixed.
 Screenshots: `tests/artifacts/review-*.png`, `tests/artifacts/tests-*.png`."""
 
@@ -44,7 +44,7 @@ def ask(chat: FrameLocator, question: str, answers: int) -> None:
     expect(chat.locator(ANSWERED)).to_have_count(answers)
 
 
-def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_two_clicks(
+def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_three_clicks(
     server: Service, host_site: HostSite, context: BrowserContext, browser: Browser, artifacts: Path
 ) -> None:
     bot = make_chatbot(server, "Review bot", visibility="public")
@@ -63,7 +63,8 @@ def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_two_clicks
     try:
         dashboard = Dashboard(owner, server)
         page = dashboard.sign_in()
-        page.get_by_role("link", name="Review", exact=True).click()  # click 1
+        page.get_by_label("Chatbot", exact=True).select_option(label="Review bot")  # click 1: which chatbot
+        page.get_by_role("link", name="Review", exact=True).click()  # click 2
         expect(page.get_by_role("heading", level=1)).to_have_text("Review: Review bot")
         groups = (
             page.get_by_role("list", name="Answers to review")
@@ -82,7 +83,7 @@ def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_two_clicks
         expect(group.get_by_label("Replace the answer of the Q&A pair that answered")).to_be_checked()
         group.get_by_label("Right answer").fill(FIX)
         page.screenshot(path=artifacts / "review-dashboard.png", full_page=True)
-        group.get_by_role("button", name="Save answer").click()  # click 2
+        group.get_by_role("button", name="Save answer").click()  # click 3
         expect(page.get_by_role("status").first).to_contain_text(f"Q&A pair updated: “{QUESTION}”")
         expect(groups).to_have_count(0)
         expect(page.locator(".summary")).to_contain_text("Nothing to review")

@@ -63,6 +63,7 @@ async def list_test_sets(uuid: str, db: DbSession, account: CurrentAccount) -> l
 
 @router.get("/test-set/{uuid}", response_model=TestSetDetail)
 async def get_test_set(uuid: str, db: DbSession, account: CurrentAccount) -> TestSetDetail:
+    """A test set with its questions and what each expects."""
     return await service.get(db, account, uuid)
 
 
