@@ -1,7 +1,7 @@
 """The review loop end to end in Chromium: a visitor rates an answer down in the widget (on the customer's site);
 the owner, signed in to the dashboard, picks the chatbot and opens Review (two clicks), writes the right answer
-and saves it (a third click), which replaces the answer of the Q&A pair that answered; the next visitor gets the fix. The Tests page
-imports a CSV set, runs it, and after a change to the knowledge shows what the change fixed.
+and saves it (a third click), which replaces the answer of the Q&A pair that answered; the next visitor gets the
+fix. The Tests page imports a CSV set, runs it, and after a change to the knowledge shows what the change fixed.
 Screenshots: `tests/artifacts/review-*.png`, `tests/artifacts/tests-*.png`."""
 
 from __future__ import annotations
