@@ -26,7 +26,7 @@ from fastapi import Depends
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard import metrics
-from botyard.chat.repository import RateLimitRepository
+from botyard.chat.ratelimit.repository import RateLimitRepository
 from botyard.deps import AppSettings, ClientNetwork
 from botyard.errors import AppError, ErrorCode
 from botyard.models import Chatbot, RateLimitHit
