@@ -27,7 +27,6 @@ from botyard.chat import service as chat
 from botyard.chat.feedback import service as feedback
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
-from botyard.embedding.base import Vectors, decode_vector
 from botyard.errors import not_found
 from botyard.models import DataSource, Message, Rating, UnansweredQuestion, UnansweredReason, UnansweredStatus
 from botyard.retrieval.retriever import Retriever
@@ -47,6 +46,7 @@ from botyard.unanswered.schemas import (
     ReviewItem,
     ReviewReason,
 )
+from botyard.unanswered.service import stored_or_embedded
 
 REASONS: dict[str, ReviewReason] = {
     UnansweredReason.REFUSED: "refused",
@@ -124,16 +124,6 @@ async def _open_entries(
     return entries, capped
 
 
-async def _vector(retriever: Retriever, entry: Entry) -> Vectors | None:
-    """The vector the answer stored, if this process's embedder made it; else the question embedded now."""
-    embedder = retriever.embedder
-    if embedder is None:
-        return None
-    if entry.vector is not None and entry.embedder == embedder.name:
-        return decode_vector(entry.vector)
-    return await retriever.embed_query(entry.searched)
-
-
 def _qa_source(message: Message | None) -> str | None:
     """The Q&A source the reply quoted first, if any: its citations in marker order, else the sources it quoted
     without showing citations (`meta_json.quoted_sources`, offline)."""
@@ -193,7 +183,7 @@ async def list_review(
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     found, capped = await _open_entries(db, chatbot.uuid, window)
     entries = sorted(found.values(), key=lambda entry: _naive(entry.asked_at), reverse=True)
-    vectors = [await _vector(retriever, entry) for entry in entries]
+    vectors = [await stored_or_embedded(retriever, entry.vector, entry.embedder, entry.searched) for entry in entries]
     parts = retriever.embedder.parts if retriever.embedder is not None else ()
     grouped = await asyncio.to_thread(group, [entry.question for entry in entries], vectors, parts)
     messages = await chat.messages_by_uuids(db, [entry.message_uuid for entry in entries])

@@ -39,14 +39,17 @@ def _searched(row: UnansweredQuestion) -> str:
     return row.resolved or row.question
 
 
-async def _vector(retriever: Retriever, row: UnansweredQuestion) -> Vectors | None:
-    """The vector the answer stored, if this process's embedder made it; else the question embedded now."""
+async def stored_or_embedded(
+    retriever: Retriever, stored: bytes | None, stored_by: str | None, searched: str
+) -> Vectors | None:
+    """The vector an answer stored (`stored`, by the embedder `stored_by`) if this process's embedder made it; else
+    `searched` embedded now; None without an embedder."""
     embedder = retriever.embedder
     if embedder is None:
         return None
-    if row.vector is not None and row.embedder == embedder.name:
-        return decode_vector(row.vector)
-    return await retriever.embed_query(_searched(row))
+    if stored is not None and stored_by == embedder.name:
+        return decode_vector(stored)
+    return await retriever.embed_query(searched)
 
 
 async def list_groups(
@@ -62,7 +65,7 @@ async def list_groups(
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     rows = await UnansweredRepository(db).open_questions(chatbot.uuid, *window, MAX_QUESTIONS + 1)
     capped, rows = len(rows) > MAX_QUESTIONS, rows[:MAX_QUESTIONS]
-    vectors = [await _vector(retriever, row) for row in rows]
+    vectors = [await stored_or_embedded(retriever, row.vector, row.embedder, _searched(row)) for row in rows]
     parts = retriever.embedder.parts if retriever.embedder is not None else ()
     # A few tenths of a second of numpy for thousands of questions: off the event loop, which streams answers.
     grouped = await asyncio.to_thread(group, [row.question for row in rows], vectors, parts)
