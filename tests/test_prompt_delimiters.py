@@ -77,6 +77,8 @@ def test_look_alike_delimiters_and_template_tokens_reach_the_model_defused(
     Db(llm_client).wipe()
     api = Api(llm_client, Db(llm_client).run(lambda session: issue_key(session, "owner@example.com")).key)
     bot = api.chatbot(show_citations=True)["uuid"]
+    [agent] = api.ok(api.get(f"/chatbot/{bot}/agents"))
+    api.ok(api.post(f"/agent/{agent['uuid']}/update", {"model": "gpt-4o-mini-32k"}))  # it reads session documents
     api.ok(api.post(f"/chatbot/{bot}/data-source/url", {"url": site.url("/rentals")}))
     upload(api, bot, "rentals.txt", _passage("file").encode())
     process(llm_client)

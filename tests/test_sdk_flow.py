@@ -55,6 +55,8 @@ def sdk_flow(api: Api) -> tuple[str, list[dict[str, object]]]:
     assert SdkChatbot(**api.ok(api.get(f"/chatbot/{bot}"))).meta["show_citations"] is True
     [general] = [SdkAgent(**agent) for agent in api.ok(api.get(f"/chatbot/{bot}/agents"))]
     assert general.meta["model"] and "temperature" in general.meta
+    # As the SDK's session-document test: a model of 16k context or more reads session documents.
+    api.ok(api.post(f"/agent/{general.uuid}/update", {"model": "gpt-4o-mini-32k"}))
     body = {"question": "How long do I have to return an item?", "answer": RETURNS, "reference_source_link": LINK}
     pair = api.ok(api.post(f"/chatbot/{bot}/data-source/qa", body))
     file = api.ok(upload_response(api, bot, "hours.txt", b"The shop opens at nine and closes at six."))

@@ -14,6 +14,15 @@ from tests.support.chat import messages, new_session
 from tests.support.session_documents import PNG, STORY, send, upload_document, upload_response
 
 QUESTION = "Whose stapler vanished?"
+SECRET = "Our kitchen notes.\n\nThe secret ingredient of the house burger is goat cheese."
+
+
+def reading_chatbot(api: Api, model: str = "gpt-4o-mini-32k", **fields: str) -> str:
+    """A chatbot whose only agent answers with `model`: session documents need one of at least 16k context."""
+    bot: str = api.chatbot(**fields)["uuid"]
+    [agent] = api.ok(api.get(f"/chatbot/{bot}/agents"))
+    api.ok(api.post(f"/agent/{agent['uuid']}/update", {"model": model}))
+    return bot
 
 
 def test_an_upload_answers_the_document_with_its_token_count(alice: Api) -> None:
@@ -67,7 +76,7 @@ def test_an_upload_needs_a_file_and_a_key(alice: Api, client: TestClient) -> Non
 
 
 def test_offline_the_answer_quotes_the_uploaded_story(alice: Api) -> None:
-    bot = alice.chatbot()["uuid"]
+    bot = reading_chatbot(alice)
     chat = new_session(alice, bot)
     story = upload_document(alice)
     first = send(alice, chat, QUESTION, story)
@@ -99,16 +108,16 @@ def test_documents_from_another_account_or_unknown_are_refused_and_nothing_is_st
 
 
 def test_too_long_documents_get_the_exact_replies_and_the_session_goes_on(alice: Api) -> None:
-    """The default agent's model is `gpt-4o-mini-4k`: three copies of the story fit, six do not, and three more
-    do not fit beside the first three."""
-    bot = alice.chatbot()["uuid"]
+    """With `gpt-4o-mini-16k`: sixteen copies of the story (9k tokens) fit, thirty do not, and sixteen more do not
+    fit beside the first sixteen."""
+    bot = reading_chatbot(alice, "gpt-4o-mini-16k")
     chat = new_session(alice, bot)
-    huge = upload_document(alice, "huge.txt", "\n\n".join([STORY] * 6))
+    huge = upload_document(alice, "huge.txt", "\n\n".join([STORY] * 30))
     refused = send(alice, chat, QUESTION, huge)
     assert refused.status_code == 200 and refused.text == TOO_LONG
-    first = upload_document(alice, "first.txt", "\n\n".join([STORY] * 3))
+    first = upload_document(alice, "first.txt", "\n\n".join([STORY] * 16))
     assert "Sarah" in send(alice, chat, QUESTION, first).text
-    second = upload_document(alice, "second.txt", "\n\n".join([STORY] * 3))
+    second = upload_document(alice, "second.txt", "\n\n".join([STORY] * 16))
     assert send(alice, chat, QUESTION, second).text == TOO_LONG_WITH_EARLIER
     after = send(alice, chat, QUESTION)
     assert "Sarah" in after.text
@@ -119,8 +128,29 @@ def test_too_long_documents_get_the_exact_replies_and_the_session_goes_on(alice:
 
 
 def test_the_non_streamed_answer_takes_documents_too(alice: Api) -> None:
-    bot = alice.chatbot()["uuid"]
+    bot = reading_chatbot(alice)
     chat = new_session(alice, bot)
     story = upload_document(alice)
     response = alice.post(f"/session/{chat}/message/non-stream", {"query": QUESTION, "session_document_uuids": [story]})
     assert "Sarah" in alice.ok(response)["response"]
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-mini-4k", "gpt-4o-mini-8k"])
+def test_a_model_under_16k_context_answers_as_if_no_document_was_sent(alice: Api, model: str) -> None:
+    """The hosted rule the official SDK tests (`test_chat_session_file_upload_ignored`): no error, no document, and
+    the document does not join the session for later answers either."""
+    bot = reading_chatbot(alice, model)
+    alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "Where are you?", "answer": "In Leeds."}))
+    chat = new_session(alice, bot)
+    secret = upload_document(alice, "kitchen.txt", SECRET)
+    reply = send(alice, chat, "What is the secret ingredient of the house burger?", secret)
+    assert reply.status_code == 200
+    assert "goat" not in reply.text.lower() and "error" not in reply.text.lower()
+    [agent] = alice.ok(alice.get(f"/chatbot/{bot}/agents"))
+    alice.ok(alice.post(f"/agent/{agent['uuid']}/update", {"model": "gpt-4o-mini-32k"}))
+    later = send(alice, chat, "What is the secret ingredient of the house burger?")
+    assert "goat" not in later.text.lower()
+    assert [message["session_documents"] for message in messages(alice, chat)] == [[], []]
+    # The same document with a 16k model is read.
+    alice.ok(alice.post(f"/agent/{agent['uuid']}/update", {"model": "gpt-4o-mini-16k"}))
+    assert "goat cheese" in send(alice, chat, "What is the secret ingredient of the house burger?", secret).text

@@ -88,6 +88,8 @@ def test_another_accounts_document_is_refused_and_nothing_reaches_the_owners_con
 
 def test_the_owners_own_documents_still_attach_on_an_open_chatbot(alice: Api) -> None:
     bot = open_bot(alice, visibility="hybrid")
+    [agent] = alice.ok(alice.get(f"/chatbot/{bot}/agents"))
+    alice.ok(alice.post(f"/agent/{agent['uuid']}/update", {"model": "gpt-4o-mini-32k"}))  # it reads documents
     chat = new_session(alice, bot)
     story = upload_document(alice)
     answer = send(alice, chat, "What happened to Sarah's red stapler?", story)

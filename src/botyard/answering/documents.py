@@ -37,6 +37,10 @@ decision's bar for coverage alone)."""
 MAX_DOCUMENT_HITS = 4
 FALLBACK_BUDGET = 4000
 """The budget of an agent model without a `-Nk` suffix (agents are validated against the catalogue: never, today)."""
+MIN_DOCUMENT_CONTEXT = 16_000
+"""Session documents need an agent model of at least 16k context. The hosted service ignores them for a smaller one
+(`gpt-4o-mini-4k`, the default agent's): the reply comes from the knowledge as if none were sent, with no error
+(the official SDK's `test_chat_session_file_upload_ignored`); clients written for it rely on that."""
 
 
 async def read_documents(
@@ -68,7 +72,9 @@ def admission(
     earlier: Sequence[AttachedDocument],
 ) -> Admission:
     """What the message uses of the documents, or the too-long reply. Without an agent (live chat, no agent) no
-    model reads them now: they join the session unchecked and are weighed when an agent answers."""
+    model reads them now: they join the session unchecked and are weighed when an agent answers. An agent whose
+    model has less than `MIN_DOCUMENT_CONTEXT` reads none: the message's documents do not join the session, and the
+    earlier ones sit this answer out."""
     if not new and not earlier:
         return Admission([])
     if agent is None:
@@ -78,6 +84,8 @@ def admission(
         budget = ModelRegistry().resolve(agent.model).context_tokens  # the suffix alone gives the budget
     except UnknownModel:
         budget = FALLBACK_BUDGET
+    if budget < MIN_DOCUMENT_CONTEXT:
+        return Admission([])
     request = AnswerRequest(
         query=query, hits=[], show_citations=show_citations, agent_prompt=agent.prompt, variables=agent.variables
     )
