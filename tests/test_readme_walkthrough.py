@@ -11,7 +11,10 @@ before it on the same page, never on another page's). What the test supplies, an
 - `manual.pdf` ("any PDF of yours"), generated;
 - `https://example.com` in a block's text is replaced by a loopback web site (egress allowlisted), the only edit;
 - `curl` on the PATH adds `--fail-with-body --show-error` and a newline after each response, so an HTTP error or
-  a missing file fails the block, and each answer starts a line of the output.
+  a missing file fails the block, and each answer starts a line of the output;
+- a `TMPDIR` of its own, for the files a block makes with `mktemp`.
+The blocks clean up after themselves: afterwards the directory they ran in holds only what the test supplied, the
+temporary directory is empty, and no chatbot they left has a re-sync schedule.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ RUNS = "<!-- test: runs -->"
 NOT_RUN = re.compile(r"<!-- test: not run, .+ -->")
 EMAIL = re.compile(r"^EMAIL=([^\s;]+)", re.MULTILINE)
 CURL = "#!/bin/sh\nexec {curl} --fail-with-body --show-error --write-out '\\n' \"$@\"\n"
+SUPPLIED = {".venv", "manual.pdf"}
+"""What the checkout directory holds before the blocks run (and must hold, and only that, after them)."""
 
 FAQ = b"""<html><head><title>FAQ</title></head><body><main><h1>Shipping</h1>
 <p>Every order ships within two working days from our warehouse in Leeds, by tracked parcel post.</p>
@@ -124,13 +129,30 @@ def test_the_blocks_run_as_written(page: str, tmp_path: Path) -> None:
         email = emails.pop() if emails else "you@example.com"
         claimed = httpx.post(f"{server.base}/api/v1/setup", json={"token": token, "email": email})
         assert claimed.status_code == 200, claimed.text
-        env = server.env | {"BOTYARD_URL": server.base, "PATH": f"{shims(tmp_path)}{os.pathsep}{os.environ['PATH']}"}
-        outputs = [run(block, site.url(""), checkout(tmp_path), env) for block in blocks]
+        temporary = tmp_path / "tmp"
+        temporary.mkdir()
+        env = server.env | {
+            "BOTYARD_URL": server.base,
+            "PATH": f"{shims(tmp_path)}{os.pathsep}{os.environ['PATH']}",
+            "TMPDIR": str(temporary),
+        }
+        cwd, logs = checkout(tmp_path), tmp_path / "logs"
+        logs.mkdir()
+        outputs = [run(block, site.url(""), cwd, logs, env) for block in blocks]
         owners = {"Authorization": f"Bearer {claimed.json()['key']}"}
         chatbots = httpx.get(f"{server.base}/api/v1/chatbots", headers=owners).json()
+        schedules = [
+            (chatbot["name"], httpx.get(f"{server.base}/api/v1/chatbot/{chatbot['uuid']}/sync", headers=owners).json())
+            for chatbot in chatbots
+        ]
     finally:
         server.stop()
         site.close()
+    assert [(name, sync["schedule"]) for name, sync in schedules if sync["schedule"] != "off"] == [], (
+        f"{page} leaves a chatbot with a re-sync schedule"
+    )
+    assert {path.name for path in cwd.iterdir()} == SUPPLIED, f"{page} leaves files where it ran"
+    assert list(temporary.iterdir()) == [], f"{page} leaves temporary files"
     check = CHECKS.get(page)
     if check is not None:
         check(Ran(dict(zip((b.text for b in blocks), outputs, strict=True)), chatbots, site))
@@ -156,7 +178,8 @@ def check_walkthrough(ran: Ran) -> None:
     assert statuses == {("qa", "success"), ("link", "success"), ("upload", "success")}, statuses
     assert "event: live_chat_started" in walkthrough, "the operator's feed heard the take-over"
     assert ran.site.hits["/faq"] >= 1  # (the crawl may be cancelled before it reads the sitemap)
-    # The walkthrough deletes its chatbot; the crawl's stays, in the account of the setup link (its dashboard).
+    # The walkthrough deletes its chatbot; the crawl's stays (its schedule back to off), in the account of the setup
+    # link (its dashboard).
     assert [chatbot["name"] for chatbot in ran.chatbots] == ["Docs"]
 
 
@@ -180,10 +203,10 @@ def web_site() -> WebSite:
 def checkout(tmp_path: Path) -> Path:
     """A directory laid out as the repository after `make serve`: `.venv`, and the reader's own `manual.pdf`."""
     directory = tmp_path / "checkout"
-    if not directory.exists():
-        directory.mkdir()
-        (directory / ".venv").symlink_to(sys.prefix)
-        (directory / "manual.pdf").write_bytes(manual_pdf())
+    directory.mkdir()
+    (directory / ".venv").symlink_to(sys.prefix)
+    (directory / "manual.pdf").write_bytes(manual_pdf())
+    assert {path.name for path in directory.iterdir()} == SUPPLIED
     return directory
 
 
@@ -198,9 +221,9 @@ def shims(tmp_path: Path) -> Path:
     return directory
 
 
-def run(block: Block, site: str, cwd: Path, env: dict[str, str]) -> str:
+def run(block: Block, site: str, cwd: Path, logs: Path, env: dict[str, str]) -> str:
     script = "set -euo pipefail\n" + block.text.replace("https://example.com", site)
-    out, err = cwd / f"block-{block.line}.out", cwd / f"block-{block.line}.err"
+    out, err = logs / f"block-{block.line}.out", logs / f"block-{block.line}.err"
     with out.open("w") as stdout, err.open("w") as stderr:
         process = subprocess.Popen(
             ["bash", "-c", script],  # noqa: S607 (bash from PATH, as a reader runs it)
