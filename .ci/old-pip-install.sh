@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# CI: the README's plain install, `python3 -m venv v && v/bin/pip install -e .`, with Debian 12's pip (23.0.1, older
-# than pip 23.3, which began to match extra names like `html_clean` to `html-clean`) gives a service that starts:
-# `botyard serve` on a temporary data directory and port answers /healthz with 200 (issue 19). Unpinned on purpose,
-# as a user installs (make and the rest of CI install from constraints.txt). Exit status non-zero when it does not.
+# CI: docs/development.md's plain install, `python3 -m venv v && v/bin/pip install -e .`, with Debian 12's pip
+# (23.0.1, older than pip 23.3, which began to match extra names like `html_clean` to `html-clean`) gives a service
+# that starts: `botyard serve` on a temporary data directory and port answers /healthz with 200 (issue 19). Unpinned
+# on purpose, as a user installs (make and the rest of CI install from constraints.txt). Exit status non-zero when
+# it does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -29,7 +29,7 @@ class Service:
 
 
 class HostSite:
-    """A customer's website on another origin: `/page/<chatbot_uuid>` embeds the widget with the README's one line."""
+    """A customer's website on another origin: `/page/<chatbot_uuid>` embeds the widget with docs/web.md's one line."""
 
     def __init__(self, botyard_base: str) -> None:
         site = self

@@ -31,7 +31,7 @@ PAGES_PER_STEP = 256
 PG_DUMP_HINT = (
     "botyard backup/restore handle the embedded SQLite database only; this service uses PostgreSQL: back it up "
     'with pg_dump (pg_dump --format=custom --file=botyard.dump "$BOTYARD_DATABASE_URL") and restore with '
-    "pg_restore (see the README, 'Backups and upgrades')"
+    "pg_restore (see docs/operations.md, 'Backups and upgrades')"
 )
 
 

@@ -39,5 +39,5 @@ def upgrade(settings: Settings) -> None:
         head = ScriptDirectory.from_config(config).get_current_head()
         raise SchemaTooNew(
             f"the database's schema is newer than this version of botyard knows ({error}; this version's latest is "
-            f"{head}): run the newer version, or restore the backup taken before the upgrade (see the README)"
+            f"{head}): run the newer version, or restore the backup taken before the upgrade (see docs/operations.md)"
         ) from error
