@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from starlette.testclient import TestClient
 
+from botyard.errors import STATUS, AppError, ErrorCode, error_response
 from tests.support.api import Api, assert_error
 
 
@@ -90,3 +91,14 @@ def test_every_response_forbids_sniffing_and_sends_no_referrer(alice: Api, clien
         # JSON responses used to go without nosniff, and the dashboard without a Referrer-Policy.
         assert response.headers["x-content-type-options"] == "nosniff", response.request.url
         assert response.headers["referrer-policy"] == "no-referrer", response.request.url
+
+
+def test_every_error_code_has_its_one_status() -> None:
+    """A code is raised by name alone and answers with its status: every code has one, and an error built from a
+    code carries it (`ErrorBody.code` documents the same list)."""
+    assert set(STATUS) == set(ErrorCode)
+    assert all(400 <= status < 600 for status in STATUS.values())
+    for code in ErrorCode:
+        error = AppError(code, "message")
+        assert error.status == code.status == STATUS[code]
+        assert error_response(error).status_code == STATUS[code]

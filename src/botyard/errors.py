@@ -8,8 +8,9 @@ request) are translated here, so no handler anywhere builds an error body of its
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -45,6 +46,38 @@ class ErrorCode(StrEnum):
     SETUP_DONE = "setup_done"
     INTERNAL_ERROR = "internal_error"
 
+    @property
+    def status(self) -> int:
+        """The HTTP status this code always answers with."""
+        return STATUS[self]
+
+
+STATUS: Final[Mapping[ErrorCode, int]] = {
+    ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.METHOD_NOT_ALLOWED: 405,
+    ErrorCode.VALIDATION_ERROR: 422,
+    ErrorCode.INVALID_JSON: 400,
+    ErrorCode.PAYLOAD_TOO_LARGE: 413,
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.AGENT_TYPE_LIMIT: 409,
+    ErrorCode.FILE_TYPE_NOT_ALLOWED: 415,
+    ErrorCode.URL_REFUSED: 422,
+    ErrorCode.UNKNOWN_UUIDS: 422,
+    ErrorCode.NOT_A_QA_SOURCE: 422,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.TOO_MANY_STREAMS: 429,
+    ErrorCode.LIVE_CHAT_ACTIVE: 409,
+    ErrorCode.LIVE_CHAT_INACTIVE: 409,
+    ErrorCode.HUMAN_REQUEST_INACTIVE: 409,
+    ErrorCode.ORIGIN_NOT_ALLOWED: 403,
+    ErrorCode.SETUP_REFUSED: 403,
+    ErrorCode.SETUP_DONE: 409,
+    ErrorCode.INTERNAL_ERROR: 500,
+}
+"""Each code's one status: a code is raised by its name alone (`AppError(ErrorCode.CONFLICT, ...)`), so a code can
+never travel with two statuses."""
+
 
 class ErrorBody(BaseModel):
     """The body of every error response (documentation only: `AppError.body` builds it)."""
@@ -57,18 +90,17 @@ class ErrorBody(BaseModel):
 
 
 class AppError(Exception):
-    """A failure with a status, a stable code and a message meant for the client."""
+    """A failure with a stable code (which carries its status) and a message meant for the client."""
 
     def __init__(
         self,
-        status: int,
         code: ErrorCode,
         message: str,
         details: list[dict[str, Any]] | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
-        self.status = status
+        self.status = code.status
         self.code = code
         self.message = message
         self.details = details
@@ -83,7 +115,7 @@ class AppError(Exception):
 
 def not_found(what: str) -> AppError:
     """The one answer for a missing object and for another account's object (they must be indistinguishable)."""
-    return AppError(404, ErrorCode.NOT_FOUND, f"{what} not found")
+    return AppError(ErrorCode.NOT_FOUND, f"{what} not found")
 
 
 def unknown_uuids(bad: list[str], *, noun: str, reason: str) -> AppError:
@@ -91,15 +123,15 @@ def unknown_uuids(bad: list[str], *, noun: str, reason: str) -> AppError:
     is listed with `reason` (a foreign uuid exactly like an unknown one)."""
     details: list[dict[str, Any]] = [{"uuid": uuid, "error": reason} for uuid in bad]
     message = f"{len(bad)} of the uuids are not {noun} of this account; nothing was deleted"
-    return AppError(422, ErrorCode.UNKNOWN_UUIDS, message, details)
+    return AppError(ErrorCode.UNKNOWN_UUIDS, message, details)
 
 
 def validation_error(message: str, details: list[dict[str, Any]] | None = None) -> AppError:
-    return AppError(422, ErrorCode.VALIDATION_ERROR, message, details)
+    return AppError(ErrorCode.VALIDATION_ERROR, message, details)
 
 
 def unauthorized(message: str = "Invalid or missing API key") -> AppError:
-    return AppError(401, ErrorCode.UNAUTHORIZED, message)
+    return AppError(ErrorCode.UNAUTHORIZED, message)
 
 
 def error_response(error: AppError) -> JSONResponse:
@@ -125,7 +157,7 @@ async def _app_error_handler(_: Request, exc: Exception) -> JSONResponse:
 async def _validation_handler(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     if any(err.get("type") == "json_invalid" for err in exc.errors()):
-        return error_response(AppError(400, ErrorCode.INVALID_JSON, "Request body is not valid JSON"))
+        return error_response(AppError(ErrorCode.INVALID_JSON, "Request body is not valid JSON"))
     details = _validation_details(exc)
     first = details[0] if details else {"field": "", "message": "invalid request"}
     where = f" ({first['field']})" if first["field"] else ""
@@ -144,15 +176,15 @@ async def _http_handler(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code = _HTTP_CODES.get(exc.status_code, ErrorCode.VALIDATION_ERROR)
     message = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, str(exc.detail))
-    response = error_response(AppError(exc.status_code, code, message))
-    if exc.headers:
-        response.headers.update(exc.headers)
-    return response
+    # Starlette's own status stays (a 400 of a malformed multipart body reads as a validation error).
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else {}
+    body = {"error": message, "code": code.value}
+    return JSONResponse(body, status_code=exc.status_code, headers=headers | dict(exc.headers or {}))
 
 
 async def _unexpected_handler(_: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error", exc_info=exc)
-    return error_response(AppError(500, ErrorCode.INTERNAL_ERROR, "Internal server error"))
+    return error_response(AppError(ErrorCode.INTERNAL_ERROR, "Internal server error"))
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -25,7 +25,7 @@ class IssuedKey:
 def normalise_email(email: str) -> str:
     email = email.strip().lower()
     if "@" not in email or email.startswith("@") or email.endswith("@") or len(email) > 320:
-        raise AppError(422, ErrorCode.VALIDATION_ERROR, f"Not an email address: {email!r}")
+        raise AppError(ErrorCode.VALIDATION_ERROR, f"Not an email address: {email!r}")
     return email
 
 
@@ -58,7 +58,7 @@ async def keys_of(db: AsyncSession, account_uuid: str) -> Sequence[ApiKey]:
 async def list_keys(db: AsyncSession, email: str) -> Sequence[ApiKey]:
     account = await AccountRepository(db).by_email(normalise_email(email))
     if account is None:
-        raise AppError(404, ErrorCode.NOT_FOUND, f"No account for {email}")
+        raise AppError(ErrorCode.NOT_FOUND, f"No account for {email}")
     return await ApiKeyRepository(db).of_account(account.uuid)
 
 
@@ -66,7 +66,7 @@ async def revoke_key(db: AsyncSession, prefix: str, *, account_uuid: str | None 
     """Revoke a key by prefix; with `account_uuid`, only one of that account's keys (others answer 404)."""
     record = await ApiKeyRepository(db).by_prefix(prefix)
     if record is None or (account_uuid is not None and record.account_uuid != account_uuid):
-        raise AppError(404, ErrorCode.NOT_FOUND, f"No key with prefix {prefix}")
+        raise AppError(ErrorCode.NOT_FOUND, f"No key with prefix {prefix}")
     if record.revoked_at is None:
         record.revoked_at = utcnow()
         await db.flush()

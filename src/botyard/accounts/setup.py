@@ -50,13 +50,11 @@ async def claim(db: AsyncSession, settings: Settings, token: str, email: str) ->
     """The first account and its key, for the holder of the setup token."""
     async with _claim:
         if not await needs_setup(db):
-            raise AppError(409, ErrorCode.SETUP_DONE, "This service has an account already: sign in with its key")
+            raise AppError(ErrorCode.SETUP_DONE, "This service has an account already: sign in with its key")
         path = token_path(settings)
         expected = path.read_text().strip() if path.exists() else ""
         if not expected or not hmac.compare_digest(expected.encode(), token.encode()):
-            raise AppError(
-                403, ErrorCode.SETUP_REFUSED, "This setup link is not valid: use the one botyard serve printed"
-            )
+            raise AppError(ErrorCode.SETUP_REFUSED, "This setup link is not valid: use the one botyard serve printed")
         issued = await issue_key(db, email)
         await db.flush()
         path.unlink(missing_ok=True)

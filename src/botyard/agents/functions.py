@@ -29,7 +29,7 @@ async def _require_free_name(db: AsyncSession, agent_uuid: str, name: str, keep:
     await AgentRepository(db).lock(agent_uuid)
     existing = await ToolFunctionRepository(db).named(agent_uuid, name)
     if existing is not None and existing.uuid != keep:
-        raise AppError(409, ErrorCode.CONFLICT, f"The agent already has a tool function named {name!r}")
+        raise AppError(ErrorCode.CONFLICT, f"The agent already has a tool function named {name!r}")
 
 
 def _require_tool_type(agent: Agent) -> None:

@@ -74,7 +74,7 @@ async def create(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: A
     if body.type in rules.ONE_PER_CHATBOT:
         await repository.lock_chatbot(chatbot.uuid)
         if await repository.count_of_type(chatbot.uuid, body.type):
-            raise AppError(409, ErrorCode.AGENT_TYPE_LIMIT, f"A chatbot can have only one {body.type} agent")
+            raise AppError(ErrorCode.AGENT_TYPE_LIMIT, f"A chatbot can have only one {body.type} agent")
     sources = await require_in_chatbot(db, chatbot.uuid, body.data_source_uuids or [])
     agent = Agent(
         chatbot_uuid=chatbot.uuid,

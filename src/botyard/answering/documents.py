@@ -59,7 +59,7 @@ async def read_documents(
             f"{len(missing)} of the session_document_uuids are not session documents of the chatbot's owner: "
             "upload them with the owner's key (/session-document/upload) and send the message with that key"
         )
-        raise AppError(422, ErrorCode.UNKNOWN_UUIDS, message, details)
+        raise AppError(ErrorCode.UNKNOWN_UUIDS, message, details)
     earlier = await repository.of_session(session_uuid)
     return [attached(owned[uuid]) for uuid in wanted], [attached(document) for document in earlier]
 

@@ -113,8 +113,6 @@ async def delete_messages(body: MessageUuids, db: DbSession, account: CurrentAcc
 )
 async def message_without_mode(uuid: str) -> JSONResponse:
     """Not an endpoint (405, as on the hosted service): send messages to `/session/{uuid}/message/stream`."""
-    response = error_response(
-        AppError(405, ErrorCode.METHOD_NOT_ALLOWED, "Use POST /api/v1/session/{uuid}/message/stream")
-    )
+    response = error_response(AppError(ErrorCode.METHOD_NOT_ALLOWED, "Use POST /api/v1/session/{uuid}/message/stream"))
     response.headers["Allow"] = ""  # RFC 9110: an empty Allow means the resource allows no method.
     return response

@@ -30,7 +30,7 @@ async def create(
     start = normalise(body.url)
     if start is None:
         detail = {"field": "url", "message": "an http or https URL", "type": ErrorCode.URL_REFUSED.value}
-        raise AppError(422, ErrorCode.URL_REFUSED, "The start URL is not an http or https URL", [detail])
+        raise AppError(ErrorCode.URL_REFUSED, "The start URL is not an http or https URL", [detail])
     await check_link(egress, start)
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     scope = body.scope.model_dump()

@@ -63,7 +63,7 @@ class StreamSlots:
         if self._open[address] >= self.per_address:
             message = f"At most {self.per_address} event streams may be open from one address"
             metrics.rate_limited(ErrorCode.TOO_MANY_STREAMS.value, "streams_per_address")
-            raise AppError(429, ErrorCode.TOO_MANY_STREAMS, message, headers={"Retry-After": str(int(PING_SECONDS))})
+            raise AppError(ErrorCode.TOO_MANY_STREAMS, message, headers={"Retry-After": str(int(PING_SECONDS))})
         self._open[address] += 1
         given_back = False
 

@@ -91,9 +91,9 @@ async def dismiss(db: AsyncSession, account_uuid: str, session_uuid: str, now: d
     409 `live_chat_active` during a live chat (end it instead), `human_request_inactive` when nobody asked."""
     session = await get_owned_session(db, account_uuid, session_uuid)
     if is_live(session):
-        raise AppError(409, ErrorCode.LIVE_CHAT_ACTIVE, "An operator has this session: end the live chat instead")
+        raise AppError(ErrorCode.LIVE_CHAT_ACTIVE, "An operator has this session: end the live chat instead")
     if not is_flagged(session):
-        raise AppError(409, ErrorCode.HUMAN_REQUEST_INACTIVE, "This session is not waiting for a person")
+        raise AppError(ErrorCode.HUMAN_REQUEST_INACTIVE, "This session is not waiting for a person")
     SessionMeta.of(session).dismissed().store(session)
     await record(db, session, HUMAN_REQUEST_DISMISSED, now)
     return session
@@ -117,7 +117,7 @@ async def start(db: AsyncSession, account_uuid: str, session_uuid: str, now: dat
     """An operator takes the session over: the start announcement goes into the transcript, the AI stops."""
     session = await get_owned_session(db, account_uuid, session_uuid)
     if is_live(session):
-        raise AppError(409, ErrorCode.LIVE_CHAT_ACTIVE, "An operator already has this session")
+        raise AppError(ErrorCode.LIVE_CHAT_ACTIVE, "An operator already has this session")
     settings = await escalation_settings(db, session.chatbot_uuid)
     text = settings.live_chat_start_announcement
     row = await add_transcript_row(db, session, text, MessageKind.LIVE_CHAT_START, now)
@@ -133,7 +133,7 @@ async def reply(db: AsyncSession, account_uuid: str, session_uuid: str, text: st
     """An operator's message to the user of a live session."""
     session = await get_owned_session(db, account_uuid, session_uuid)
     if not is_live(session):
-        raise AppError(409, ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session: start a live chat first")
+        raise AppError(ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session: start a live chat first")
     message = await add_transcript_row(db, session, text, MessageKind.OPERATOR, now)
     await record(db, session, OPERATOR_MESSAGE, now, message_uuid=message.uuid)
     return message
@@ -143,7 +143,7 @@ async def end(db: AsyncSession, account_uuid: str, session_uuid: str, now: datet
     """The operator hands the session back: the end announcement goes into the transcript, the AI answers again."""
     session = await get_owned_session(db, account_uuid, session_uuid)
     if not is_live(session):
-        raise AppError(409, ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session")
+        raise AppError(ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session")
     settings = await escalation_settings(db, session.chatbot_uuid)
     text = settings.live_chat_end_announcement
     row = await add_transcript_row(db, session, text, MessageKind.LIVE_CHAT_END, now)

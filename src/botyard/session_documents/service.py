@@ -37,7 +37,6 @@ def _check_type(name: str) -> None:
     if extension not in ALLOWED:
         shown = f".{extension}" if extension else "no extension"
         raise AppError(
-            415,
             ErrorCode.FILE_TYPE_NOT_ALLOWED,
             f"Upload refused, file type not allowed ({shown}); allowed: {', '.join(ALLOWED)}",
         )
@@ -58,9 +57,9 @@ def image_type(data: bytes) -> str | None:
 
 def _parse_refusal(error: ParseError) -> AppError:
     if error.reason == "unsupported type":
-        return AppError(415, ErrorCode.FILE_TYPE_NOT_ALLOWED, f"Upload refused, not a readable document ({error})")
+        return AppError(ErrorCode.FILE_TYPE_NOT_ALLOWED, f"Upload refused, not a readable document ({error})")
     if error.reason == "too large":
-        return AppError(413, ErrorCode.PAYLOAD_TOO_LARGE, f"The document is too large to read ({error.detail})")
+        return AppError(ErrorCode.PAYLOAD_TOO_LARGE, f"The document is too large to read ({error.detail})")
     return validation_error(
         f"The document cannot be read: {error.reason}", [{"field": "file", "message": str(error), "type": "parse"}]
     )
@@ -85,7 +84,7 @@ async def upload(
     if _extension(name) in IMAGE_EXTENSIONS:
         found = image_type(content)
         if found is None:
-            raise AppError(415, ErrorCode.FILE_TYPE_NOT_ALLOWED, "Upload refused: not a png, jpeg, webp or gif image")
+            raise AppError(ErrorCode.FILE_TYPE_NOT_ALLOWED, "Upload refused: not a png, jpeg, webp or gif image")
         document.content_type, document.image, document.tokens, document.text = found, content, IMAGE_TOKENS, ""
     else:
         try:
@@ -93,7 +92,7 @@ async def upload(
         except ParseError as error:
             raise _parse_refusal(error) from error
         if parsed.truncated:
-            raise AppError(413, ErrorCode.PAYLOAD_TOO_LARGE, "The document is longer than can be read whole")
+            raise AppError(ErrorCode.PAYLOAD_TOO_LARGE, "The document is longer than can be read whole")
         document.content_type = declared or "application/octet-stream"
         document.text = parsed.markdown
         # Counting megabytes of text takes a while: not on the event loop.

@@ -46,7 +46,7 @@ async def update_qa(db: AsyncSession, account_uuid: str, source_uuid: str, body:
     renamed. Any other type of source answers 422 `not_a_qa_source`."""
     source = await get_owned(db, account_uuid, source_uuid)
     if source.type != "qa":
-        raise AppError(422, ErrorCode.NOT_A_QA_SOURCE, "Only a Q&A pair's question and answer can be edited")
+        raise AppError(ErrorCode.NOT_A_QA_SOURCE, "Only a Q&A pair's question and answer can be edited")
     old_question, old_answer = str(source.meta.get("question", "")), str(source.meta.get("answer", ""))
     question = old_question if body.question is None else body.question
     answer = old_answer if body.answer is None else body.answer

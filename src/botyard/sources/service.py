@@ -36,7 +36,7 @@ class DuplicateSource(AppError):
     (what the hosted service answers, and what its clients read)."""
 
     def __init__(self, existing: DataSource) -> None:
-        super().__init__(409, ErrorCode.CONFLICT, "Data source already exists")
+        super().__init__(ErrorCode.CONFLICT, "Data source already exists")
         self.existing = to_wire(existing)
 
     def body(self) -> dict[str, Any]:
@@ -105,7 +105,7 @@ async def _add_deduplicated(
         return source
     existing = await repository.by_dedupe_key(source.chatbot_uuid, dedupe_key)
     if existing is None:  # taken, then deleted meanwhile
-        raise AppError(409, ErrorCode.CONFLICT, "The data source could not be added; retry")
+        raise AppError(ErrorCode.CONFLICT, "The data source could not be added; retry")
     raise DuplicateSource(existing)
 
 
@@ -132,7 +132,7 @@ async def check_link(egress: EgressClient, url: str, field: str = "url") -> None
         await egress.check_url(url)
     except EgressRefused as error:
         detail = {"field": field, "message": error.reason, "type": ErrorCode.URL_REFUSED.value}
-        raise AppError(422, ErrorCode.URL_REFUSED, f"URL refused: {error.reason}", [detail]) from error
+        raise AppError(ErrorCode.URL_REFUSED, f"URL refused: {error.reason}", [detail]) from error
     except (EgressNetworkError, EgressTimeout):
         pass
 

@@ -55,7 +55,6 @@ def check_type(name: str) -> None:
     if extension not in ALLOWED_EXTENSIONS:
         shown = f".{extension}" if extension else "no extension"
         raise AppError(
-            415,
             ErrorCode.FILE_TYPE_NOT_ALLOWED,
             f"Upload refused, file type not allowed ({shown}); allowed: {', '.join(ALLOWED_EXTENSIONS)}",
         )
@@ -69,7 +68,7 @@ async def read_capped(file: IncomingFile, max_bytes: int) -> tuple[bytes, str]:
     while chunk := await file.read(CHUNK):
         size += len(chunk)
         if size > max_bytes:
-            raise AppError(413, ErrorCode.PAYLOAD_TOO_LARGE, f"File too large (limit {max_bytes // (1024 * 1024)} MB)")
+            raise AppError(ErrorCode.PAYLOAD_TOO_LARGE, f"File too large (limit {max_bytes // (1024 * 1024)} MB)")
         parts.append(chunk)
         digest.update(chunk)
     if size == 0:

@@ -35,7 +35,7 @@ class Case:
 def parse(data: bytes) -> list[Case]:
     """The cases of a CSV file (UTF-8, with or without a byte-order mark); 422 naming every bad row, or 413."""
     if len(data) > MAX_BYTES:
-        raise AppError(413, ErrorCode.PAYLOAD_TOO_LARGE, f"A test set's CSV may hold at most {MAX_BYTES} bytes")
+        raise AppError(ErrorCode.PAYLOAD_TOO_LARGE, f"A test set's CSV may hold at most {MAX_BYTES} bytes")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

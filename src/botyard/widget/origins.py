@@ -75,7 +75,7 @@ def check_origin(request: Request, allowed: list[str]) -> str | None:
     if origin is None:
         return None
     if not origin_allowed(origin, allowed, request):
-        raise AppError(403, ErrorCode.ORIGIN_NOT_ALLOWED, "This website may not use this chatbot's widget")
+        raise AppError(ErrorCode.ORIGIN_NOT_ALLOWED, "This website may not use this chatbot's widget")
     return origin
 
 

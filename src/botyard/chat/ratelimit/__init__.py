@@ -123,7 +123,7 @@ async def _refuse_when_full(repository: RateLimitRepository, chatbot: Chatbot, w
     wait = max(1, math.ceil((frees_at - now).total_seconds()))
     message = chatbot.rate_limit_message or "Too many messages"
     metrics.rate_limited(ErrorCode.RATE_LIMITED.value, window_reason(window.key))
-    raise AppError(429, ErrorCode.RATE_LIMITED, message, headers={"Retry-After": str(wait)})
+    raise AppError(ErrorCode.RATE_LIMITED, message, headers={"Retry-After": str(wait)})
 
 
 def window_reason(key: str) -> str:
