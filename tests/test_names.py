@@ -7,12 +7,8 @@ import inspect
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import get_args
 
-from botyard.agents.schemas import AgentTypeName
-from botyard.chatbots.schemas import Visibility as VisibilityName
 from botyard.models import kinds
-from botyard.models.kinds import AgentType, Visibility
 
 NAMES_JS = Path(kinds.__file__).resolve().parent.parent / "web" / "static" / "shared" / "names.js"
 _EXPORT = re.compile(r"export const (\w+) = Object\.freeze\(\{(.*?)\}\);", re.S)
@@ -50,11 +46,3 @@ def test_the_parser_reads_every_export() -> None:
     """Guards the test above: an export the pattern missed would make the comparison vacuous."""
     source = NAMES_JS.read_text(encoding="utf-8")
     assert len(js_names(source)) == source.count("export const") > 0
-
-
-def test_the_agent_create_body_accepts_exactly_the_agent_types() -> None:
-    assert get_args(AgentTypeName) == tuple(AgentType)
-
-
-def test_the_chatbot_body_accepts_exactly_the_visibilities() -> None:
-    assert get_args(VisibilityName) == tuple(Visibility)

@@ -9,11 +9,9 @@ from typing_extensions import TypedDict
 
 from botyard.agents.fields import Bias, Flag, Lenient, ModelName, ShortText, Unit
 from botyard.agents.function_schemas import ToolFunction
+from botyard.models.kinds import AgentType
 from botyard.schemas import Color, Name, Text, Uuid
 
-# The values of `models.AgentType`, spelled out so that a wrong type is refused with a literal error as before (a
-# test keeps the two equal).
-AgentTypeName = Literal["user-facing", "background", "human-escalation", "pre-canned", "spam-defense"]
 VariableType = Literal["string", "number", "boolean"]
 
 
@@ -102,7 +100,7 @@ class AgentSettings(Lenient):
 
 class AgentCreate(AgentSettings):
     name: Name
-    type: AgentTypeName
+    type: AgentType
 
 
 class AgentUpdate(AgentSettings):

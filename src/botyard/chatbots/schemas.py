@@ -1,16 +1,16 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, Field, StringConstraints, model_validator
 from typing_extensions import TypedDict
 
 from botyard.i18n import Language, primary_subtag
+from botyard.models.kinds import Visibility
 from botyard.retrieval.relevance import Strictness
 from botyard.schemas import Name, RequestModel
 
-Visibility = Literal["private", "public", "hybrid"]
 RateLimit = tuple[Annotated[int, Field(ge=1, le=100)], Annotated[int, Field(ge=1, le=360)]]
 RateLimitMessage = Annotated[str, StringConstraints(max_length=2000)]
 

@@ -5,7 +5,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, Field, StringConstraints
 from typing_extensions import TypedDict
 
-from botyard.chat.feedback.schemas import Comment, Feedback, RatingName
+from botyard.chat.feedback.schemas import Comment, Feedback
+from botyard.models.kinds import Rating
 from botyard.schemas import Color, RequestModel
 from botyard.widget.origins import normalise_host, normalise_origin
 
@@ -101,7 +102,7 @@ class WidgetMessageCreate(RequestModel):
 
 
 class WidgetFeedbackCreate(RequestModel):
-    rating: RatingName = Field(description="The end user's verdict on the answer: `up` or `down`.")
+    rating: Rating = Field(description="The end user's verdict on the answer: `up` or `down`.")
     comment: Comment = Field(default="", description="Optional, at most 1000 characters (after trimming).")
     device_id: DeviceId
 

@@ -8,8 +8,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from botyard.chat.feedback import service
-from botyard.chat.feedback.schemas import FeedbackEntry, RatingName
+from botyard.chat.feedback.schemas import FeedbackEntry
 from botyard.deps import CurrentAccount, DbSession
+from botyard.models.kinds import Rating
 from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["sessions and messages"])
@@ -22,9 +23,7 @@ async def list_feedback(
     uuid: str,
     db: DbSession,
     account: CurrentAccount,
-    rating: Annotated[
-        RatingName | None, Query(description="Only answers rated `up` or only those rated `down`.")
-    ] = None,
+    rating: Annotated[Rating | None, Query(description="Only answers rated `up` or only those rated `down`.")] = None,
     limit: Annotated[int, Query(ge=1, le=200, description="At most this many entries.")] = 50,
     offset: Annotated[
         int, Query(ge=0, le=MAX_SQL_INTEGER, description="Skip this many entries (the next page: `offset + limit`).")

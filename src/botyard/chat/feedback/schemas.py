@@ -1,12 +1,11 @@
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import StringConstraints
 from typing_extensions import TypedDict
 
-RatingName = Literal["up", "down"]
-"""`botyard.models.Rating` as the request bodies and query parameters accept it."""
+from botyard.models.kinds import Rating
 
 COMMENT_MAX_LENGTH = 1000
 Comment = Annotated[str, StringConstraints(max_length=COMMENT_MAX_LENGTH, strip_whitespace=True)]
@@ -18,7 +17,7 @@ EXCERPT_LENGTH = 300
 class Feedback(TypedDict):
     """The end user's verdict on an answer: the message's `feedback_json` (as a JSON string; `"{}"` when none)."""
 
-    rating: RatingName
+    rating: Rating
     comment: str
     """"" when none was given."""
     created_at: str
@@ -32,6 +31,6 @@ class FeedbackEntry(TypedDict):
     session_uuid: str
     query: str
     response_excerpt: str
-    rating: RatingName
+    rating: Rating
     comment: str
     created_at: str

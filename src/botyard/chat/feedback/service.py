@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.conversation import set_outcome
 from botyard.chat.feedback.repository import FeedbackRepository
-from botyard.chat.feedback.schemas import EXCERPT_LENGTH, Feedback, FeedbackEntry, RatingName
+from botyard.chat.feedback.schemas import EXCERPT_LENGTH, Feedback, FeedbackEntry
 from botyard.chat.repository import MessageRepository
 from botyard.chat.wire import one_line
 from botyard.chatbots.service import get_owned as get_owned_chatbot
@@ -37,7 +37,7 @@ def rateable(message: Message) -> bool:
 
 
 async def give(
-    db: AsyncSession, session: ChatSession, message_uuid: str, rating: RatingName, comment: str, now: datetime
+    db: AsyncSession, session: ChatSession, message_uuid: str, rating: Rating, comment: str, now: datetime
 ) -> Feedback:
     """Store the verdict on the session's answer `message_uuid`. A message of another session (or chatbot), a
     missing one and one that is no answer all answer the same 404: the session uuid opens its own answers only."""
@@ -54,7 +54,7 @@ async def give(
 
 def feedback_to_wire(row: MessageFeedback) -> Feedback:
     return {
-        "rating": "down" if row.rating == Rating.DOWN else "up",
+        "rating": Rating(row.rating),
         "comment": row.comment,
         "created_at": iso(row.created_at),
     }
@@ -72,7 +72,7 @@ def excerpt(text: str, length: int = EXCERPT_LENGTH) -> str:
 
 
 async def list_feedback(
-    db: AsyncSession, account_uuid: str, chatbot_uuid: str, rating: RatingName | None, limit: int, offset: int
+    db: AsyncSession, account_uuid: str, chatbot_uuid: str, rating: Rating | None, limit: int, offset: int
 ) -> list[FeedbackEntry]:
     """The account's chatbot's rated answers, newest verdict first, optionally only those rated `rating`."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
