@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from botyard.accounts import service, setup
 from botyard.accounts.schemas import ApiKeyCreated, ApiKeyInfo, FirstAccount, SetupClaim
+from botyard.auth import service as api_keys
 from botyard.db.base import iso
 from botyard.deps import AppSettings, CurrentAccount, DbSession
 from botyard.models import ApiKey
@@ -29,13 +30,13 @@ def _info(record: ApiKey) -> ApiKeyInfo:
 @router.get("/account/keys", response_model=list[ApiKeyInfo])
 async def list_keys(db: DbSession, account: CurrentAccount) -> list[ApiKeyInfo]:
     """List the account's API keys by prefix (the keys themselves are never shown again)."""
-    return [_info(record) for record in await service.keys_of(db, account)]
+    return [_info(record) for record in await api_keys.keys_of(db, account)]
 
 
 @router.post("/account/key/create", response_model=ApiKeyCreated)
 async def create_key(db: DbSession, account: CurrentAccount) -> ApiKeyCreated:
     """Create another API key for the account; the response is the only time the key is shown."""
-    key, record = await service.add_key(db, account)
+    key, record = await api_keys.add_key(db, account)
     return {**_info(record), "key": key}
 
 

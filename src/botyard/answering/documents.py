@@ -2,33 +2,23 @@
 agent's model (`session_documents.budget`), and, offline, their passages as hits that compete with the knowledge's
 for the quote.
 
-A message can only attach documents of the chatbot's owner, sent with the owner's key: to a visitor (no key, or
-another account's key on an open chatbot: `chat.access`) every uuid is unknown, so nobody plants a file in an owner's
-conversation or spends the owner's model budget on it. Unknown, foreign or malformed uuids refuse the message (422
-`unknown_uuids`, one entry each) before anything is stored.
+Which documents a message may attach is `session_documents.service.for_message`'s to say.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.answering.base import AnswerRequest
 from botyard.answering.prompt import document_room
 from botyard.answering.supervisor import ChosenAgent
-from botyard.errors import AppError, ErrorCode
 from botyard.ingestion.chunk import chunk_markdown
 from botyard.llm.registry import ModelRegistry, UnknownModel
 from botyard.retrieval.base import Hit
 from botyard.retrieval.lexical import Document, LexicalIndex
 from botyard.retrieval.relevance import coverage
 from botyard.session_documents.budget import Admission, AttachedDocument, admit
-from botyard.session_documents.repository import SessionDocumentRepository
-from botyard.session_documents.service import attached
 
-_UUID = re.compile(r"^[0-9a-f]{32}$")
 SESSION_DOCUMENT = "session_document"
 """The `source_type` of a session document's passage (a hit, a citation)."""
 RELEVANT_COVERAGE = 0.4
@@ -41,27 +31,6 @@ MIN_DOCUMENT_CONTEXT = 16_000
 """Session documents need an agent model of at least 16k context. The hosted service ignores them for a smaller one
 (`gpt-4o-mini-4k`, the default agent's): the reply comes from the knowledge as if none were sent, with no error
 (the official SDK's `test_chat_session_file_upload_ignored`); clients written for it rely on that."""
-
-
-async def read_documents(
-    db: AsyncSession, owner_uuid: str | None, session_uuid: str, uuids: Sequence[str]
-) -> tuple[list[AttachedDocument], list[AttachedDocument]]:
-    """The documents the message names (in its order) and the session's earlier ones; raises 422 for any uuid that
-    is not a document of `owner_uuid` (the chatbot owner's account, when the owner asks; None for a visitor)."""
-    repository = SessionDocumentRepository(db)
-    wanted = list(dict.fromkeys(uuids))
-    wellformed = [uuid for uuid in wanted if _UUID.match(uuid)]
-    owned = await repository.owned_among(owner_uuid, wellformed) if owner_uuid is not None else {}
-    missing = [uuid for uuid in wanted if uuid not in owned]
-    if missing:
-        details = [{"uuid": uuid, "error": "unknown session document"} for uuid in missing]
-        message = (
-            f"{len(missing)} of the session_document_uuids are not session documents of the chatbot's owner: "
-            "upload them with the owner's key (/session-document/upload) and send the message with that key"
-        )
-        raise AppError(ErrorCode.UNKNOWN_UUIDS, message, details)
-    earlier = await repository.of_session(session_uuid)
-    return [attached(owned[uuid]) for uuid in wanted], [attached(document) for document in earlier]
 
 
 def admission(

@@ -15,7 +15,7 @@ from botyard.agents.roster import enabled_agents
 from botyard.agents.rules import HUMAN_ESCALATION
 from botyard.answering import variables
 from botyard.answering.base import Turn
-from botyard.answering.documents import admission, read_documents
+from botyard.answering.documents import admission
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roster
 from botyard.answering.sweep import stream_owner
 from botyard.chat import access, conversation, ratelimit
@@ -36,8 +36,8 @@ from botyard.models import (
 )
 from botyard.outbox import events as webhooks
 from botyard.retrieval.relevance import Strictness
+from botyard.session_documents import service as session_documents
 from botyard.session_documents.budget import AttachedDocument
-from botyard.session_documents.repository import SessionDocumentRepository
 
 HISTORY_TURNS = 6
 
@@ -151,7 +151,7 @@ async def _read(db: AsyncSession, ask: Ask, tools: bool, now: datetime) -> _Read
     turns = await conversation.recent_exchanges(db, session.uuid, HISTORY_TURNS)
     enabled = await enabled_agents(db, chatbot.uuid, functions=tools)
     spoken = await chatbots.language(db, chatbot)  # remembered per knowledge version: a query once per change
-    new, earlier = await read_documents(db, owner, session.uuid, ask.document_uuids)
+    new, earlier = await session_documents.for_message(db, owner, session.uuid, ask.document_uuids)
     return _Read(session, chatbot, owner, list(turns), roster(enabled, tools=tools), spoken.language, new, earlier)
 
 
@@ -181,7 +181,7 @@ async def _store(
             modified_at=now,
         ),
     )
-    await SessionDocumentRepository(db).link(message.uuid, documents)
+    await session_documents.link(db, message.uuid, documents)
     if filled:
         await conversation.set_variables(db, session.uuid, filled)
         data = {"session_uuid": session.uuid, "message_uuid": message.uuid, "variables": filled}

@@ -19,9 +19,9 @@ from botyard.chat.wire import MessageContext, message_to_wire
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.errors import not_found, unknown_uuids
-from botyard.jobs.repository import JobRepository
+from botyard.jobs.service import pending_by_message
 from botyard.models import Chatbot, ChatSession, Message, MessageKind, MessageMeta, SessionMeta
-from botyard.session_documents.repository import SessionDocumentRepository
+from botyard.session_documents import service as session_documents
 
 INVALID_MESSAGE = "invalid message"
 _UUID = re.compile(r"^[0-9a-f]{32}$")
@@ -148,9 +148,9 @@ async def messages_to_wire(db: AsyncSession, session: ChatSession, messages: Seq
     agents tag the conversation, not one message), counting the background jobs still pending for it, with the end
     user's feedback on it and the session documents it used."""
     uuids = [message.uuid for message in messages]
-    pending = await JobRepository(db).pending_by_message(uuids)
+    pending = await pending_by_message(db, uuids)
     feedback = await feedback_of(db, uuids)
-    used = await SessionDocumentRepository(db).used_by(uuids)
+    used = await session_documents.used_by(db, uuids)
     tags = SessionMeta.of(session).tags
     return [
         message_to_wire(

@@ -29,9 +29,8 @@ from botyard.egress import EgressClient
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, Check, check_page
 from botyard.ingestion.repository import SourceFileRepository, SourceRepository
 from botyard.jobs.reasons import shown_reason
-from botyard.jobs.repository import JobRepository
 from botyard.jobs.runner import JobContext
-from botyard.jobs.service import enqueue
+from botyard.jobs.service import drop_queued_of_chatbot, enqueue
 from botyard.models import DataSource, Job, SourceFile, SyncSchedule
 from botyard.outbox import events as webhooks
 from botyard.sources.service import schedule_processing
@@ -77,7 +76,7 @@ async def _row(db: AsyncSession, chatbot_uuid: str) -> SyncSchedule:
 
 async def _queue(db: AsyncSession, row: SyncSchedule) -> None:
     """Replace the chatbot's waiting sync job with one for `row.next_run_at` (none when there is no next run)."""
-    await JobRepository(db).drop_queued_of_chatbot(SYNC_CHATBOT, row.chatbot_uuid)
+    await drop_queued_of_chatbot(db, SYNC_CHATBOT, row.chatbot_uuid)
     if row.next_run_at is not None:
         job = await enqueue(
             db,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -34,6 +35,21 @@ async def enqueue(
     if run_after is not None:
         job.run_after = run_after
     return await JobRepository(db).add(job)
+
+
+async def drop_queued(db: AsyncSession, kind: str, *, data_source_uuid: str) -> None:
+    """Forget the source's queued (not yet running) jobs of `kind`: a newer one replaces them."""
+    await JobRepository(db).drop_queued(kind, data_source_uuid)
+
+
+async def drop_queued_of_chatbot(db: AsyncSession, kind: str, chatbot_uuid: str) -> None:
+    """Forget the chatbot's queued (not yet running) jobs of `kind`: a newer one replaces them."""
+    await JobRepository(db).drop_queued_of_chatbot(kind, chatbot_uuid)
+
+
+async def pending_by_message(db: AsyncSession, message_uuids: Sequence[str]) -> dict[str, int]:
+    """How many unfinished jobs each of these messages has (those with none are left out)."""
+    return await JobRepository(db).pending_by_message(message_uuids)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ with the ingestion's sandboxed parsers and their limits, or an image kept as it 
 from __future__ import annotations
 
 import asyncio
+import re
+from collections.abc import Sequence
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,6 +27,7 @@ IMAGE_EXTENSIONS = {
     "gif": "image/gif",
 }
 ALLOWED = (*uploads.ALLOWED_EXTENSIONS, *IMAGE_EXTENSIONS)
+_UUID = re.compile(r"^[0-9a-f]{32}$")
 
 
 def _extension(name: str) -> str:
@@ -120,3 +123,39 @@ def attached(document: SessionDocument) -> AttachedDocument:
         content_type=document.content_type,
         image=document.image,
     )
+
+
+async def for_message(
+    db: AsyncSession, owner_uuid: str | None, session_uuid: str, uuids: Sequence[str]
+) -> tuple[list[AttachedDocument], list[AttachedDocument]]:
+    """The documents a message names (in its order) and the session's earlier ones; raises 422 for any uuid that
+    is not a document of `owner_uuid` (the chatbot owner's account, when the owner asks; None for a visitor).
+
+    A message can only attach documents of the chatbot's owner, sent with the owner's key: to a visitor (no key, or
+    another account's key on an open chatbot: `chat.access`) every uuid is unknown, so nobody plants a file in an
+    owner's conversation or spends the owner's model budget on it. Unknown, foreign or malformed uuids refuse the
+    message (422 `unknown_uuids`, one entry each) before anything is stored."""
+    repository = SessionDocumentRepository(db)
+    wanted = list(dict.fromkeys(uuids))
+    wellformed = [uuid for uuid in wanted if _UUID.match(uuid)]
+    owned = await repository.owned_among(owner_uuid, wellformed) if owner_uuid is not None else {}
+    missing = [uuid for uuid in wanted if uuid not in owned]
+    if missing:
+        details = [{"uuid": uuid, "error": "unknown session document"} for uuid in missing]
+        message = (
+            f"{len(missing)} of the session_document_uuids are not session documents of the chatbot's owner: "
+            "upload them with the owner's key (/session-document/upload) and send the message with that key"
+        )
+        raise AppError(ErrorCode.UNKNOWN_UUIDS, message, details)
+    earlier = await repository.of_session(session_uuid)
+    return [attached(owned[uuid]) for uuid in wanted], [attached(document) for document in earlier]
+
+
+async def link(db: AsyncSession, message_uuid: str, document_uuids: Sequence[str]) -> None:
+    """Record that the message's answer uses these documents (in the message's transaction)."""
+    await SessionDocumentRepository(db).link(message_uuid, document_uuids)
+
+
+async def used_by(db: AsyncSession, message_uuids: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """The documents (uuid, name) each of these messages used, in the order they joined the session."""
+    return await SessionDocumentRepository(db).used_by(message_uuids)

@@ -17,8 +17,7 @@ from botyard.egress import EgressClient, EgressNetworkError, EgressRefused, Egre
 from botyard.errors import AppError, ErrorCode, not_found, unknown_uuids
 from botyard.ingestion.jobs import PROCESS_SOURCE
 from botyard.ingestion.repository import ChunkRepository
-from botyard.jobs.repository import JobRepository
-from botyard.jobs.service import enqueue
+from botyard.jobs.service import drop_queued, enqueue
 from botyard.models import DataSource, SourceFile
 from botyard.sources import uploads
 from botyard.sources.repository import DataSourceRepository
@@ -49,7 +48,7 @@ async def schedule_processing(db: AsyncSession, source: DataSource, *, new: bool
     transaction, so it exists exactly when the source row does; a job still waiting for the same source is
     replaced rather than doubled."""
     if not new:
-        await JobRepository(db).drop_queued(PROCESS_SOURCE, source.uuid)
+        await drop_queued(db, PROCESS_SOURCE, data_source_uuid=source.uuid)
     await enqueue(
         db,
         PROCESS_SOURCE,

@@ -10,8 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso, utcnow
-from botyard.jobs.repository import JobRepository
-from botyard.jobs.service import enqueue
+from botyard.jobs.service import drop_queued_of_chatbot, enqueue
 from botyard.models import TestCase, TestResult, TestRun, TestSet
 from botyard.testsets import csvfile
 from botyard.testsets.repository import TestRunRepository, TestSetRepository
@@ -134,7 +133,7 @@ async def delete(db: AsyncSession, account_uuid: str, set_uuid: str) -> None:
 
 async def schedule_watch(db: AsyncSession, chatbot_uuid: str, at: datetime | None = None) -> None:
     """Replace the chatbot's waiting look for knowledge changes (`watch`) with one at `at` (now when not given)."""
-    await JobRepository(db).drop_queued_of_chatbot(WATCH_TEST_SETS, chatbot_uuid)
+    await drop_queued_of_chatbot(db, WATCH_TEST_SETS, chatbot_uuid)
     job = await enqueue(db, WATCH_TEST_SETS, {"chatbot_uuid": chatbot_uuid}, chatbot_uuid=chatbot_uuid)
     job.run_after = at or utcnow()
     await db.flush()

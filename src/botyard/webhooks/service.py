@@ -14,8 +14,7 @@ from botyard.egress import EgressClient, EgressNetworkError, EgressRefused, Egre
 from botyard.errors import AppError, ErrorCode
 from botyard.models import Webhook as WebhookRow
 from botyard.models import WebhookDelivery
-from botyard.outbox import events
-from botyard.outbox.repository import DeliveryRepository, WebhookRepository
+from botyard.outbox import events, hooks
 from botyard.outbox.signing import new_secret
 from botyard.webhooks.schemas import Delivery, Webhook, WebhookCreate, WebhookUpdate
 
@@ -40,16 +39,16 @@ async def create(
     hook = WebhookRow(
         chatbot_uuid=chatbot.uuid, url=url, events=_unique(body.events), enabled=body.enabled, secret=new_secret()
     )
-    return await WebhookRepository(db).add(hook)
+    return await hooks.add(db, hook)
 
 
 async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sequence[WebhookRow]:
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
-    return await WebhookRepository(db).of_chatbot(chatbot.uuid)
+    return await hooks.of_chatbot(db, chatbot.uuid)
 
 
 async def get_owned(db: AsyncSession, account_uuid: str, webhook_uuid: str) -> WebhookRow:
-    return await WebhookRepository(db).get_owned(account_uuid, webhook_uuid)
+    return await hooks.owned(db, account_uuid, webhook_uuid)
 
 
 async def update(
@@ -61,18 +60,18 @@ async def update(
     if "events" in values:
         values["events"] = _unique(values["events"])
     hook = await get_owned(db, account_uuid, webhook_uuid)
-    return await WebhookRepository(db).update(hook, values)
+    return await hooks.update(db, hook, values)
 
 
 async def rotate_secret(db: AsyncSession, account_uuid: str, webhook_uuid: str) -> WebhookRow:
     """A new secret; the old one signs nothing from now on."""
     hook = await get_owned(db, account_uuid, webhook_uuid)
-    return await WebhookRepository(db).update(hook, {"secret": new_secret()})
+    return await hooks.update(db, hook, {"secret": new_secret()})
 
 
 async def delete(db: AsyncSession, account_uuid: str, webhook_uuid: str) -> None:
     """Delete the webhook with its deliveries (pending ones are not sent)."""
-    await WebhookRepository(db).delete(await get_owned(db, account_uuid, webhook_uuid))
+    await hooks.delete(db, await get_owned(db, account_uuid, webhook_uuid))
 
 
 async def test(db: AsyncSession, account_uuid: str, webhook_uuid: str, now: datetime) -> WebhookDelivery:
@@ -81,7 +80,7 @@ async def test(db: AsyncSession, account_uuid: str, webhook_uuid: str, now: date
 
 async def deliveries(db: AsyncSession, account_uuid: str, webhook_uuid: str, limit: int) -> Sequence[WebhookDelivery]:
     hook = await get_owned(db, account_uuid, webhook_uuid)
-    return await DeliveryRepository(db).of_webhook(hook.uuid, limit)
+    return await hooks.deliveries(db, hook.uuid, limit)
 
 
 def _unique(names: Sequence[str]) -> list[str]:

@@ -15,9 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.history.repository import HistoryRepository
 from botyard.db.base import utcnow
-from botyard.jobs.repository import JobRepository
 from botyard.jobs.runner import JobContext
-from botyard.jobs.service import enqueue
+from botyard.jobs.service import drop_queued_of_chatbot, enqueue
 from botyard.models import Job
 
 PURGE_CONVERSATIONS = "purge_conversations"
@@ -27,7 +26,7 @@ PURGE_BATCH = 500
 
 async def schedule_purge(db: AsyncSession, chatbot_uuid: str, days: int | None, at: datetime | None = None) -> None:
     """Replace the chatbot's waiting purge with one at `at` (now when not given); none when `days` is None."""
-    await JobRepository(db).drop_queued_of_chatbot(PURGE_CONVERSATIONS, chatbot_uuid)
+    await drop_queued_of_chatbot(db, PURGE_CONVERSATIONS, chatbot_uuid)
     if days is not None:
         job = await enqueue(db, PURGE_CONVERSATIONS, {"chatbot_uuid": chatbot_uuid}, chatbot_uuid=chatbot_uuid)
         job.run_after = at or utcnow()
