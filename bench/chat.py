@@ -120,10 +120,10 @@ from botyard.embedding import encode_matrix, encode_vector, unit_parts
 from botyard.embedding.minilm import MiniLMEmbedder, default_tokenizer_path
 from botyard.embedding.pair import USE_SCALE, PairEmbedder
 from botyard.embedding.use import UseEmbedder
-from botyard.ingestion.repository import ChunkRepository
 from botyard.models import Chunk, DataSource
 from botyard.passages import passages
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS
+from botyard.sources.repository import ChunkRepository
 
 ROOT = Path(__file__).resolve().parents[1]
 EMBEDDER = PairEmbedder(MiniLMEmbedder(), UseEmbedder(), USE_SCALE)

@@ -37,11 +37,11 @@ from retrieval import ndcg_at, read_dataset
 from botyard.config import Settings
 from botyard.embedding import build_embedder, encode_vector, part_cosines, unit_parts
 from botyard.ingestion.chunk import chunk_markdown
-from botyard.ingestion.embed import embedding_text
 from botyard.ingestion.parse.core import parse_bytes
 from botyard.retrieval.fusion import FEEDBACK_DOCS, FEEDBACK_WEIGHT, Method, candidates, lookup
 from botyard.retrieval.index import OVERFETCH, ChatbotIndex, Search
 from botyard.retrieval.repository import ChunkRow
+from botyard.sources.processing.embed import embedding_text
 
 Floats = npt.NDArray[np.float64]
 Rows = npt.NDArray[np.int64]

@@ -199,7 +199,8 @@ def test_build_embedder_follows_the_settings(server: EmbeddingServer) -> None:
 
 def test_commands_that_never_embed_do_not_load_onnxruntime() -> None:
     # `botyard key create` imports the CLI; building the runtime is what loads the model, and only serve/worker do.
-    code = "import sys, botyard.cli, botyard.embedding, botyard.ingestion.embed; print('onnxruntime' in sys.modules)"
+    modules = "botyard.cli, botyard.embedding, botyard.sources.processing.embed"
+    code = f"import sys, {modules}; print('onnxruntime' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
 

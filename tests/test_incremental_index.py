@@ -13,13 +13,13 @@ from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.embedding import encode_vector
-from botyard.ingestion.repository import ChunkRepository
 from botyard.models import Chunk, DataSource, KnowledgeChange
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.repository import ChunkRow, RetrievalRepository
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.spelling import Speller
+from botyard.sources.repository import ChunkRepository
 from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.jobs import process

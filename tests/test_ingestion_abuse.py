@@ -12,7 +12,7 @@ import pytest
 from botyard.config import Settings
 from botyard.egress import EgressClient
 from botyard.ingestion.parse import ParseLimits
-from botyard.ingestion.pipeline import IngestionConfig, SourceProcessor
+from botyard.sources.processing.pipeline import IngestionConfig, SourceProcessor
 from tests.support import documents as samples
 from tests.support.api import Api
 from tests.support.egress_servers import Site

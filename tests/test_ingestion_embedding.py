@@ -14,12 +14,12 @@ from starlette.testclient import TestClient
 
 from botyard.embedding import Embedder, Vectors, decode_matrix, decode_vector
 from botyard.embedding.openai_compat import OpenAIEmbedder
-from botyard.ingestion.embed import embedding_text, enqueue_reembedding
-from botyard.ingestion.jobs import REEMBED_SOURCE
-from botyard.ingestion.stages import SHOW_AFTER
 from botyard.models import Chunk, DataSource, Job
 from botyard.passages import passages
 from botyard.runtime import Runtime
+from botyard.sources.processing.embed import embedding_text, enqueue_reembedding
+from botyard.sources.processing.jobs import REEMBED_SOURCE
+from botyard.sources.processing.stages import SHOW_AFTER
 from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.embedders import FakeEmbedder

@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import event, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.ingestion.embed import SourceReembedder
-from botyard.ingestion.pipeline import SourceProcessor
 from botyard.jobs.runner import KEEP_DONE, KEEP_FAILED, JobContext, JobRunner, LeaseLost, PermanentError, RunnerConfig
 from botyard.jobs.service import enqueue
 from botyard.models import Account, Chatbot, DataSource, Job
+from botyard.sources.processing.embed import SourceReembedder
+from botyard.sources.processing.pipeline import SourceProcessor
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.jobs import drain

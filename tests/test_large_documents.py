@@ -17,11 +17,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.config import Settings
 from botyard.embedding import Vectors
 from botyard.ingestion.chunk import ChunkingConfig
-from botyard.ingestion.embed import EMBED_BATCH_CHUNKS
 from botyard.ingestion.parse import ParseLimits
-from botyard.ingestion.pipeline import IngestionConfig, SourceProcessor
 from botyard.models import Job
 from botyard.runtime import Runtime, ingestion_config
+from botyard.sources.processing.embed import EMBED_BATCH_CHUNKS
+from botyard.sources.processing.pipeline import IngestionConfig, SourceProcessor
 from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.embedders import FakeEmbedder

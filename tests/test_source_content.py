@@ -14,11 +14,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.session import Database
 from botyard.embedding import Vectors
-from botyard.ingestion.pipeline import SourceProcessor
 from botyard.jobs.runner import JobRunner
 from botyard.models import Chatbot
 from botyard.runtime import Runtime, ingestion_config
 from botyard.sources import content
+from botyard.sources.processing.pipeline import SourceProcessor
 from botyard.sources.schemas import QaUpdate
 from tests.support.api import Api, assert_error, assert_not_found
 from tests.support.database import Db

@@ -26,15 +26,15 @@ from botyard.db.session import Database
 from botyard.egress import EgressClient, Resolver
 from botyard.embedding import Embedder, build_embedder, close_embedder
 from botyard.ingestion.chunk import ChunkingConfig
-from botyard.ingestion.embed import SourceReembedder, enqueue_reembedding
 from botyard.ingestion.parse import ParseLimits
-from botyard.ingestion.pipeline import IngestionConfig, SourceProcessor
 from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
 from botyard.llm.provider import Provider
 from botyard.llm.registry import ModelRegistry
 from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.retriever import Retriever
+from botyard.sources.processing.embed import SourceReembedder, enqueue_reembedding
+from botyard.sources.processing.pipeline import IngestionConfig, SourceProcessor
 from botyard.testsets.runner import TestRunner
 
 

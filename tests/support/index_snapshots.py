@@ -12,12 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.config import Settings
 from botyard.embedding import encode_vector
-from botyard.ingestion.repository import ChunkRepository
 from botyard.models import Chunk, DataSource
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS
+from botyard.sources.repository import ChunkRepository
 from tests.support.database import Db
 from tests.support.embedders import FakeEmbedder
 

@@ -11,10 +11,10 @@ from sqlalchemy import select
 from starlette.testclient import TestClient
 
 from botyard.embedding import Embedder
-from botyard.ingestion.pipeline import SourceProcessor
 from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
 from botyard.models import Job
 from botyard.runtime import Runtime, ingestion_config, job_handlers
+from botyard.sources.processing.pipeline import SourceProcessor
 
 FAST = RunnerConfig(lease_seconds=10, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.02)
 

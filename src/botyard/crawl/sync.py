@@ -26,14 +26,12 @@ from botyard.crawl.sync_schemas import Schedule, Sync
 from botyard.crawl.urls import host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient
-from botyard.ingestion.freshness import GONE_AFTER_MISSES, Check, check_page
-from botyard.ingestion.repository import SourceFileRepository, SourceRepository
+from botyard.ingestion.freshness import Check, check_page
 from botyard.jobs.reasons import shown_reason
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import drop_queued_of_chatbot, enqueue
-from botyard.models import DataSource, Job, SourceFile, SyncSchedule
-from botyard.outbox import events as webhooks
-from botyard.sources.service import schedule_processing
+from botyard.models import DataSource, Job, SyncSchedule
+from botyard.sources import recheck
 
 SYNC_CHATBOT = "sync_chatbot"
 OUTCOMES = ("unchanged", "changed", "gone", "failed", "skipped")
@@ -110,21 +108,21 @@ class ChatbotSync:
 
     async def run(self, ctx: JobContext) -> None:
         chatbot_uuid = str(ctx.payload["chatbot_uuid"])
-        pages = await ctx.read(lambda db: SourceRepository(db).fetched_pages(chatbot_uuid))
+        pages = await ctx.read(lambda db: recheck.fetched_pages(db, chatbot_uuid))
         gate = HostGate(self.delay)
         summary: Counter[str] = Counter()
         slots = asyncio.Semaphore(4)
-        lastmods = await self._sitemap_lastmods(gate, [_url_of(source) for source in pages])
+        lastmods = await self._sitemap_lastmods(gate, [recheck.url_of(source) for source in pages])
         unchanged: list[tuple[str, Check]] = []  # recorded in batches: most pages of a re-sync did not change
 
         async def flush() -> None:
             batch = unchanged.copy()
             unchanged.clear()
             if batch:
-                await ctx.write(lambda db: _record_all(db, batch))
+                await ctx.write(lambda db: recheck.record_all(db, batch))
 
         async def one(source: DataSource) -> None:
-            url = _url_of(source)
+            url = recheck.url_of(source)
             if source.status == "success" and unchanged_since(lastmods.get(url), source.meta.get("fetched_at")):
                 summary["skipped"] += 1  # the sitemap says it has not changed since we fetched it: no request
                 return
@@ -138,7 +136,7 @@ class ChatbotSync:
                 if len(unchanged) >= RECORD_BATCH:
                     await flush()
                 return
-            summary[await ctx.write(lambda db: _record(db, source.uuid, check))] += 1
+            summary[await ctx.write(lambda db: recheck.record(db, source.uuid, check))] += 1
 
         await asyncio.gather(*(one(source) for source in pages))
         await flush()
@@ -161,55 +159,6 @@ class ChatbotSync:
             listing = await list_pages(self.egress, gate, site, robots)
             lastmods |= {url: lastmod for url, lastmod in listing.pages if lastmod}
         return lastmods
-
-
-async def _record_all(db: AsyncSession, checks: list[tuple[str, Check]]) -> None:
-    for source_uuid, check in checks:
-        await _record(db, source_uuid, check)
-
-
-def _url_of(source: DataSource) -> str:
-    return str(source.meta.get("url") or source.file_name)
-
-
-async def _record(db: AsyncSession, source_uuid: str, check: Check) -> str:
-    """Apply one page's check; returns its outcome for the summary."""
-    source = await SourceRepository(db).get(source_uuid)
-    if source is None:
-        return "failed"
-    now = iso(utcnow())
-    if check.outcome == "unchanged":
-        source.meta = {**source.meta, **check.meta, "misses": 0, "checked_at": now}
-        if source.status == "error:not found":  # back again, as it was
-            source.status = "success"
-        return "unchanged"
-    if check.outcome == "gone":
-        misses = int(source.meta.get("misses", 0)) + 1
-        source.meta = {**source.meta, "misses": misses, "checked_at": now}
-        if misses >= GONE_AFTER_MISSES and source.status != "error:not found":
-            source.status = "error:not found"
-            await webhooks.source_failed(db, source, utcnow())
-        return "gone"
-    if check.outcome == "failed":
-        source.meta = {**source.meta, "checked_at": now, "last_check_error": check.reason}
-        return "failed"
-    assert check.result is not None
-    body = check.result.body
-    files = SourceFileRepository(db)
-    await files.remove(source.uuid)
-    sha = str(check.meta["body_sha256"])
-    await files.add(
-        SourceFile(
-            data_source_uuid=source.uuid,
-            content_type=check.result.content_type or "text/html",
-            sha256=sha,
-            content=body,
-        )
-    )
-    source.meta = {**source.meta, **check.meta, "checked_at": now}
-    source.status = "queued"
-    await schedule_processing(db, source)
-    return "changed"
 
 
 async def _next_run(db: AsyncSession, chatbot_uuid: str, run_at: str, summary: Mapping[str, int | str]) -> None:

@@ -1,1 +1,2 @@
-"""Ingestion: the stages that turn a data source into indexed chunks (fetch, parse, chunk, count tokens, embed)."""
+"""Ingestion, a library: bytes to a parsed document, a document to chunks, chunks to token counts, and the freshness
+check of a fetched page. No database: `sources.processing` runs it over stored sources."""

@@ -17,9 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.errors import AppError, ErrorCode
 from botyard.ingestion.qa import atomic_chunk, content_hash, qa_text
-from botyard.ingestion.repository import ChunkRepository
 from botyard.models import DataSource
-from botyard.sources.repository import ChunkViewRepository, DataSourceRepository
+from botyard.sources.repository import ChunkRepository, DataSourceRepository
 from botyard.sources.schemas import QaUpdate, SourceChunks
 from botyard.sources.service import QA_TITLE_LENGTH, get_owned, schedule_processing
 
@@ -28,7 +27,7 @@ async def chunks_of(db: AsyncSession, account_uuid: str, source_uuid: str, offse
     """A page of the account's source's chunks, in order, with how many there are."""
     source = await get_owned(db, account_uuid, source_uuid)
     total = await ChunkRepository(db).count_of(source.uuid)
-    rows = await ChunkViewRepository(db).page_of(source.uuid, offset, limit)
+    rows = await ChunkRepository(db).page_of(source.uuid, offset, limit)
     return {
         "uuid": source.uuid,
         "total": total,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit, urlunsplit
 
@@ -15,11 +15,10 @@ from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.egress import EgressClient, EgressNetworkError, EgressRefused, EgressTimeout
 from botyard.errors import AppError, ErrorCode, not_found, unknown_uuids
-from botyard.ingestion.jobs import PROCESS_SOURCE
-from botyard.ingestion.repository import ChunkRepository
 from botyard.jobs.service import drop_queued, enqueue
 from botyard.models import DataSource, SourceFile
 from botyard.sources import uploads
+from botyard.sources.processing.jobs import PROCESS_SOURCE
 from botyard.sources.repository import DataSourceRepository
 from botyard.sources.schemas import DataSource as DataSourceOut
 from botyard.sources.schemas import ItemResult, QaCreate, SourceUpdate, UrlCreate
@@ -216,16 +215,12 @@ async def in_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequence[str]) 
 
 async def update(db: AsyncSession, account_uuid: str, source_uuid: str, body: SourceUpdate) -> DataSource:
     source = await get_owned(db, account_uuid, source_uuid)
-    if body.title != source.title:
-        # The title is searched and shown with every hit: the chatbot's search indexes must be rebuilt.
-        await ChunkRepository(db).bump_version(source.chatbot_uuid, [source.uuid])
-    return await DataSourceRepository(db).update(source, {"title": body.title})
+    return await DataSourceRepository(db).retitle(source, body.title)
 
 
 async def delete(db: AsyncSession, account_uuid: str, source_uuid: str) -> None:
     source = await get_owned(db, account_uuid, source_uuid)
-    await DataSourceRepository(db).remove([source.uuid])
-    await _forget_knowledge(db, [source])
+    await DataSourceRepository(db).remove([source])
 
 
 async def _owned_by_uuid(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> dict[str, DataSource]:
@@ -240,18 +235,7 @@ async def delete_many(db: AsyncSession, account_uuid: str, uuids: Sequence[str])
     bad = [uuid for uuid in dict.fromkeys(uuids) if uuid not in owned]
     if bad:
         raise unknown_uuids(bad, noun="data sources", reason=INVALID_SOURCE)
-    await DataSourceRepository(db).remove(list(owned))
-    await _forget_knowledge(db, owned.values())
-
-
-async def _forget_knowledge(db: AsyncSession, sources: Iterable[DataSource]) -> None:
-    """Deleting a source deletes its chunks (ON DELETE CASCADE): bump its chatbot's knowledge version, the key of
-    the in-process search indexes, as every other chunk change does."""
-    by_chatbot: dict[str, list[str]] = {}
-    for source in sources:
-        by_chatbot.setdefault(source.chatbot_uuid, []).append(source.uuid)
-    for chatbot_uuid in sorted(by_chatbot):
-        await ChunkRepository(db).bump_version(chatbot_uuid, by_chatbot[chatbot_uuid])
+    await DataSourceRepository(db).remove(owned.values())
 
 
 async def _restart(

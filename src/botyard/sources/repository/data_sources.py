@@ -1,13 +1,16 @@
+"""Data sources: a chatbot's knowledge, one row each (a Q&A pair, a page, a file)."""
+
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 
 from botyard.db.batches import batches
-from botyard.db.repository import ChatbotPartRepository, Repository
-from botyard.models import Chatbot, Chunk, DataSource, SourceFile
+from botyard.db.repository import ChatbotPartRepository
+from botyard.models import Chatbot, DataSource, SourceFile
+from botyard.sources.repository.chunks import bump_version
 
 
 class DataSourceRepository(ChatbotPartRepository[DataSource]):
@@ -62,25 +65,31 @@ class DataSourceRepository(ChatbotPartRepository[DataSource]):
             return False
         return True
 
-    async def remove(self, uuids: Sequence[str]) -> None:
-        # Tag memberships, agent selections and the stored file go with the source through ON DELETE CASCADE.
-        for batch in batches(list(uuids)):
+    async def remove(self, sources: Iterable[DataSource]) -> None:
+        """Delete the sources: their chunks, tag memberships, agent selections and stored files go with them through
+        ON DELETE CASCADE, and each chatbot whose chunks went gets a new knowledge version."""
+        by_chatbot: dict[str, list[str]] = {}
+        for source in sources:
+            by_chatbot.setdefault(source.chatbot_uuid, []).append(source.uuid)
+        for batch in batches([uuid for uuids in by_chatbot.values() for uuid in uuids]):
             await self.session.execute(delete(DataSource).where(DataSource.uuid.in_(batch)))
+        for chatbot_uuid in sorted(by_chatbot):
+            await bump_version(self.session, chatbot_uuid, by_chatbot[chatbot_uuid])
 
+    async def retitle(self, source: DataSource, title: str) -> DataSource:
+        """A new title; it is searched and shown with every hit, so the chatbot's search indexes reload the source."""
+        if title != source.title:
+            await bump_version(self.session, source.chatbot_uuid, [source.uuid])
+        return await self.update(source, {"title": title})
 
-class ChunkViewRepository(Repository[Chunk]):
-    """A source's chunks as the owner reads them: text and figures, never the vectors."""
-
-    model = Chunk
-
-    async def page_of(self, source_uuid: str, offset: int, limit: int) -> list[tuple[int, str, str, int, bool]]:
-        """(position, heading, text, tokens, embedded) of the source's chunks in order, `limit` from `offset`."""
-        statement = (
-            select(Chunk.position, Chunk.heading, Chunk.text, Chunk.tokens, Chunk.embedding.is_not(None))
-            .where(Chunk.data_source_uuid == source_uuid)
-            .order_by(Chunk.position)
-            .offset(offset)
-            .limit(limit)
+    async def fetched_pages(self, chatbot_uuid: str) -> Sequence[DataSource]:
+        """The chatbot's web pages that were fetched at least once (what a re-sync checks again)."""
+        return await self.all(
+            select(DataSource)
+            .where(
+                DataSource.chatbot_uuid == chatbot_uuid,
+                DataSource.type == "link",
+                DataSource.content_hash.is_not(None),
+            )
+            .order_by(DataSource.created_at, DataSource.uuid)
         )
-        rows = await self.session.execute(statement)
-        return [(int(p), str(h), str(t), int(n), bool(e)) for p, h, t, n, e in rows.all()]

@@ -15,8 +15,8 @@ import logging
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.ingestion.repository import SourceRepository
 from botyard.jobs.runner import JobContext, LeaseLost
+from botyard.sources.repository import DataSourceRepository
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,6 @@ class StageReporter:
 
 
 async def _set_status(db: AsyncSession, source_uuid: str, status: str) -> None:
-    source = await SourceRepository(db).get(source_uuid)
+    source = await DataSourceRepository(db).get(source_uuid)
     if source is not None:
         source.status = status

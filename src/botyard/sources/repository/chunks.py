@@ -1,17 +1,15 @@
-"""What ingestion reads and writes: the source it processes, the bytes stored with it, and its chunks.
-
-A source's chunks are replaced as a whole, and every change bumps its chatbot's knowledge version (the key of the
-in-process search caches). Ingestion sits below the features, so it has its own repositories over the shared tables
-instead of borrowing the sources feature's."""
+"""The chunks of sources, and the chatbot's knowledge version that every change of them bumps (the key of every
+process's in-memory search index: `retrieval.retriever`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
 from sqlalchemy import ColumnElement, Table, bindparam, delete, exists, func, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.repository import Repository
-from botyard.models import Chatbot, Chunk, DataSource, Job, KnowledgeChange, SourceFile
+from botyard.models import Chatbot, Chunk, DataSource, Job, KnowledgeChange
 
 KEPT_VERSIONS = 1000
 """Knowledge versions of a chatbot whose changes are kept: a process whose index is older rebuilds it whole (by then
@@ -24,39 +22,35 @@ def _stale(embedder: str) -> ColumnElement[bool]:
     return or_(Chunk.embedder.is_(None), Chunk.embedder != embedder, Chunk.passage_vectors.is_(None))
 
 
-class SourceRepository(Repository[DataSource]):
-    """Sources by uuid, whoever owns them: a job carries the uuid of a source whose owner was checked when it was
-    queued."""
-
-    model = DataSource
-
-    async def fetched_pages(self, chatbot_uuid: str) -> Sequence[DataSource]:
-        """The chatbot's web pages that were fetched at least once (what a re-sync checks again)."""
-        return await self.all(
-            select(DataSource)
-            .where(
-                DataSource.chatbot_uuid == chatbot_uuid,
-                DataSource.type == "link",
-                DataSource.content_hash.is_not(None),
-            )
-            .order_by(DataSource.created_at, DataSource.uuid)
+async def bump_version(session: AsyncSession, chatbot_uuid: str, source_uuids: Iterable[str]) -> None:
+    """A new knowledge version of the chatbot, which changed these sources' chunks (or what retrieval shows of
+    them): the search indexes of every process reload just those (`KnowledgeChange`)."""
+    version = await session.scalar(
+        update(Chatbot)
+        .where(Chatbot.uuid == chatbot_uuid)
+        # modified_at is named so that its on-update default does not fire: knowledge is not a setting.
+        .values(knowledge_version=Chatbot.knowledge_version + 1, modified_at=Chatbot.modified_at)
+        .returning(Chatbot.knowledge_version)
+        .execution_options(synchronize_session=False)
+    )
+    if version is None:
+        return
+    changes = [
+        {"chatbot_uuid": chatbot_uuid, "version": version, "data_source_uuid": uuid} for uuid in set(source_uuids)
+    ]
+    if changes:
+        await session.execute(insert(KnowledgeChange), changes)
+    await session.execute(
+        delete(KnowledgeChange).where(
+            KnowledgeChange.chatbot_uuid == chatbot_uuid, KnowledgeChange.version <= version - KEPT_VERSIONS
         )
-
-
-class SourceFileRepository(Repository[SourceFile]):
-    """A source's stored bytes: an upload, or a page a crawl or a re-sync fetched (dropped once its chunks are
-    stored, so that a re-scrape fetches the page again)."""
-
-    model = SourceFile
-
-    async def remove(self, source_uuid: str) -> None:
-        await self.session.execute(delete(SourceFile).where(SourceFile.data_source_uuid == source_uuid))
-
-    async def of_source(self, source_uuid: str) -> SourceFile | None:
-        return await self.one_or_none(select(SourceFile).where(SourceFile.data_source_uuid == source_uuid))
+    )
 
 
 class ChunkRepository(Repository[Chunk]):
+    """A source's chunks: replaced as a whole, embedded, and read by the owner (text and figures, never vectors).
+    Every write bumps the chatbot's knowledge version here, so no caller can forget it."""
+
     model = Chunk
 
     async def replace(self, source: DataSource, chunks: Sequence[Chunk]) -> None:
@@ -66,28 +60,7 @@ class ChunkRepository(Repository[Chunk]):
         await self.bump_version(source.chatbot_uuid, [source.uuid])
 
     async def bump_version(self, chatbot_uuid: str, source_uuids: Iterable[str]) -> None:
-        """A new knowledge version of the chatbot, which changed these sources' chunks (or what retrieval shows of
-        them): the search indexes of every process reload just those (`KnowledgeChange`)."""
-        version = await self.session.scalar(
-            update(Chatbot)
-            .where(Chatbot.uuid == chatbot_uuid)
-            # modified_at is named so that its on-update default does not fire: knowledge is not a setting.
-            .values(knowledge_version=Chatbot.knowledge_version + 1, modified_at=Chatbot.modified_at)
-            .returning(Chatbot.knowledge_version)
-            .execution_options(synchronize_session=False)
-        )
-        if version is None:
-            return
-        changes = [
-            {"chatbot_uuid": chatbot_uuid, "version": version, "data_source_uuid": uuid} for uuid in set(source_uuids)
-        ]
-        if changes:
-            await self.session.execute(insert(KnowledgeChange), changes)
-        await self.session.execute(
-            delete(KnowledgeChange).where(
-                KnowledgeChange.chatbot_uuid == chatbot_uuid, KnowledgeChange.version <= version - KEPT_VERSIONS
-            )
-        )
+        await bump_version(self.session, chatbot_uuid, source_uuids)
 
     async def count_of(self, source_uuid: str) -> int:
         statement = select(func.count()).select_from(Chunk).where(Chunk.data_source_uuid == source_uuid)
@@ -136,3 +109,15 @@ class ChunkRepository(Repository[Chunk]):
         )
         statement = select(Chunk.data_source_uuid, Chunk.chatbot_uuid).where(_stale(embedder), ~pending).distinct()
         return [(row.data_source_uuid, row.chatbot_uuid) for row in await self.session.execute(statement)]
+
+    async def page_of(self, source_uuid: str, offset: int, limit: int) -> list[tuple[int, str, str, int, bool]]:
+        """(position, heading, text, tokens, embedded) of the source's chunks in order, `limit` from `offset`."""
+        statement = (
+            select(Chunk.position, Chunk.heading, Chunk.text, Chunk.tokens, Chunk.embedding.is_not(None))
+            .where(Chunk.data_source_uuid == source_uuid)
+            .order_by(Chunk.position)
+            .offset(offset)
+            .limit(limit)
+        )
+        rows = await self.session.execute(statement)
+        return [(int(p), str(h), str(t), int(n), bool(e)) for p, h, t, n, e in rows.all()]

@@ -1,11 +1,11 @@
 """The `process_source` job: extract a source's text, chunk it, count its tokens, embed the chunks, store them.
 
 Stages move the source's `status` along (`downloading` → `extracting` → `chunking` → `embedding` → `success`),
-each write fenced by the job's lease; a stage shows only if it lasts (`botyard.ingestion.stages`). The chunks (with
+each write fenced by the job's lease; a stage shows only if it lasts (`sources.processing.stages`). The chunks (with
 their vectors), the final status and the job's completion are written in one transaction, so readers see the old
 chunks or the new ones, never a mix, and a re-run replaces instead of duplicating. Content whose hash did not
 change is not chunked again, and its chunks are embedded again only if the configured embedder did not produce
-them (`botyard.ingestion.embed`).
+them (`botyard.sources.processing.embed`).
 """
 
 from __future__ import annotations
@@ -20,19 +20,19 @@ from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient
 from botyard.embedding import Embedder
 from botyard.ingestion.chunk import ChunkingConfig, chunk_markdown
-from botyard.ingestion.embed import embed_chunks, embed_stale, stale_chunks
 from botyard.ingestion.errors import SourceFailed, SourceRetry
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, check_page
-from botyard.ingestion.jobs import PROCESS_SOURCE
 from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, SandboxError, parse_file
 from botyard.ingestion.qa import atomic_chunk, content_hash, qa_text_of
-from botyard.ingestion.repository import ChunkRepository, SourceFileRepository, SourceRepository
-from botyard.ingestion.stages import SHOW_AFTER, StageReporter
 from botyard.ingestion.tokens import count_tokens
 from botyard.jobs.reasons import shown_reason
 from botyard.jobs.runner import JobContext
 from botyard.models import Chunk, DataSource, Job
 from botyard.outbox import events as webhooks
+from botyard.sources.processing.embed import embed_chunks, embed_stale, stale_chunks
+from botyard.sources.processing.jobs import PROCESS_SOURCE
+from botyard.sources.processing.stages import SHOW_AFTER, StageReporter
+from botyard.sources.repository import ChunkRepository, DataSourceRepository, SourceFileRepository
 
 __all__ = ["Extracted", "IngestionConfig", "SourceFailed", "SourceProcessor", "SourceRetry"]
 
@@ -84,7 +84,7 @@ class SourceProcessor:
 
     async def run(self, ctx: JobContext) -> None:
         source_uuid = str(ctx.payload["data_source_uuid"])
-        source = await ctx.read(lambda db: SourceRepository(db).get(source_uuid))
+        source = await ctx.read(lambda db: DataSourceRepository(db).get(source_uuid))
         if source is None:  # deleted since the job was queued
             return
         stages = StageReporter(ctx, source_uuid, self.config.show_stage_after)
@@ -100,7 +100,7 @@ class SourceProcessor:
             stages.cancel()
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        source = await SourceRepository(session).get(str(job.payload.get("data_source_uuid")))
+        source = await DataSourceRepository(session).get(str(job.payload.get("data_source_uuid")))
         if source is not None:
             source.status = "error:" + shown_reason(reason)
             await webhooks.source_failed(session, source, utcnow())
@@ -115,7 +115,7 @@ class SourceProcessor:
         await stages.settle()
 
         async def keep(db: AsyncSession) -> None:
-            current = await SourceRepository(db).get(source_uuid)
+            current = await DataSourceRepository(db).get(source_uuid)
             if current is None:
                 return
             if fresh and embedder is not None:
@@ -145,7 +145,7 @@ class SourceProcessor:
                 vectors = await embed_stale(embedder, stale)
 
         async def store(db: AsyncSession) -> None:
-            current = await SourceRepository(db).get(source.uuid)
+            current = await DataSourceRepository(db).get(source.uuid)
             if current is None or (current.type == "qa" and qa_text_of(current) != extracted.markdown):
                 return  # deleted, or a pair edited meanwhile: the edit stored its chunk and queued its own job
             if text_hash != current.content_hash:

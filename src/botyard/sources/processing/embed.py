@@ -21,13 +21,13 @@ from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.embedding import Embedder, EmbeddingError, Vectors, encode_matrix, encode_vector
 from botyard.ingestion.errors import SourceFailed, SourceRetry
-from botyard.ingestion.jobs import PROCESS_SOURCE, REEMBED_SOURCE
-from botyard.ingestion.repository import ChunkRepository, SourceRepository
 from botyard.jobs.runner import JobContext
 from botyard.jobs.service import enqueue
 from botyard.models import Chunk, Job
 from botyard.outbox import events as webhooks
 from botyard.passages import passages
+from botyard.sources.processing.jobs import PROCESS_SOURCE, REEMBED_SOURCE
+from botyard.sources.repository import ChunkRepository, DataSourceRepository
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ class SourceReembedder:
         name = self.embedder.name
 
         async def store(db: AsyncSession) -> None:
-            source = await SourceRepository(db).get(source_uuid)
+            source = await DataSourceRepository(db).get(source_uuid)
             if source is not None:
                 await ChunkRepository(db).set_embeddings(source, vectors, name)
 
@@ -124,7 +124,7 @@ class SourceReembedder:
             await ctx.finish(store)
 
     async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        source = await SourceRepository(session).get(str(job.payload.get("data_source_uuid")))
+        source = await DataSourceRepository(session).get(str(job.payload.get("data_source_uuid")))
         if source is not None:
             source.status = f"error:{REASON}"
             await webhooks.source_failed(session, source, utcnow())
