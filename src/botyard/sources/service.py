@@ -7,7 +7,6 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, cast
-from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,6 +20,7 @@ from botyard.jobs.repository import JobRepository
 from botyard.jobs.service import enqueue
 from botyard.models import DataSource, SourceFile
 from botyard.sources import uploads
+from botyard.sources.links import url_dedupe_key
 from botyard.sources.repository import DataSourceRepository
 from botyard.sources.schemas import DataSource as DataSourceOut
 from botyard.sources.schemas import ItemResult, QaCreate, SourceUpdate, UrlCreate
@@ -28,7 +28,6 @@ from botyard.sources.schemas import ItemResult, QaCreate, SourceUpdate, UrlCreat
 QA_TITLE_LENGTH = 200
 INVALID_SOURCE = "invalid data source"
 _UUID = re.compile(r"^[0-9a-f]{32}$")
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class DuplicateSource(AppError):
@@ -74,25 +73,6 @@ def _meta(reference_source_link: str | None, **values: str | None) -> dict[str, 
     if reference_source_link is not None:
         meta["reference_source_link"] = reference_source_link
     return meta
-
-
-def normalise_url(url: str) -> str:
-    """The form two URLs of the same page share: lowercase scheme and host, no default port, no fragment, "/" for
-    an empty path. Path and query are kept as given (servers may treat their case as significant)."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    if parts.port is not None and parts.port != _DEFAULT_PORTS.get(scheme):
-        host = f"{host}:{parts.port}"
-    userinfo = parts.netloc.rpartition("@")[0]
-    netloc = f"{userinfo}@{host}" if userinfo else host
-    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
-
-
-def url_dedupe_key(url: str) -> str:
-    return "url:" + hashlib.sha256(normalise_url(url).encode()).hexdigest()
 
 
 async def _add_deduplicated(
@@ -170,9 +150,14 @@ async def add_crawled_page(
     try:
         return await _add_deduplicated(db, source, url_dedupe_key(url), file), True
     except DuplicateSource:
-        existing = await DataSourceRepository(db).by_dedupe_key(chatbot_uuid, url_dedupe_key(url))
+        existing = await link_source_at(db, chatbot_uuid, url)
         assert existing is not None  # _add_deduplicated found it
         return existing, False
+
+
+async def link_source_at(db: AsyncSession, chatbot_uuid: str, url: str) -> DataSource | None:
+    """The chatbot's URL source for the page at `url` (compared in normal form), if it holds one."""
+    return await DataSourceRepository(db).by_dedupe_key(chatbot_uuid, url_dedupe_key(url))
 
 
 async def create_upload(
