@@ -112,7 +112,7 @@ async def check_link(egress: EgressClient, url: str, field: str = "url") -> None
         await egress.check_url(url)
     except EgressRefused as error:
         detail = {"field": field, "message": error.reason, "type": ErrorCode.URL_REFUSED.value}
-        raise AppError(422, ErrorCode.URL_REFUSED, f"URL refused: {error.reason}", [detail]) from error
+        raise AppError(422, ErrorCode.URL_REFUSED, f"URL refused: {error.message}", [detail]) from error
     except (EgressNetworkError, EgressTimeout):
         pass
 
