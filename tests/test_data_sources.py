@@ -10,7 +10,7 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import DataSource
-from botyard.sources.service import normalise_url
+from botyard.sources.links import normalise_url
 from tests.support.api import MISSING, Api, assert_error, assert_not_found
 from tests.support.database import Db
 from tests.support.sources import (

@@ -276,6 +276,44 @@ def test_url_refusals(url: str, reason: str) -> None:
     assert "secret" not in str(error) and "secret" not in (error.url or "")
 
 
+@pytest.mark.parametrize(
+    ("url", "settings", "message"),
+    [
+        (
+            "http://public.test:8080/",
+            {},
+            "port not allowed: 8080 (allowed: 80, 443); to use it, add it to BOTYARD_EGRESS_ALLOWED_PORTS, or list the"
+            " host in BOTYARD_EGRESS_ALLOWLIST (an allowlisted host may use any port)",
+        ),
+        (
+            "https://public.test:22/",
+            {"egress_allowed_ports": [443, 8443]},
+            "port not allowed: 22 (allowed: 443, 8443); to use it, add it to BOTYARD_EGRESS_ALLOWED_PORTS, or list the"
+            " host in BOTYARD_EGRESS_ALLOWLIST (an allowlisted host may use any port)",
+        ),
+        (
+            "http://10.1.2.3/",
+            {},
+            "private address: 10.1.2.3 (private); to fetch it, list it or its network in BOTYARD_EGRESS_ALLOWLIST",
+        ),
+        (
+            "http://[::ffff:169.254.169.254]/",
+            {},
+            "private address: 169.254.169.254 (cloud metadata); to fetch it, list it or its network in"
+            " BOTYARD_EGRESS_ALLOWLIST",
+        ),
+    ],
+)
+def test_a_refusal_a_setting_would_lift_names_the_setting(url: str, settings: dict[str, Any], message: str) -> None:
+    error = check_refused(url, **settings)
+    assert isinstance(error, EgressRefused) and error.message == message
+
+
+def test_the_settings_named_are_the_ones_that_lift_the_refusals() -> None:
+    assert check("http://public.test:8080/", egress_allowed_ports=[80, 8080]) == "http://public.test:8080/"
+    assert check("http://10.1.2.3:8080/", egress_allowlist=["10.0.0.0/8"]) == "http://10.1.2.3:8080/"
+
+
 def test_credentials_are_refused_and_never_echoed(net: Net) -> None:
     error = net.failure(f"http://user:secret@127.0.0.1:{net.port}/page")
     assert error.reason == "credentials in url"
@@ -298,7 +336,8 @@ def test_dns_answers_are_checked_all_of_them(net: Net, host: str) -> None:
     # names the server's hosts file or internal DNS knows cannot be probed through the error.
     error = net.failure(f"http://{host}:{net.port}/page")
     assert isinstance(error, EgressNetworkError) and error.reason == "dns failure"
-    assert error.message == f"{host} does not resolve to a public address"
+    hint = "a host of a private network must be listed in BOTYARD_EGRESS_ALLOWLIST"
+    assert error.message == f"{host} does not resolve to a public address ({hint})"
 
 
 def test_the_system_resolver_is_checked_too() -> None:

@@ -129,6 +129,26 @@ def test_refused_urls_are_a_clear_422_at_creation(alice: Api, bot: str, fake_dns
     assert alice.ok(alice.get(f"/chatbot/{bot}/data-sources")) == []
 
 
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "https://example.com:8443/",
+            "URL refused: port not allowed: 8443 (allowed: 80, 443); to use it, add it to BOTYARD_EGRESS_ALLOWED_PORTS,"
+            " or list the host in BOTYARD_EGRESS_ALLOWLIST (an allowlisted host may use any port)",
+        ),
+        (
+            "http://169.254.169.254/latest/meta-data/",
+            "URL refused: private address: 169.254.169.254 (cloud metadata); to fetch it, list it or its network in"
+            " BOTYARD_EGRESS_ALLOWLIST",
+        ),
+    ],
+)
+def test_a_refusal_names_the_setting_that_would_lift_it(alice: Api, bot: str, url: str, message: str) -> None:
+    error = assert_error(alice.post(f"/chatbot/{bot}/data-source/url", {"url": url}), 422, "url_refused")
+    assert error["error"] == message
+
+
 def test_a_name_without_a_public_address_answers_like_one_that_does_not_resolve(
     alice: Api, bot: str, fake_dns: FakeDns
 ) -> None:

@@ -264,6 +264,9 @@ def test_a_url_the_egress_policy_refuses_is_refused_at_creation(alice: Api, url:
     bot = alice.chatbot()["uuid"]
     body = assert_error(alice.post(f"/chatbot/{bot}/webhook/create", {"url": url}), 422, "url_refused")
     assert body["details"][0]["field"] == "url"
+    if "ftp:" not in url:  # what a setting would lift names it
+        assert "BOTYARD_EGRESS_ALLOWLIST" in body["error"]
+        assert ("BOTYARD_EGRESS_ALLOWED_PORTS" in body["error"]) == (":22/" in url or ":8080/" in url)
     assert alice.ok(alice.get(f"/chatbot/{bot}/webhooks")) == []
     hook = create(alice, bot, "https://hooks.example.com/in")
     assert_error(alice.post(f"/webhook/{hook['uuid']}/update", {"url": url}), 422, "url_refused")

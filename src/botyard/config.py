@@ -224,6 +224,14 @@ class Settings(BaseSettings):
         return self.resolved_database_url.startswith("sqlite")
 
 
+def env_name(field: str) -> str:
+    """The environment variable that sets the `Settings` field (`egress_allowlist` -> `BOTYARD_EGRESS_ALLOWLIST`): how
+    a message names the setting that would change what it reports."""
+    if field not in Settings.model_fields:
+        raise KeyError(f"no setting {field!r}")
+    return f"{Settings.model_config.get('env_prefix', '')}{field}".upper()
+
+
 def to_async_url(url: str) -> str:
     """Give a plain database URL the async driver the service uses (asyncpg, aiosqlite)."""
     for plain, driver in (

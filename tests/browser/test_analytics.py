@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route, expect
 
 from tests.support.browser import Service
 from tests.support.dashboard import QUESTION, Dashboard, make_chatbot
@@ -133,3 +133,37 @@ def test_the_analytics_page_shows_the_counts_of_a_scripted_day(
     expect(row).to_have_text(f"{today:%Y-%m-%d}22")
     page.screenshot(path=artifacts / "analytics-custom-period.png", full_page=True)
     assert dashboard.problems == []
+
+
+def test_the_charts_y_labels_show_whole(server: Service, board: Dashboard) -> None:
+    """A first byte of seconds and a day of many questions: the y labels read "1 s", "2 s" and "10k", each wholly
+    inside its chart (a fixed margin once cut "1000 ms" to "000 ms"). The server's figures are replaced on the way
+    to the page: no real answer takes seconds here."""
+    bot = make_chatbot(server, "Slow bot", with_qa=False)
+
+    def slow_and_busy(route: Route) -> None:
+        response = route.fetch()
+        body = response.json()
+        busiest, slowest = body["days"][-2:]
+        busiest["conversations"], busiest["messages"] = 4_000, 17_500
+        slowest["first_byte_p50_ms"], slowest["first_byte_p95_ms"] = 640, 1_840
+        route.fulfill(response=response, json=body)
+
+    board.page.route("**/api/v1/chatbot/*/analytics?*", slow_and_busy)
+    page = board.open(f"/bot/{bot}/analytics", "Analytics: Slow bot")
+    latency = page.get_by_role("figure", name="Time to the first byte of an answer per day")
+    expect(latency.locator("text.tick:not(.day-label)")).to_have_text(["0 ms", "1 s", "2 s"])
+    volume = page.get_by_role("figure", name="Conversations and questions per day")
+    expect(volume.locator("text.tick:not(.day-label)")).to_have_text(["0", "10k", "20k"])
+
+    figures = page.locator("figure.chart")
+    expect(figures).to_have_count(5)
+    for index in range(figures.count()):
+        chart = figures.nth(index).locator("svg")
+        frame = chart.bounding_box()
+        assert frame is not None
+        for label in chart.locator("text.tick").all():
+            box = label.bounding_box()
+            assert box is not None
+            name = f"{figures.nth(index).get_attribute('aria-label')}: {label.text_content()}"
+            assert box["x"] >= frame["x"] and box["x"] + box["width"] <= frame["x"] + frame["width"], name

@@ -122,14 +122,14 @@ def test_crawl_a_site_keep_it_fresh_and_cancel(
     # Live: while the last guide is held, the crawl is running, and its first pages are already sources.
     item = crawl_of(page, start)
     expect(item).to_have_attribute("data-state", "running")
-    expect(item.locator(".crawl-counts")).to_have_text("Found 9 · Done 7 · Failed 1 · Skipped 0")
+    expect(item.locator(".crawl-counts")).to_have_text("Found 9 · Added 7 · Failed 1 · Skipped 0")
     expect(item.get_by_role("button", name="Cancel crawl")).to_be_visible()
     expect(row_of(page, f"{site.base}/guide/1")).to_have_count(1)
     site.release.set()
     expect(item).to_have_attribute("data-state", "done")
-    expect(item.locator(".crawl-counts")).to_have_text("Found 9 · Done 8 · Failed 1 · Skipped 0")
+    expect(item.locator(".crawl-counts")).to_have_text("Found 9 · Added 8 · Failed 1 · Skipped 0")
     expect(item.get_by_role("button", name="Cancel crawl")).to_be_hidden()
-    expect(section.get_by_role("status").filter(has_text="8 pages added, 1 failed")).to_be_visible()
+    expect(section.get_by_role("status").filter(has_text="8 new pages added, 1 failed")).to_be_visible()
 
     # Every page fetched is a source that reaches success; the forbidden one is a failure, with its reason.
     done = page.locator('table.sources tbody [data-status="success"]')

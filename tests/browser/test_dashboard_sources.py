@@ -1,15 +1,21 @@
 """One source at a time on the Knowledge page, in Chromium against the real service: "View" shows a source's chunks
 (paged), "Edit" changes a Q&A pair's answer (the old one no longer found by search), "Delete" removes one row after a
-confirmation. Leaves `tests/artifacts/dashboard-source-view.png`, `-source-edit.png` and `-source-delete.png`."""
+confirmation; a page added by its URL says when it is ready or why it failed. Leaves
+`tests/artifacts/dashboard-source-view.png`, `-source-edit.png` and `-source-delete.png`."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import expect
 
 from tests.support.browser import Service
 from tests.support.dashboard import INGESTION, Dashboard, make_chatbot, row_of, wait_for_sources
+from tests.support.sources import ARTICLE
+from tests.support.web_site import Page, WebSite
 
 CHAPTERS = "\n\n".join(
     f"# Chapter {n}\n\n"
@@ -85,3 +91,42 @@ def test_view_edit_and_delete_one_source(server: Service, board: Dashboard, arti
     expect(page.get_by_role("status").filter(has_text="Deleted “Do you repair bikes?”")).to_be_visible()
     titles = sorted(s["title"] for s in server.api("GET", f"/chatbot/{bot}/data-sources"))
     assert titles == sorted(["Do you ship abroad?", title])
+
+
+@pytest.fixture
+def web() -> Iterator[WebSite]:
+    """A website on loopback (the server's egress allowlist admits 127.0.0.1, any port)."""
+    site = WebSite()
+    yield site
+    for page in site.pages.values():
+        if page.hold is not None:
+            page.hold.set()
+    site.close()
+
+
+def test_a_page_added_by_url_says_when_it_is_ready_or_failed(server: Service, board: Dashboard, web: WebSite) -> None:
+    released = threading.Event()
+    web.pages["/hours"] = Page(ARTICLE, hold=released)
+    bot = make_chatbot(server, "Pages bot", with_qa=False)
+    page = board.open(f"/bot/{bot}/knowledge", "Knowledge: Pages bot")
+    form = page.locator("form").filter(has=page.get_by_role("heading", name="Web page"))
+
+    # While the site holds the page, the message says it is being fetched; once it is ready, it says so.
+    form.get_by_label("Page URL").fill(web.url("/hours"))
+    form.get_by_role("button", name="Add URL").click()
+    expect(form.get_by_role("status")).to_have_text("Page added: it is being fetched.")
+    row = row_of(page, web.url("/hours")).locator("[data-status]")
+    expect(row).not_to_have_attribute("data-status", "success")
+    released.set()
+    ready = "Page ready: “Opening hours” is in the knowledge."
+    expect(form.get_by_role("status")).to_have_text(ready, timeout=INGESTION)
+    expect(row_of(page, "Opening hours").locator("[data-status]")).to_have_attribute("data-status", "success")
+
+    # A page the site does not have: the message turns into an alert with the reason.
+    form.get_by_label("Page URL").fill(web.url("/closed"))
+    form.get_by_role("button", name="Add URL").click()
+    expect(form.get_by_role("alert")).to_contain_text("The page could not be read: ", timeout=INGESTION)
+    expect(form.locator("[role=status]")).to_have_text("")  # no longer "being fetched"
+    (failed,) = [s for s in server.api("GET", f"/chatbot/{bot}/data-sources") if s["file_name"].endswith("/closed")]
+    assert failed["status"].startswith("error")
+    expect(form.get_by_role("alert")).to_contain_text(failed["status"].removeprefix("error:").strip())

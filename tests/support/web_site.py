@@ -18,6 +18,8 @@ class Page:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     """Seconds to wait before answering (a slow origin)."""
+    hold: threading.Event | None = None
+    """Answered only once this is set (at most 30 s later): a page the test sees being fetched."""
 
 
 class WebSite:
@@ -37,6 +39,8 @@ class WebSite:
                 page = site.pages.get(self.path, Page(b"<h1>Not found</h1>", status=404))
                 if page.delay:
                     time.sleep(page.delay)
+                if page.hold is not None:
+                    page.hold.wait(30)
                 self.send_response(page.status)
                 self.send_header("Content-Type", page.content_type)
                 self.send_header("Content-Length", str(len(page.body)))

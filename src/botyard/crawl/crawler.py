@@ -201,7 +201,8 @@ class CrawlRun:
         self, db: AsyncSession, page: CrawlPage, final: str, result: FetchResult, links: PageLinks | None, digest: str
     ) -> None:
         """The page's source (under its canonical URL when it names one in scope; none when another address's page
-        had the same bytes), its state, and the links it adds to the frontier: one transaction."""
+        had the same bytes, or when the chatbot holds the page as a source already), its state, and the links it
+        adds to the frontier: one transaction."""
         current = await CrawlPageRepository(db).get(page.id)
         crawl = await CrawlRepository(db).get(self.crawl_uuid)
         if current is None or current.state != "pending" or crawl is None or crawl.state == "cancelled":
@@ -211,7 +212,7 @@ class CrawlRun:
             identity = links.canonical
         if links is not None and not links.index:
             current.state, current.reason = "skipped", "noindex"
-        else:
+        elif not await self.frontier.held_already(db, self.chatbot_uuid, current, (identity, current.url, final)):
             target = current if identity == current.url else await self.frontier.identity_row(db, current, identity)
             if target is not None and await self.frontier.same_content(db, self.chatbot_uuid, target, digest):
                 if target is not current:
@@ -233,8 +234,9 @@ class CrawlRun:
             if value:
                 meta[name] = value
         content_type = result.content_type or "text/html"
-        source, _ = await add_crawled_page(db, self.chatbot_uuid, row.url, result.body, content_type, meta)
-        row.state, row.data_source_uuid, row.content_sha256 = "done", source.uuid, digest
+        source, new = await add_crawled_page(db, self.chatbot_uuid, row.url, result.body, content_type, meta)
+        row.data_source_uuid, row.content_sha256 = source.uuid, digest
+        row.state, row.reason = ("done", "") if new else ("skipped", f"already a source: {row.url}")  # added meanwhile
         return source.uuid
 
     async def _failed(self, page: CrawlPage, reason: str) -> None:

@@ -5,6 +5,10 @@ after a crash goes on from exactly what was recorded. In memory the frontier kee
 the url keys that have rows (a link in every page's menu costs no insert attempt) and the rows this run has already
 stored under another page's fetch (not fetched again when their turn comes).
 
+A page the chatbot already holds as a URL source that this crawl did not store (added by hand, or by an earlier
+crawl) under one of its addresses (the address fetched, where it redirected to, its canonical URL) is skipped
+("already a source: ..."), pointing at that source: a crawl adds only new sources, and counts only those as done.
+
 Two addresses of one page that name no canonical URL (`/` and `/index.html`) are told apart only by what they
 serve: a page whose bytes equal those of a page the chatbot's crawls already stored under another address is skipped
 ("same content as ..."), pointing at that page's source.
@@ -13,6 +17,7 @@ serve: a page whose bytes equal those of a page the chatbot's crawls already sto
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,6 +25,7 @@ from botyard.crawl.discovery import Listing
 from botyard.crawl.repository import CrawlPageRepository
 from botyard.crawl.urls import Scope, url_key
 from botyard.models import CrawlPage
+from botyard.sources.service import link_source_at
 
 
 class Frontier:
@@ -93,6 +99,17 @@ class Frontier:
             self.settled.add(known.id)  # it may be in this run's batch: stored now, it needs no fetch of its own
         known.lastmod = known.lastmod or page.lastmod
         return known
+
+    async def held_already(self, db: AsyncSession, chatbot_uuid: str, row: CrawlPage, addresses: Iterable[str]) -> bool:
+        """Whether the chatbot holds the page as a URL source, under one of its `addresses`, that this crawl did not
+        store; `row` is then skipped, pointing at that source (which keeps its own content and schedule)."""
+        for address in dict.fromkeys(addresses):
+            source = await link_source_at(db, chatbot_uuid, address)
+            if source is not None and source.meta.get("crawl_uuid") != self.crawl_uuid:
+                row.state, row.reason = "skipped", f"already a source: {address}"
+                row.data_source_uuid = source.uuid
+                return True
+        return False
 
     def content_lock(self, content_sha256: str) -> asyncio.Lock:
         """Held while a page with these bytes is stored: the run's workers store concurrently, and the second of two

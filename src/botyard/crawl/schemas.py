@@ -37,8 +37,11 @@ class CrawlCreate(RequestModel):
 class CrawlFailure(TypedDict):
     url: str
     state: str
-    """`failed`, or `skipped` (another address of a stored page, `noindex`, not fetched after a cap)."""
+    """`failed`, or `skipped` (already a source of the chatbot, another address of a stored page, `noindex`, not
+    fetched after a cap)."""
     reason: str
+    data_source_uuid: str | None
+    """The source the page already is (`skipped` as already a source or as another address of a stored page)."""
 
 
 class Crawl(TypedDict):
@@ -53,6 +56,7 @@ class Crawl(TypedDict):
     reason: str
     pages_found: int
     pages_done: int
+    """Pages stored as new sources (a page the chatbot held already is skipped, not done)."""
     pages_failed: int
     pages_skipped: int
     failures: list[CrawlFailure]

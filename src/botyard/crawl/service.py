@@ -72,7 +72,7 @@ async def to_wire(db: AsyncSession, crawl: Crawl) -> CrawlOut:
     pages = CrawlPageRepository(db)
     counts = await pages.counts(crawl.uuid)
     failures: list[CrawlFailure] = [
-        {"url": page.url, "state": page.state, "reason": page.reason}
+        {"url": page.url, "state": page.state, "reason": page.reason, "data_source_uuid": page.data_source_uuid}
         for page in await pages.unsuccessful(crawl.uuid, SHOWN_FAILURES)
     ]
     return {

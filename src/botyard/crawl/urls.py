@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit, urlunsplit
 
-from botyard.sources.service import normalise_url
+from botyard.sources.links import normalise_url
 
 _TRACKING = re.compile(
     r"^(utm_\w+|gclid|gclsrc|dclid|fbclid|msclkid|yclid|mc_cid|mc_eid|_ga|_gl|igshid|ref_src|_hsenc|_hsmi|mkt_tok)$",

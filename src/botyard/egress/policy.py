@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Network, IPv6Network, ip_address
 from typing import Protocol
 
+from botyard.config import env_name
 from botyard.egress.address import IPAddress, canonical, parse_network, why_not_global
 from botyard.egress.errors import EgressNetworkError, EgressRefused, Reason
 from botyard.egress.url import ParsedURL
@@ -22,6 +23,9 @@ from botyard.egress.url import ParsedURL
 log = logging.getLogger(__name__)
 
 _HOST_ENTRY = re.compile(r"[a-z0-9_-]{1,63}(\.[a-z0-9_-]{1,63})*")
+ALLOWLIST = env_name("egress_allowlist")
+PORTS = env_name("egress_allowed_ports")
+"""The settings that lift a refusal, named in its message: the operator reads there what to change."""
 
 
 class Resolver(Protocol):
@@ -111,19 +115,27 @@ class Policy:
         if trusted:
             return Target(parsed, addresses)
         if parsed.port not in self._ports:
-            raise EgressRefused(f"port {parsed.port} is not allowed", Reason.PORT_NOT_ALLOWED, url=shown)
+            raise EgressRefused(self._port_refused(parsed.port), Reason.PORT_NOT_ALLOWED, url=shown)
         for ip in addresses:
             why = None if self._allowlist.has_address(ip) else why_not_global(ip)
             if why is None:
                 continue
             # One bad address refuses the host: we may not choose, and a mixed answer is a classic bypass.
             if parsed.ip is not None:
-                raise EgressRefused(f"{ip}, which is {why}", Reason.PRIVATE_ADDRESS, url=shown)
+                message = f"private address: {ip} ({why}); to fetch it, list it or its network in {ALLOWLIST}"
+                raise EgressRefused(message, Reason.PRIVATE_ADDRESS, url=shown)
             # A name is answered exactly as one that does not resolve: "private address" would tell a caller which
             # names the server's hosts file or internal DNS knows, and where they point. The operator's log says.
             log.info("egress refused %s: it resolves to %s, which is %s", parsed.host, ip, why)
             raise _unresolved(parsed.host, shown)
         return Target(parsed, addresses)
+
+    def _port_refused(self, port: int) -> str:
+        allowed = ", ".join(str(number) for number in sorted(self._ports)) or "none"
+        return (
+            f"port not allowed: {port} (allowed: {allowed}); to use it, add it to {PORTS}, or list the host in "
+            f"{ALLOWLIST} (an allowlisted host may use any port)"
+        )
 
     async def _resolve(self, host: str, port: int, shown: str) -> tuple[IPAddress, ...]:
         try:
@@ -137,5 +149,7 @@ class Policy:
 
 def _unresolved(host: str, shown: str) -> EgressNetworkError:
     """The one answer for a name without a public address, whatever the resolver said (its error text differs
-    between a name it does not know and one it knows as private)."""
-    return EgressNetworkError(f"{host} does not resolve to a public address", Reason.DNS_FAILURE, url=shown)
+    between a name it does not know and one it knows as private). It names the allowlist for every such name, so
+    the hint tells nothing about this one."""
+    message = f"{host} does not resolve to a public address (a host of a private network must be listed in {ALLOWLIST})"
+    return EgressNetworkError(message, Reason.DNS_FAILURE, url=shown)

@@ -7,7 +7,6 @@ import json
 import re
 from collections.abc import Sequence
 from typing import Any, Literal, cast
-from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -18,6 +17,7 @@ from botyard.errors import AppError, ErrorCode, not_found, unknown_uuids
 from botyard.jobs.service import drop_queued, enqueue
 from botyard.models import DataSource, SourceFile
 from botyard.sources import uploads
+from botyard.sources.links import url_dedupe_key
 from botyard.sources.processing.jobs import PROCESS_SOURCE
 from botyard.sources.repository import DataSourceRepository
 from botyard.sources.schemas import DataSource as DataSourceOut
@@ -26,7 +26,6 @@ from botyard.sources.schemas import ItemResult, QaCreate, SourceUpdate, UrlCreat
 QA_TITLE_LENGTH = 200
 INVALID_SOURCE = "invalid data source"
 _UUID = re.compile(r"^[0-9a-f]{32}$")
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class DuplicateSource(AppError):
@@ -74,25 +73,6 @@ def _meta(reference_source_link: str | None, **values: str | None) -> dict[str, 
     return meta
 
 
-def normalise_url(url: str) -> str:
-    """The form two URLs of the same page share: lowercase scheme and host, no default port, no fragment, "/" for
-    an empty path. Path and query are kept as given (servers may treat their case as significant)."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    if parts.port is not None and parts.port != _DEFAULT_PORTS.get(scheme):
-        host = f"{host}:{parts.port}"
-    userinfo = parts.netloc.rpartition("@")[0]
-    netloc = f"{userinfo}@{host}" if userinfo else host
-    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
-
-
-def url_dedupe_key(url: str) -> str:
-    return "url:" + hashlib.sha256(normalise_url(url).encode()).hexdigest()
-
-
 async def _add_deduplicated(
     db: AsyncSession, source: DataSource, dedupe_key: str, file: SourceFile | None = None
 ) -> DataSource:
@@ -130,7 +110,7 @@ async def check_link(egress: EgressClient, url: str, field: str = "url") -> None
         await egress.check_url(url)
     except EgressRefused as error:
         detail = {"field": field, "message": error.reason, "type": ErrorCode.URL_REFUSED.value}
-        raise AppError(ErrorCode.URL_REFUSED, f"URL refused: {error.reason}", [detail]) from error
+        raise AppError(ErrorCode.URL_REFUSED, f"URL refused: {error.message}", [detail]) from error
     except (EgressNetworkError, EgressTimeout):
         pass
 
@@ -168,9 +148,14 @@ async def add_crawled_page(
     try:
         return await _add_deduplicated(db, source, url_dedupe_key(url), file), True
     except DuplicateSource:
-        existing = await DataSourceRepository(db).by_dedupe_key(chatbot_uuid, url_dedupe_key(url))
+        existing = await link_source_at(db, chatbot_uuid, url)
         assert existing is not None  # _add_deduplicated found it
         return existing, False
+
+
+async def link_source_at(db: AsyncSession, chatbot_uuid: str, url: str) -> DataSource | None:
+    """The chatbot's URL source for the page at `url` (compared in normal form), if it holds one."""
+    return await DataSourceRepository(db).by_dedupe_key(chatbot_uuid, url_dedupe_key(url))
 
 
 async def create_upload(

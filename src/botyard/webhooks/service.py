@@ -26,7 +26,7 @@ async def check_url(egress: EgressClient, url: str) -> str:
         return await egress.check_url(url)
     except EgressRefused as error:
         detail = {"field": "url", "message": error.reason, "type": ErrorCode.URL_REFUSED.value}
-        raise AppError(ErrorCode.URL_REFUSED, f"URL refused: {error.reason}", [detail]) from error
+        raise AppError(ErrorCode.URL_REFUSED, f"URL refused: {error.message}", [detail]) from error
     except (EgressNetworkError, EgressTimeout):
         return url
 

@@ -115,8 +115,10 @@ function renderNav(active, botUuid) {
     for (const [key, text] of BOT_PAGES) navList.append(link(`#/bot/${bot.uuid}/${key}`, text, key));
     navList.querySelector(`a[href="#/bot/${bot.uuid}/inbox"]`).append(inboxBadge);
     showUnread(unread.chatbot, unread.count);
-    clear(switchSelect, ...state.chatbots.map((item) => h("option", { value: item.uuid }, item.name)));
+    const options = state.chatbots.map((item) => h("option", { value: item.uuid, title: item.name }, item.name));
+    clear(switchSelect, ...options);
     switchSelect.value = bot.uuid;
+    switchSelect.title = bot.name; // the whole name, where the header is too narrow for it
   }
 }
 

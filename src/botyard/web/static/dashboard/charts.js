@@ -11,6 +11,8 @@ const HEIGHT = 220;
 const PAD = { top: 12, right: 12, bottom: 30, left: 48 };
 const MAX_X_LABELS = 8;
 const MAX_BAR = 40; // a bar's width at most (a short period's bars would fill the chart)
+const TICK_FONT_PX = 11; // .chart .tick in dashboard.css
+const TICK_GAP = 6; // between a y label's end and the plot
 
 /** An SVG element: svg("rect", {x: 1}, child...); strings become text. */
 function svg(tag, attrs = {}, ...children) {
@@ -39,24 +41,48 @@ export function shortDay(day) {
   });
 }
 
-const plot = () => ({ width: WIDTH - PAD.left - PAD.right, height: HEIGHT - PAD.top - PAD.bottom });
+const short = (n) => (Number.isInteger(n) ? String(n) : n.toFixed(1).replace(/\.0$/, ""));
+
+/** A y axis value as its label says it, short enough to read at a glance: "2.5 s" for 2500 ms, "25k" for 25000. */
+export function tickLabel(value, unit = "") {
+  if (unit.trim() === "ms" && value >= 1000) return `${short(value / 1000)} s`;
+  if (!unit && value >= 10000) return `${short(value / 1000)}k`;
+  return `${short(value)}${unit}`;
+}
+
+let measuring;
+/** How wide `text` is drawn as a y label (the page's font, measured on a canvas; estimated without one). */
+function labelWidth(text) {
+  measuring ??= document.createElement("canvas").getContext("2d");
+  if (!measuring) return text.length * TICK_FONT_PX * 0.7;
+  measuring.font = `${TICK_FONT_PX}px ${getComputedStyle(document.body).fontFamily || "sans-serif"}`;
+  return measuring.measureText(text).width;
+}
+
+/**
+ * Where a chart whose y axis goes up to `top` draws: its y labels, and the plot's left edge far enough right for the
+ * widest of them to show whole (a fixed margin cut "1000 ms" to "000 ms").
+ */
+function frame(top, unit) {
+  const ticks = [0, 0.5, 1].map((fraction) => ({ fraction, text: tickLabel(top * fraction, unit) }));
+  const widest = Math.max(...ticks.map((tick) => labelWidth(tick.text)));
+  const left = Math.max(PAD.left, Math.ceil(widest) + TICK_GAP + 4);
+  return { ticks, left, width: WIDTH - left - PAD.right, height: HEIGHT - PAD.top - PAD.bottom };
+}
 
 /** The frame every chart shares: y grid lines with their values, every few days' labels under the x axis. */
-function axes(labels, top, unit) {
-  const { width, height } = plot();
+function axes(labels, { ticks, left, width, height }) {
   const group = svg("g", { class: "axes", "aria-hidden": "true" });
-  for (const fraction of [0, 0.5, 1]) {
+  for (const { fraction, text } of ticks) {
     const y = PAD.top + height - fraction * height;
-    const value = top * fraction;
-    group.append(svg("line", { x1: PAD.left, x2: PAD.left + width, y1: y, y2: y, class: "grid-line" }));
-    const text = Number.isInteger(value) ? String(value) : value.toFixed(1);
-    group.append(svg("text", { x: PAD.left - 6, y: y + 4, "text-anchor": "end", class: "tick" }, `${text}${unit}`));
+    group.append(svg("line", { x1: left, x2: left + width, y1: y, y2: y, class: "grid-line" }));
+    group.append(svg("text", { x: left - TICK_GAP, y: y + 4, "text-anchor": "end", class: "tick" }, text));
   }
   const every = Math.ceil(labels.length / MAX_X_LABELS);
   const step = width / Math.max(labels.length, 1);
   labels.forEach((label, index) => {
     if ((labels.length - 1 - index) % every !== 0) return; // counted back from the last day, always labelled
-    const x = PAD.left + step * (index + 0.5);
+    const x = left + step * (index + 0.5);
     group.append(svg("text", { x, y: HEIGHT - 10, "text-anchor": "middle", class: "tick day-label" }, shortDay(label)));
   });
   return group;
@@ -121,11 +147,12 @@ const sum = (values) => values.reduce((total, value) => total + (value ?? 0), 0)
  * series, else the series side by side. `unit` follows each value ("ms").
  */
 export function barChart({ title, labels, series, stacked = false, unit = "" }) {
-  const { width, height } = plot();
   const heights = stacked
     ? labels.map((_, i) => sum(series.map((item) => item.values[i])))
     : series.flatMap((item) => item.values);
   const top = niceTop(Math.max(0, ...heights));
+  const layout = frame(top, unit);
+  const { left, width, height } = layout;
   const step = width / Math.max(labels.length, 1);
   const perDay = stacked ? 1 : series.length;
   const groupWidth = Math.min(step * 0.8, MAX_BAR * perDay);
@@ -136,7 +163,7 @@ export function barChart({ title, labels, series, stacked = false, unit = "" }) 
     series.forEach((item, position) => {
       const value = item.values[index] ?? 0;
       const tall = (value / top) * height;
-      const x = PAD.left + step * index + (step - groupWidth) / 2 + (stacked ? 0 : position * barWidth);
+      const x = left + step * index + (step - groupWidth) / 2 + (stacked ? 0 : position * barWidth);
       const y = PAD.top + height - tall - (stacked ? (base / top) * height : 0);
       if (stacked) base += value;
       const text = `${shortDay(label)}: ${value}${unit} ${item.name.toLowerCase()}`;
@@ -147,15 +174,16 @@ export function barChart({ title, labels, series, stacked = false, unit = "" }) 
   });
   const totals = series.map((item) => `${item.name}: ${sum(item.values)}${unit}`).join(", ");
   const description = `${span(labels)}. In all: ${totals}.`;
-  return figure(title, description, [axes(labels, top, unit), bars], labels, series, unit);
+  return figure(title, description, [axes(labels, layout), bars], labels, series, unit);
 }
 
 /** Lines per day (a day without a value leaves a gap); same arguments as `barChart`. */
 export function lineChart({ title, labels, series, unit = "" }) {
-  const { width, height } = plot();
   const top = niceTop(Math.max(0, ...series.flatMap((item) => item.values.filter((value) => value != null))));
+  const layout = frame(top, unit);
+  const { left, width, height } = layout;
   const step = width / Math.max(labels.length, 1);
-  const at = (index, value) => [PAD.left + step * (index + 0.5), PAD.top + height - (value / top) * height];
+  const at = (index, value) => [left + step * (index + 0.5), PAD.top + height - (value / top) * height];
   const lines = svg("g", { class: "lines" });
   const dots = svg("g", { class: "points" }); // drawn over the lines
   for (const item of series) {
@@ -177,5 +205,5 @@ export function lineChart({ title, labels, series, unit = "" }) {
   }
   const measured = series[0]?.values.filter((value) => value != null).length ?? 0;
   const description = `${span(labels)}; ${measured} with a value.`;
-  return figure(title, description, [axes(labels, top, unit), lines, dots], labels, series, unit);
+  return figure(title, description, [axes(labels, layout), lines, dots], labels, series, unit);
 }

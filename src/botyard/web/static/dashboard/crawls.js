@@ -121,7 +121,7 @@ export function crawlsSection(ctx, onChange) {
     li.dataset.state = crawl.state;
     clear(parts.state, badge(crawl.state, STATE_KIND[crawl.state] ?? ""));
     parts.counts.textContent =
-      `Found ${crawl.pages_found} · Done ${crawl.pages_done} · ` +
+      `Found ${crawl.pages_found} · Added ${crawl.pages_done} · ` +
       `Failed ${crawl.pages_failed} · Skipped ${crawl.pages_skipped}`;
     parts.reason.textContent = crawl.reason && crawl.reason !== crawl.state ? `Reason: ${crawl.reason}` : "";
     parts.reason.hidden = !parts.reason.textContent;
@@ -159,8 +159,10 @@ export function crawlsSection(ctx, onChange) {
 
   function announce(crawl) {
     if (crawl.state === "done") {
+      // pages_done counts new sources only: a page the chatbot already held is among the skipped, with its reason.
+      const skipped = crawl.pages_skipped ? `, ${crawl.pages_skipped} skipped` : "";
       const failed = crawl.pages_failed ? `, ${crawl.pages_failed} failed` : "";
-      listNote.ok(`Crawl of ${crawl.url} done: ${plural(crawl.pages_done, "page")} added${failed}.`);
+      listNote.ok(`Crawl of ${crawl.url} done: ${plural(crawl.pages_done, "new page")} added${skipped}${failed}.`);
     } else if (crawl.state === "cancelled") {
       listNote.ok(`Crawl of ${crawl.url} cancelled: the pages already added stay.`);
     } else listNote.error(`Crawl of ${crawl.url} failed: ${crawl.reason || "unknown reason"}`);

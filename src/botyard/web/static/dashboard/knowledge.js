@@ -2,15 +2,19 @@
 // live sources table.
 import { post, request } from "./api.js";
 import { crawlsSection } from "./crawls.js";
-import { sourcesTable } from "./sources.js";
+import { isFinal, sourcesTable } from "./sources.js";
 import { busy, clear, confirmDialog, field, h, heading, notice } from "./ui.js";
 import { uploader } from "./uploads.js";
 
 export function render(ctx) {
   const bot = ctx.chatbot.uuid;
   const tagList = h("ul", { class: "tag-list", "aria-label": "Source tags" });
-  // The tag list follows every read of the table: tagging sources there changes the counts here.
-  const table = sourcesTable(ctx, (sources, tags) => drawTags(tags));
+  // The tag list follows every read of the table: tagging sources there changes the counts here. So does the message
+  // of a page just added: the table reads the sources every second while one is processing.
+  const table = sourcesTable(ctx, (sources, tags) => {
+    drawTags(tags);
+    followAdded(sources);
+  });
   const refresh = () => table.refresh();
 
   function drawTags(tags) {
@@ -75,11 +79,35 @@ export function render(ctx) {
     addUrl,
     urlNote.element,
   );
+  // The page just added, whose message says "being fetched" until its source is ready or failed.
+  const added = { uuid: null, seen: false };
+  function followAdded(sources) {
+    if (!added.uuid) return;
+    const source = sources.find((item) => item.uuid === added.uuid);
+    if (!source) {
+      if (added.seen) {
+        added.uuid = null; // deleted meanwhile: nothing left to report
+        urlNote.clear();
+      }
+      return;
+    }
+    added.seen = true;
+    if (!isFinal(source.status)) return;
+    added.uuid = null;
+    if (source.status === "success") {
+      urlNote.ok(`Page ready: “${source.title}” is in the knowledge.`);
+    } else {
+      const reason = source.status.replace(/^error:?\s*/, "") || "unknown reason";
+      urlNote.error(`The page could not be read: ${reason}. It stays in the sources below; re-scrape it there.`);
+    }
+  }
   urlForm.addEventListener("submit", async (event) => {
     event.preventDefault();
+    added.uuid = null; // a new message replaces the last page's
     await busy(addUrl, urlNote, async () => {
       try {
-        await post(`/chatbot/${bot}/data-source/url`, { url: url.value.trim() });
+        const source = await post(`/chatbot/${bot}/data-source/url`, { url: url.value.trim() });
+        Object.assign(added, { uuid: source.uuid, seen: false });
         urlNote.ok("Page added: it is being fetched.");
       } catch (error) {
         if (error.status !== 409) throw error;
