@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Sequence
 from ipaddress import ip_address
 
@@ -13,12 +15,29 @@ PUBLIC = "93.184.215.14"  # a globally routable address; creation-time checks ne
 class FakeDns:
     def __init__(self) -> None:
         self.records: dict[str, list[str]] = {}
+        self.holds: dict[str, threading.Event] = {}
+        self.waiting: set[str] = set()
+        """Held names a lookup is waiting for now."""
 
     def reset(self) -> None:
         self.records = {"example.com": [PUBLIC], "www.example.com": [PUBLIC]}
+        for gate in self.holds.values():
+            gate.set()
+        self.holds = {}
+
+    def hold(self, host: str) -> threading.Event:
+        """Lookups of `host` wait (without blocking the event loop) until the returned event is set: a slow DNS."""
+        gate = self.holds[host] = threading.Event()
+        return gate
 
     async def resolve(self, host: str, port: int) -> Sequence[IPAddress]:
         host = host.lower().rstrip(".")
+        gate = self.holds.get(host)
+        if gate is not None:
+            self.waiting.add(host)
+            while not gate.is_set():
+                await asyncio.sleep(0.01)
+            self.waiting.discard(host)
         answer = self.records.get(host)
         if answer is None and host.endswith(".example.com"):
             answer = [PUBLIC]

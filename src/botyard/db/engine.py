@@ -22,18 +22,26 @@ disk, not something for the loop's thread); `Database` has the threaded engine d
 
 from __future__ import annotations
 
+import asyncio
+import random
 import sqlite3
 from typing import Any
 
 import aiosqlite
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import PoolResetState
+from sqlalchemy.util import await_only
 
 from botyard.config import Settings
 
 READ_BUSY_TIMEOUT_MS = 30_000
+LOCK_WAIT_SECONDS = 30.0
+"""How long a SQLite writer waits for another process to release the write lock before it fails."""
+FIRST_RETRY_SECONDS = 0.0005
+LAST_RETRY_SECONDS = 0.004
 WRITER_POOL = {"pool_size": 2, "max_overflow": 2}
 """A process runs one SQLite write transaction at a time (`Database`): two connections are plenty."""
 
@@ -96,6 +104,24 @@ def _on_the_loop(settings: Settings, pool: dict[str, Any], *, begin: str, checkp
     return engine
 
 
+def _begin_immediately(conn: Connection) -> None:
+    """`BEGIN IMMEDIATE`, trying again in short asynchronous steps while another process holds SQLite's write lock
+    (the busy timeout is zero: see the module), for `LOCK_WAIT_SECONDS` at most. It runs where the transaction
+    begins, so the unit of work around it keeps whatever it was given before its first statement (`session.add`)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + LOCK_WAIT_SECONDS
+    delay = FIRST_RETRY_SECONDS
+    while True:
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            return
+        except OperationalError as error:
+            if "locked" not in str(error.orig) or loop.time() > deadline:
+                raise
+        await_only(asyncio.sleep(delay * random.uniform(0.5, 1.5)))  # on the loop, inside SQLAlchemy's greenlet
+        delay = min(delay * 2, LAST_RETRY_SECONDS)
+
+
 def _pool(settings: Settings) -> dict[str, Any]:
     return {
         "echo": settings.database_echo,
@@ -120,7 +146,10 @@ def _configure_sqlite(engine: AsyncEngine, *, busy_timeout_ms: int, begin: str, 
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql(f"BEGIN {begin}")
+        if begin == "IMMEDIATE":
+            _begin_immediately(conn)
+        else:
+            conn.exec_driver_sql(f"BEGIN {begin}")
 
     # The pool's own reset (`pool_reset_on_return`, off above) rolls back every connection returned to it, a round
     # trip to the driver's thread even after a commit: one per transaction. This one rolls back only a connection

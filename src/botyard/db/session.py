@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TypeVar
@@ -20,14 +19,11 @@ from botyard.db.engine import (
     create_sqlite_brief_writer,
     create_sqlite_writer,
 )
+from botyard.db.writer import WriterSession
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
-LOCK_WAIT_SECONDS = 30.0
-"""How long a SQLite writer waits for another process to release the write lock before it fails."""
-FIRST_RETRY_SECONDS = 0.0005
-LAST_RETRY_SECONDS = 0.004
 CHECKPOINT_EVERY = 100
 """The brief writer's commits between two checkpoints of the WAL: SQLite's own rule is a checkpoint once the WAL
 holds 1,000 pages (`wal_autocheckpoint`), and a brief write adds a few (an answer's two or three, about ten)."""
@@ -52,8 +48,12 @@ class Database:
         """SQLite's engine of brief writes on the loop's thread (`write_briefly`); None: the one writer."""
         self._read = async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
         self._brief = async_sessionmaker(brief_reader or engine, expire_on_commit=False, autoflush=False)
-        self._write = async_sessionmaker(sqlite_writer or engine, expire_on_commit=False, autoflush=False)
-        self._brief_write = async_sessionmaker(self.brief_writer or engine, expire_on_commit=False, autoflush=False)
+        self._write = async_sessionmaker(
+            sqlite_writer or engine, class_=WriterSession, expire_on_commit=False, autoflush=False
+        )
+        self._brief_write = async_sessionmaker(
+            self.brief_writer or engine, class_=WriterSession, expire_on_commit=False, autoflush=False
+        )
         self._writers = asyncio.Lock()
         self._brief_commits = 0
         self._checkpointing: asyncio.Task[None] | None = None
@@ -98,7 +98,7 @@ class Database:
         if self.brief_writer is None:
             async with self.transaction() as session:
                 return await work(session)
-        async with self._sqlite_write(self._brief_write) as session:
+        async with self._sqlite_write(self._brief_write, at_once=True) as session:
             done = await work(session)
         self._brief_commits += 1
         if self._brief_commits % CHECKPOINT_EVERY == 0 and (self._checkpointing is None or self._checkpointing.done()):
@@ -118,39 +118,26 @@ class Database:
             log.warning("checkpointing the database's WAL failed", exc_info=True)
 
     @asynccontextmanager
-    async def _sqlite_write(self, sessions: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
-        # The in-process lock queues this process's writers in order, without polling each other; only another
-        # process holding SQLite's lock makes `_locked_session` try again.
-        async with self._writers:
-            session = await self._locked_session(sessions)
-            try:
-                yield session
-                await session.commit()
-            except BaseException:
-                await session.rollback()
-                raise
-            finally:
-                await session.close()
-
-    async def _locked_session(self, sessions: async_sessionmaker[AsyncSession]) -> AsyncSession:
-        """A session whose transaction holds SQLite's write lock (its `BEGIN IMMEDIATE` succeeded)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + LOCK_WAIT_SECONDS
-        delay = FIRST_RETRY_SECONDS
-        while True:
-            session = sessions()
-            try:
-                await session.connection()  # begins the transaction
-                return session
-            except OperationalError as error:
-                await session.close()
-                if "locked" not in str(error.orig) or loop.time() > deadline:
-                    raise
-            except BaseException:
-                await session.close()
-                raise
-            await asyncio.sleep(delay * random.uniform(0.5, 1.5))
-            delay = min(delay * 2, LAST_RETRY_SECONDS)
+    async def _sqlite_write(
+        self, sessions: async_sessionmaker[WriterSession], *, at_once: bool = False
+    ) -> AsyncIterator[AsyncSession]:
+        """A unit of work of SQLite's write engine: it takes this process's writer lock and SQLite's at its first
+        statement (`WriterSession`), or `at_once`, and gives the process lock back when it ends. The process lock
+        queues this process's writers in order, without polling each other; only another process holding SQLite's
+        lock makes the `BEGIN IMMEDIATE` try again (`engine`)."""
+        session = sessions()
+        session.turns = self._writers
+        try:
+            if at_once:
+                await session.connection()  # begins the transaction, with its turn
+            yield session
+            await session.commit()
+        except BaseException:
+            await session.rollback()
+            raise
+        finally:
+            await session.close()
+            session.release_turn()
 
     async def ping(self) -> None:
         """Raises unless the database answers a trivial query (readiness)."""
