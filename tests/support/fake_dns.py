@@ -35,8 +35,7 @@ class FakeDns:
         gate = self.holds.get(host)
         if gate is not None:
             self.waiting.add(host)
-            while not gate.is_set():
-                await asyncio.sleep(0.01)
+            await asyncio.to_thread(gate.wait, 60)  # a thread waits; the event loop goes on
             self.waiting.discard(host)
         answer = self.records.get(host)
         if answer is None and host.endswith(".example.com"):
