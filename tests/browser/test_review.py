@@ -125,12 +125,14 @@ def test_the_tests_page_runs_a_set_and_shows_what_a_change_fixed(
     expect(card.locator("tbody tr")).to_have_count(3)
     expect(card.locator("tbody tr.failed")).to_contain_text("Do you sell gift vouchers?")
 
-    vouchers = {"question": "Do you sell gift vouchers?", "answer": "Yes, gift vouchers of 25 and 50 EUR."}
+    vouchers = {"question": "Do you sell gift vouchers?", "answer": "Yes, gift vouchers of **25 and 50 EUR**."}
     server.api("POST", f"/chatbot/{bot}/data-source/qa", vouchers)
     wait_for_sources(server, bot)
     card.get_by_role("button", name="Run").click()
     expect(card.locator(".summary")).to_contain_text("3 of 3 passed")
     expect(card.locator(".summary")).to_contain_text("Since the last run: 1 fixed.")
     expect(card.locator("tbody tr", has_text="gift vouchers").locator(".badge", has_text="fixed")).to_be_visible()
+    # The reply reads as the visitor saw it: its Markdown rendered, not shown as asterisks.
+    expect(card.locator("tbody tr", has_text="gift vouchers").locator(".reply strong")).to_have_text("25 and 50 EUR")
     page.screenshot(path=artifacts / "tests-dashboard.png", full_page=True)
     assert dashboard.problems == []

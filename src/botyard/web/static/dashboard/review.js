@@ -1,6 +1,7 @@
 // The review queue (GET /chatbot/{uuid}/review): the answers to look at (refused, unsure, handed to a person, rated
 // down), grouped by meaning, the group most visitors met first. Each group is fixed in one step (its answer becomes a
 // Q&A pair, or edits the pair that answered badly: POST .../review/fix) or closed as right (POST .../review/accept).
+import { renderMarkdown } from "/static/shared/markdown.js";
 import { get, post } from "./api.js";
 import { badge, busy, checkbox, clear, field, formatDate, h, heading, notice, uid } from "./ui.js";
 
@@ -18,7 +19,7 @@ function item(bot, entry) {
     "li",
     { class: "review-item" },
     h("p", { class: "asked", dir: "auto" }, h("strong", {}, entry.question)),
-    h("p", { class: "reply", dir: "auto" }, entry.reply || "(no reply)"),
+    h("div", { class: "reply", dir: "auto" }, entry.reply ? renderMarkdown(entry.reply, { imageHosts: [] }) : "(no reply)"),
     h(
       "p",
       { class: "sub" },

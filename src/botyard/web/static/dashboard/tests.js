@@ -1,5 +1,6 @@
 // Test sets (docs/test-sets.md): questions with what a right answer holds, imported from CSV, run against the
 // chatbot's current knowledge, with what changed since the previous run (fixed, broken, new).
+import { renderMarkdown } from "/static/shared/markdown.js";
 import { download, get, post, upload } from "./api.js";
 import { badge, busy, checkbox, clear, field, formatDate, h, headRow, heading, notice, tableWrap } from "./ui.js";
 
@@ -24,7 +25,7 @@ function runTable(run) {
       h("td", {}, badge(result.passed ? "pass" : "fail", result.passed ? "ok" : "bad")),
       h("td", {}, result.change ? badge(...CHANGES[result.change]) : ""),
       h("td", { dir: "auto" }, expected(result)),
-      h("td", { class: "reply", dir: "auto" }, result.reply),
+      h("td", { class: "reply", dir: "auto" }, renderMarkdown(result.reply ?? "", { imageHosts: [] })),
     ),
   );
   const table = h(
