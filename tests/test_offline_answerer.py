@@ -161,6 +161,26 @@ def test_a_follow_up_is_answered_from_the_context() -> None:
     assert "Saturdays it opens from ten to two" in text
 
 
+PLANS = """| Plan | Free | Starter | Business |
+|---|---|---|---|
+| Price per user / month, billed monthly | $0 | $10 | $19 |
+| Price per user / month, billed annually | $0 | $8 | $16 |
+| Storage per workspace | 2 GB | 100 GB | 1 TB |"""
+
+
+def test_a_follow_up_is_not_answered_again_with_what_it_was_shown() -> None:
+    """The stemmer reads "monthly" as "month", which both rows hold; the annual row was brought by the first
+    question's words, and only the follow-up's own words may bring it again."""
+    first = "How much is the Starter plan per user on annual billing?"
+    shown = "Price per user / month, billed annually — Free: $0, Starter: $8, Business: $16 [1.1]"
+    # A price table says "month" in every row and "pay" nowhere: the rarer word weighs more (its idf).
+    idf = {"month": 1.0, "pay": 2.0, "starter": 1.0, "plan": 1.0, "user": 1.0, "annual": 3.0, "bill": 1.0}
+    again = replace(
+        request("and if we pay monthly instead?", hit(PLANS, "p1"), history=[Turn(first, shown)]), term_weights=idf
+    )
+    assert compose(again).startswith("Price per user / month, billed monthly — Free: $0, Starter: $10")
+
+
 def test_cite_data_names_only_the_markers_in_the_text() -> None:
     cited = number_hits([hit("Alpha text", "s1"), hit("Beta text", "s2", "link")])
     sources = {

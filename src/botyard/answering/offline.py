@@ -93,7 +93,9 @@ def composed(request: AnswerRequest) -> Composed:
     weights = _own_words_first(
         request.term_weights or _plain_weights(search_query(request.query, request.history)), request.query
     )
-    found = candidates(hits, with_asked_kinds(weights, request.query))
+    shown = request.history[-1].response if request.history else ""
+    own = with_asked_kinds(_own_words(weights, request.query), request.query) if shown else None
+    found = candidates(hits, with_asked_kinds(weights, request.query), shown, own)
     if not found:
         return Composed(_with_marker(_trim(hits[0].hit.text), hits[0].marker, request.show_citations), (hits[0],))
     pair = _asked_pair(ranked(found), hits)
@@ -211,6 +213,12 @@ a question about annual billing: "monthly" says what is asked now, "annual" only
 def _own_words_first(weights: dict[str, float], query: str) -> dict[str, float]:
     own = index_terms(query)
     return {term: weight if term in own else BORROWED_SHARE * weight for term, weight in weights.items()}
+
+
+def _own_words(weights: dict[str, float], query: str) -> dict[str, float]:
+    """The weights of the question's own words, without those a follow-up borrowed from earlier turns."""
+    own = index_terms(query)
+    return {term: weight for term, weight in weights.items() if term in own}
 
 
 def _plain_weights(query: str) -> dict[str, float]:

@@ -94,9 +94,16 @@ def with_asked_kinds(weights: Mapping[str, float], question: str) -> dict[str, f
     return dict(weights) | dict.fromkeys(asked_kinds(question), heaviest)
 
 
-def candidates(hits: Sequence[CitedHit], weights: Mapping[str, float]) -> list[Quoted]:
+def candidates(
+    hits: Sequence[CitedHit], weights: Mapping[str, float], shown: str = "", own: Mapping[str, float] | None = None
+) -> list[Quoted]:
+    """Every passage of the hits with its score. A passage the visitor was shown in the previous reply (`shown`) is
+    scored by the share of the follow-up's `own` words it holds: the words borrowed from earlier turns brought it
+    already, and only what is asked now may bring it again ("and if we pay monthly?" after the row of the annual
+    price; "and the Komfort one?" after a reply that listed it)."""
     found: list[Quoted] = []
     kinds = {Kind(term) for term in weights if term.startswith("\x00")}
+    seen = " ".join(shown.split())
     for rank, cited in enumerate(hits):
         dense = cited.hit.scores.get("dense", math.nan)
         chunk_meaning = max(dense, 0.0) if math.isfinite(dense) else 0.0
@@ -107,7 +114,8 @@ def candidates(hits: Sequence[CitedHit], weights: Mapping[str, float]) -> list[Q
         for read in split:
             position = read.passage.position
             meaning = max(meanings[position], 0.0) if meanings is not None else chunk_meaning
-            found.append(Quoted(rank, read.passage, _score(weights, read, meaning, kinds)))
+            again = bool(own and seen) and " ".join(read.passage.text.split()) in seen
+            found.append(Quoted(rank, read.passage, _score(own if again and own else weights, read, meaning, kinds)))
     return found
 
 
