@@ -14,13 +14,10 @@ or `<!-- test: not run, <why> -->`, so a new API example cannot escape. What the
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +27,7 @@ from fpdf import FPDF
 
 from botyard.accounts import setup
 from botyard.config import Settings
+from tests.support.processes import spawn, stop
 from tests.support.servers import Server
 from tests.support.web_site import Page, WebSite
 
@@ -151,19 +149,17 @@ def run(block: Block, site: str, cwd: Path, env: dict[str, str]) -> str:
     script = "set -euo pipefail\n" + block.text.replace("https://example.com", site)
     out, err = cwd / f"block-{block.line}.out", cwd / f"block-{block.line}.err"
     with out.open("w") as stdout, err.open("w") as stderr:
-        process = subprocess.Popen(
-            ["bash", "-c", script],  # noqa: S607 (bash from PATH, as a reader runs it)
+        process = spawn(
+            ["bash", "-c", script],
             cwd=cwd,
             env=env,
             stdout=stdout,
             stderr=stderr,
-            start_new_session=True,
         )
-        try:
-            process.wait(timeout=60)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)  # a background feed left by a failed block goes with it
+        # It ends by itself, within a minute; then its process group is killed: a background feed left by a failed
+        # block goes with it.
+        ended = stop(process, None, grace=60)
     output = out.read_text()
+    assert ended, f"README.md block at line {block.line} ran over a minute:\n{output[-3000:]}\n{err.read_text()}"
     assert process.returncode == 0, f"README.md block at line {block.line} failed:\n{output[-3000:]}\n{err.read_text()}"
     return output
