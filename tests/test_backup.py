@@ -7,7 +7,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,8 +14,10 @@ import pytest
 
 from botyard.config import Settings
 from botyard.db.migrate import upgrade
+from tests.support import processes
+from tests.support.waiting import wait_for
 
-# Commits accounts in transactions of three, numbered from argv[2], until the file argv[3] appears; prints the count.
+# Commits accounts in transactions of three, numbered from argv[2], until the file argv[3] appears.
 _WRITER = """
 import sqlite3, sys, os
 db, start, stop = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -32,7 +33,6 @@ while not os.path.exists(stop):
         )
     connection.execute("COMMIT")
     i += 3
-print(i - start)
 """
 
 
@@ -83,14 +83,12 @@ def _state(directory: Path) -> dict[str, bytes]:
 
 @contextlib.contextmanager
 def _write_load(database: Path, start: int, stop: Path) -> Iterator[subprocess.Popen[str]]:
-    writer = subprocess.Popen(
-        [sys.executable, "-c", _WRITER, str(database), str(start), str(stop)], stdout=subprocess.PIPE, text=True
-    )
+    writer = processes.spawn([sys.executable, "-c", _WRITER, str(database), str(start), str(stop)])
     try:
         yield writer
     finally:
         stop.touch()
-        writer.communicate(timeout=60)
+        assert processes.stop(writer, None), "the writer did not stop when told"
 
 
 def test_a_backup_taken_under_write_load_restores_every_committed_row(tmp_path: Path) -> None:
@@ -99,10 +97,12 @@ def test_a_backup_taken_under_write_load_restores_every_committed_row(tmp_path: 
     _add_accounts(database, range(20_000))  # about 5 MB: the copy takes many steps of the backup API
     backup = tmp_path / "backup.sqlite3"
     with _write_load(database, 20_000, tmp_path / "stop") as writer:
-        deadline = time.monotonic() + 30
-        while len(_accounts(database)) < 20_300:  # the writer is committing
-            assert time.monotonic() < deadline and writer.poll() is None
-            time.sleep(0.05)
+
+        def committing() -> bool:
+            assert writer.poll() is None, "the writer exited"
+            return len(_accounts(database)) >= 20_300
+
+        wait_for(committing, what="the writer committing")
         committed_before = len(_accounts(database))
         result = botyard(data_dir, "backup", str(backup))
         committed_after = len(_accounts(database))

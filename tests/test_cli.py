@@ -6,8 +6,8 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
+from subprocess import DEVNULL
 
 import httpx2 as httpx
 from starlette.testclient import TestClient
@@ -16,7 +16,9 @@ from botyard.auth import keys
 from botyard.config import Settings
 from tests.support.api import Api
 from tests.support.database import database_dump
-from tests.support.servers import free_port
+from tests.support.processes import spawn, stop
+from tests.support.servers import Server, running
+from tests.support.waiting import START, wait_for
 
 
 def _env(settings: Settings) -> dict[str, str]:
@@ -29,7 +31,7 @@ def _env(settings: Settings) -> dict[str, str]:
 
 def botyard(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "botyard", *args], env=_env(settings), capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "botyard", *args], env=_env(settings), capture_output=True, text=True, timeout=START
     )
 
 
@@ -99,63 +101,29 @@ def test_worker_processes_queued_sources(alice: Api, settings: Settings) -> None
     """`botyard worker` runs the jobs alone, next to an API that does not run them."""
     bot = alice.chatbot()["uuid"]
     created = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "Who?", "answer": "Us."}))
-    with subprocess.Popen(
-        [sys.executable, "-m", "botyard", "worker"],
-        env=_env(settings),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    ) as process:
-        try:
-            deadline = time.monotonic() + 30
-            status = "queued"
-            while time.monotonic() < deadline and status != "success":
-                time.sleep(0.1)
-                status = alice.ok(alice.get(f"/data-source/{created['uuid']}"))["status"]
-            assert status == "success"
-        finally:
-            process.terminate()
-            process.wait(timeout=60)  # a busy machine (the parallel suite) makes shutdown slow
+    env = _env(settings) | {"BOTYARD_EMBEDDER": "none"}  # the job, not a cold load of the bundled model, is tested
+    worker = spawn([sys.executable, "-m", "botyard", "worker"], env=env, stdout=DEVNULL, stderr=DEVNULL)
+    try:
+
+        def processed() -> bool:
+            return alice.ok(alice.get(f"/data-source/{created['uuid']}"))["status"] == "success"
+
+        wait_for(processed, START, what="the worker processing the source", every=0.1)
+    finally:
+        stop(worker)
 
 
 def test_serve_migrates_a_fresh_data_dir_and_answers(tmp_path: Path) -> None:
-    port = free_port()
-    settings = Settings(data_dir=tmp_path / "fresh")
-    env = _env(settings)
-    create = subprocess.run(
-        [sys.executable, "-m", "botyard", "key", "create", "--email", "erin@example.com"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    key = create.stdout.strip()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "botyard", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.1)
+    server = Server(Settings(data_dir=tmp_path / "fresh"))
+    del server.env["BOTYARD_EMBEDDER"]  # the bundled model, as `botyard serve` runs out of the box
+    key = server.key()
+    with running(server):
         created = httpx.post(
-            f"{base}/api/v1/chatbot/create", headers={"Authorization": f"Bearer {key}"}, json={"name": "served"}
+            f"{server.base}/api/v1/chatbot/create", headers={"Authorization": f"Bearer {key}"}, json={"name": "served"}
         )
         assert created.status_code == 200
         assert created.json()["name"] == "served"
         assert (tmp_path / "fresh" / "botyard.sqlite3").exists()
-    finally:
-        process.terminate()
-        process.wait(timeout=60)  # a busy machine (the parallel suite) makes shutdown slow
 
 
 def test_a_database_a_newer_version_migrated_is_refused_in_words(tmp_path: Path) -> None:

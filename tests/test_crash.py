@@ -125,6 +125,7 @@ def _ingest(settings: Settings, site: WebSite, kills: int, rng: random.Random) -
 
 
 @pytest.mark.parametrize("backend", backend_params())
+@pytest.mark.timeout(1200)  # two ingestions and twelve cold starts of `botyard serve`, on a machine that may be busy
 def test_kill_9_during_ingestion_loses_and_doubles_nothing(backend: str, slow_site: WebSite, tmp_path: Path) -> None:
     seed = random.randrange(1 << 30)
     rng = random.Random(seed)

@@ -8,8 +8,7 @@ import asyncio
 import contextlib
 import sqlite3
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from tests.support.fake_dns import FakeDns
 from tests.support.jobs import process, run_jobs
 from tests.support.servers import LEASE_SECONDS, Server, running
 from tests.support.sources import crawl, sources_by_url
+from tests.support.waiting import wait_for
 from tests.support.web_site import Page, WebSite
 
 
@@ -154,10 +154,7 @@ def test_a_cancelled_crawl_stops_within_seconds_and_leaves_whole_sources(
     started = crawl(alice, bot, site.url("/"), mode="links")
     runner = threading.Thread(target=process, args=(client,), kwargs={"embedder": None})
     runner.start()
-    deadline = time.monotonic() + 30
-    while alice.ok(alice.get(f"/crawl/{started['uuid']}"))["pages_done"] < 10:
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_for(lambda: alice.ok(alice.get(f"/crawl/{started['uuid']}"))["pages_done"] >= 10, what="ten pages crawled")
     cancelled = alice.ok(alice.post(f"/crawl/{started['uuid']}/cancel"))
     assert cancelled["state"] == "cancelled" and cancelled["finished_at"] is not None
     # The crawler looks at its state twice a second: the crawl job ends, and the runner with it, once it has seen
@@ -211,10 +208,10 @@ def test_kill_9_during_a_crawl_resumes_without_duplicates(backend: str, site: Cr
             body = {"url": site.url("/"), "mode": "links"}
             started = httpx.post(f"{api}/chatbot/{bot}/data-source/crawl", headers=headers, json=body).json()
             for done_before_kill in (20, 80):
-                _wait(lambda n=done_before_kill: _crawl(api, headers, started["uuid"])["pages_done"] >= n, 60)
+                wait_for(lambda n=done_before_kill: _crawl(api, headers, started["uuid"])["pages_done"] >= n, 60)
                 server.kill()
                 server.start()
-            _wait(lambda: _crawl(api, headers, started["uuid"])["state"] == "done", 2 * LEASE_SECONDS + 90)
+            wait_for(lambda: _crawl(api, headers, started["uuid"])["state"] == "done", 2 * LEASE_SECONDS + 90)
             final = _crawl(api, headers, started["uuid"])
             listed = httpx.get(f"{api}/chatbot/{bot}/data-sources", headers=headers).json()
         claims = _crawl_job_claims(settings)
@@ -250,13 +247,6 @@ def _crawl_job_claims(settings: Settings) -> int:
 def _crawl(api: str, headers: dict[str, str], uuid: str) -> dict[str, Any]:
     found: dict[str, Any] = httpx.get(f"{api}/crawl/{uuid}", headers=headers).json()
     return found
-
-
-def _wait(condition: Callable[[], bool], seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
 
 
 def run_crawls(client: TestClient, config: CrawlConfig) -> None:

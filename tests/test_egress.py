@@ -36,6 +36,7 @@ from botyard.egress import (
     trusted_client,
 )
 from tests.support.egress_servers import PAGE, Canary, Site, self_signed_certificate, site_and_canary
+from tests.support.waiting import wait_for
 
 
 class FakeResolver:
@@ -139,9 +140,7 @@ def test_canary_counts_connections(net: Net) -> None:
     """The control: without it, a broken canary would make every other test pass."""
     with socket.create_connection(("127.0.0.2", net.port), timeout=2):
         pass
-    deadline = time.monotonic() + 2
-    while not net.canary.hits and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: net.canary.hits, 30, what="the canary counting the connection", every=0.01)
     assert len(net.canary.hits) == 1
     net.canary.hits.clear()
 

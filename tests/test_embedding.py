@@ -27,6 +27,7 @@ from botyard.embedding.minilm import (
 from botyard.embedding.openai_compat import OpenAIEmbedder
 from tests.support.embedding_server import EmbeddingServer, raw_vector
 from tests.support.loop import with_loop_ticks
+from tests.support.waiting import START
 
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 
@@ -143,7 +144,8 @@ def test_minilm_gives_back_the_memory_a_batch_of_documents_took() -> None:
     # Batches of 32 and 1 chunks of 256 tokens: onnxruntime's arena grows by about 500 MB for them and, unless
     # handed back, keeps it. What stays is the allocator's ordinary slack (50-100 MB here).
     # A process of its own: what other tests loaded must not count.
-    done = subprocess.run([sys.executable, "-c", RESIDENT_GROWTH], capture_output=True, text=True, check=True)
+    command = [sys.executable, "-c", RESIDENT_GROWTH]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=2 * START)
     assert int(done.stdout.strip()) < 300
 
 
@@ -201,7 +203,7 @@ def test_commands_that_never_embed_do_not_load_onnxruntime() -> None:
     # `botyard key create` imports the CLI; building the runtime is what loads the model, and only serve/worker do.
     modules = "botyard.cli, botyard.embedding, botyard.sources.processing.embed"
     code = f"import sys, {modules}; print('onnxruntime' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=START)
     assert result.stdout.strip() == "False"
 
 

@@ -4,9 +4,6 @@ an edited pair's old text, and each finds the new one (issue 18: indexes catch u
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +12,7 @@ import pytest
 
 from tests.support.database import backend_params, fresh_settings
 from tests.support.servers import Server
+from tests.support.waiting import wait_for
 
 ROUNDS = 6
 ASKS = 8
@@ -39,10 +37,10 @@ class Owner:
         return uuid
 
     def settle(self, bot: str) -> None:
-        deadline = time.monotonic() + 120
-        while any(s["status"] != "success" for s in self.call("GET", f"/chatbot/{bot}/data-sources")):
-            assert time.monotonic() < deadline, "sources did not finish"
-            time.sleep(0.2)
+        def done() -> bool:
+            return all(s["status"] == "success" for s in self.call("GET", f"/chatbot/{bot}/data-sources"))
+
+        wait_for(done, 120, what="the sources finishing", every=0.2)
 
     def found(self, bot: str, query: str) -> list[str]:
         chunks = self.call("POST", f"/chatbot/{bot}/retrieve", {"query": query, "top_k": 50, "method": "bm25"})
@@ -53,8 +51,7 @@ class Owner:
 def test_two_workers_follow_sources_added_edited_and_deleted(backend: str, tmp_path: Path) -> None:
     with fresh_settings(backend, tmp_path) as settings:
         server = Server(settings)
-        command = [sys.executable, "-m", "botyard", "serve", "--workers", "2", "--port", str(server.port)]
-        server.process = subprocess.Popen(command, env=server.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server.start("--workers", "2", wait=False)
         try:
             server.wait_ready()
             owner = Owner(server, server.key())

@@ -33,6 +33,7 @@ from tests.support.index_snapshots import (
 )
 from tests.support.jobs import process
 from tests.support.knowledge import add_qa, knowledge_bot
+from tests.support.waiting import START
 
 QUERIES = (
     "lighthouse keeper ledger",
@@ -109,7 +110,11 @@ def test_a_loaded_snapshot_ranks_exactly_as_the_index_saved_and_a_fresh_build(tm
 def test_the_private_directories_of_dead_processes_are_removed(tmp_path: Path) -> None:
     dead = int(
         subprocess.run(
-            [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True, text=True
+            [sys.executable, "-c", "import os; print(os.getpid())"],
+            capture_output=True,
+            check=True,
+            text=True,
+            timeout=START,
         ).stdout
     )
     host = socket.gethostname()

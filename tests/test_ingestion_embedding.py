@@ -51,7 +51,7 @@ class StatusProbe(FakeEmbedder):
         return self.real.dimension
 
     async def embed_documents(self, texts: Sequence[str]) -> Vectors:
-        deadline = asyncio.get_running_loop().time() + SHOW_AFTER + 5
+        deadline = asyncio.get_running_loop().time() + SHOW_AFTER + 60  # a bound, not a measure: it ends when seen
         while "embedding" not in self.seen and asyncio.get_running_loop().time() < deadline:
             async with self.database.transaction(write=False) as session:
                 self.seen |= set(await session.scalars(select(DataSource.status)))

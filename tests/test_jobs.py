@@ -20,6 +20,7 @@ from botyard.sources.processing.pipeline import SourceProcessor
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.jobs import drain
+from tests.support.waiting import until
 
 T = TypeVar("T")
 FAST = RunnerConfig(lease_seconds=5, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.05)
@@ -267,14 +268,16 @@ def test_concurrent_runners_never_run_a_job_twice(db: Db) -> None:
         runners = [JobRunner(db.database, [handler], FAST) for _ in range(4)]
         for runner in runners:
             await runner.start()
-        for _ in range(400):
+
+        async def all_done() -> bool:
             async with db.database.transaction(write=False) as session:
-                statuses = set((await session.scalars(select(Job.status))).all())
-            if statuses == {"done"}:
-                break
-            await asyncio.sleep(0.02)
-        for runner in runners:
-            await runner.stop()
+                return set((await session.scalars(select(Job.status))).all()) == {"done"}
+
+        try:
+            await until(all_done, what="every job done")
+        finally:
+            for runner in runners:
+                await runner.stop()
 
     call(db, run_many)
     assert sorted(handler.runs) == sorted(jobs)
@@ -315,10 +318,7 @@ def test_a_freed_slot_takes_the_next_job_without_waiting_for_the_poll(db: Db) ->
     async def run_until_done() -> None:
         await runner.start()
         try:
-            for _ in range(500):
-                if len(handler.done) == len(jobs):
-                    return
-                await asyncio.sleep(0.02)
+            await until(lambda: len(handler.done) == len(jobs), what="every job done")
         finally:
             await runner.stop()
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import logging
 import re
-import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from subprocess import DEVNULL
 
 import httpx2 as httpx
 import pytest
@@ -20,8 +19,10 @@ from starlette.testclient import TestClient
 from botyard.config import Settings
 from tests.support.api import Api
 from tests.support.jobs import process
+from tests.support.processes import spawn, stop, written_lines
 from tests.support.servers import Server
 from tests.support.sources import source
+from tests.support.waiting import START, wait_for
 from tests.support.web_site import WebSite
 
 STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"
@@ -95,9 +96,8 @@ def _serve(tmp_path: Path, log_format: str, *arguments: str) -> tuple[Server, Pa
     server.env |= {"BOTYARD_LOG_FORMAT": log_format}
     server.key()
     stderr = tmp_path / "stderr.log"
-    command = [sys.executable, "-m", "botyard", "serve", "--port", str(server.port), *arguments]
     with stderr.open("wb") as sink:
-        server.process = subprocess.Popen(command, env=server.env, stdout=subprocess.DEVNULL, stderr=sink)
+        server.start(*arguments, wait=False, stderr=sink)
     return server, stderr
 
 
@@ -163,15 +163,12 @@ def test_the_settings_read_any_case() -> None:
 def test_botyard_worker_writes_the_same_lines(tmp_path: Path) -> None:
     server = Server(Settings(data_dir=tmp_path / "data"))
     server.env |= {"BOTYARD_LOG_FORMAT": "json"}
-    command = [sys.executable, "-m", "botyard", "worker"]
-    with subprocess.Popen(
-        command, env=server.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    ) as worker:
-        try:
-            assert worker.stderr is not None
-            first = worker.stderr.readline()  # it used to say so in a plain line of its own
-        finally:
-            worker.send_signal(signal.SIGINT)
-            worker.wait(timeout=60)
-    entry = json.loads(first)
+    stderr = tmp_path / "stderr.log"
+    with stderr.open("wb") as sink:
+        worker = spawn([sys.executable, "-m", "botyard", "worker"], env=server.env, stdout=DEVNULL, stderr=sink)
+    try:
+        lines = wait_for(lambda: written_lines(stderr), START, what="the worker's first log line", every=0.1)
+    finally:
+        stop(worker)  # SIGTERM, then SIGKILL: a worker started without a terminal ignores SIGINT
+    entry = json.loads(lines[0])  # it used to say so in a plain line of its own
     assert entry["logger"] == "botyard.worker" and entry["message"].startswith("worker ")

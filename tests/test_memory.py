@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from botyard.memory import _malloc_trim, release_free_memory
+from tests.support.waiting import START
 
 PARSERS = ("pdfplumber", "pypdfium2", "openpyxl", "docx", "pptx", "trafilatura", "xlrd")
 
@@ -17,7 +18,9 @@ PARSERS = ("pdfplumber", "pypdfium2", "openpyxl", "docx", "pptx", "trafilatura",
 def test_the_service_does_not_import_the_parsing_libraries() -> None:
     """They load in the sandbox's zygote (`ingestion.parse`); in each worker too they cost about 40 MB."""
     probe = "import sys, botyard.main; print(sorted({name.split('.')[0] for name in sys.modules}))"
-    loaded = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], check=True, capture_output=True, text=True, timeout=START
+    ).stdout
     assert "botyard" in loaded
     assert [name for name in PARSERS if f"'{name}'" in loaded] == []
 
@@ -65,7 +68,8 @@ print(held - resident_kb())
 @pytest.mark.skipif(_malloc_trim() is None, reason="glibc only")
 def test_large_blocks_go_back_to_the_system_as_soon_as_they_are_freed() -> None:
     def returned_kb(mode: str) -> int:
-        run = subprocess.run([sys.executable, "-c", LARGE_BLOCKS, mode], check=True, capture_output=True, text=True)
+        command = [sys.executable, "-c", LARGE_BLOCKS, mode]
+        run = subprocess.run(command, check=True, capture_output=True, text=True, timeout=START)
         return int(run.stdout)
 
     assert returned_kb("apart") > 90_000

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2 as httpx
@@ -23,6 +20,7 @@ from tests.support.api import Api, assert_error
 from tests.support.chat import ask, new_session
 from tests.support.jobs import process
 from tests.support.servers import Server, children
+from tests.support.waiting import wait_for
 
 TOKEN = "scrape-secret-7"
 STREAM = "/api/v1/session/{uuid}/message/stream"
@@ -52,26 +50,13 @@ def scrape(base: str, token: str | None = TOKEN) -> Samples:
     return samples(response.text)
 
 
-def wait_for(condition: Callable[[], bool], seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
-
-
-def _start(server: Server, *arguments: str) -> None:
-    command = [sys.executable, "-m", "botyard", "serve", "--port", str(server.port), *arguments]
-    server.process = subprocess.Popen(command, env=server.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    server.wait_ready()
-
-
 @pytest.fixture
 def guarded(tmp_path: Path) -> Iterator[tuple[Server, str]]:
     """One `botyard serve` (jobs in process, keyword search) whose metrics need `TOKEN`, and an account's key."""
     server = Server(Settings(data_dir=tmp_path))
     server.env |= {"BOTYARD_METRICS_TOKEN": TOKEN}
     key = server.key()
-    _start(server)
+    server.start()
     try:
         yield server, key
     finally:
@@ -137,7 +122,7 @@ def test_a_token_guards_the_scrape(guarded: tuple[Server, str]) -> None:
 def test_metrics_off_is_an_unknown_path(tmp_path: Path) -> None:
     server = Server(Settings(data_dir=tmp_path))
     server.env |= {"BOTYARD_METRICS": "off"}
-    _start(server)
+    server.start()
     try:
         assert_error(httpx.get(f"{server.base}/metrics"), 404, "not_found")
     finally:
@@ -172,7 +157,7 @@ def _workers(server: Server) -> list[int]:
 
 def test_with_workers_every_scrape_sums_every_worker(tmp_path: Path) -> None:
     server = Server(Settings(data_dir=tmp_path))
-    _start(server, "--workers", "2")
+    server.start("--workers", "2")
     try:
         wait_for(lambda: len(_workers(server)) == 2)
         sent = 40

@@ -11,6 +11,8 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import NormalizedName, canonicalize_name
 
+from tests.support.waiting import START
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "botyard"
 PYPROJECT = ROOT / "pyproject.toml"
@@ -127,5 +129,5 @@ def test_httpcore_finds_sniffio_without_searching_the_disk() -> None:
         "    print('sniffio' in sys.modules)\n"
         "asyncio.run(main())\n"
     )
-    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=START)
     assert found.stdout.strip() == "True"

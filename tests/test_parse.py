@@ -24,6 +24,7 @@ from botyard.ingestion.parse import (
 from botyard.ingestion.parse.core import parse_bytes
 from botyard.ingestion.parse.sniff import safe_name
 from tests.support import documents as samples
+from tests.support.waiting import wait_for
 
 MIB = 1024 * 1024
 WORD_TEXT = (
@@ -357,10 +358,7 @@ def test_cancelling_kills_the_child(fresh_sandbox: Sandbox) -> None:
 
     assert sandbox.pid is not None
     asyncio.run(cancel_midway())
-    deadline = time.monotonic() + 3
-    while _descendants(sandbox.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _descendants(sandbox.pid)
+    wait_for(lambda: not _descendants(sandbox.pid), 30, what="the parsing child killed")
 
 
 def test_a_warm_child_parses_the_next_file_and_a_failed_one_is_replaced(fresh_sandbox: Sandbox) -> None:
@@ -383,17 +381,15 @@ def test_a_warm_child_parses_the_next_file_and_a_failed_one_is_replaced(fresh_sa
 
 
 def _wait_dead(pid: int) -> None:
-    """Until `pid` has exited (a zombie counts: it runs no more), or fail after ten seconds."""
-    deadline = time.monotonic() + 10
-    while True:
+    """Until `pid` has exited (a zombie counts: it runs no more), or fail after thirty seconds."""
+
+    def dead() -> bool:
         try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
         except OSError:
-            return  # reaped
-        if state in ("Z", "X"):
-            return
-        assert time.monotonic() < deadline, f"process {pid} is still running"
-        time.sleep(0.01)
+            return True  # reaped
+
+    wait_for(dead, 30, what=f"process {pid} exiting", every=0.01)
 
 
 def test_a_kept_connection_whose_supervisor_died_is_replaced(fresh_sandbox: Sandbox) -> None:

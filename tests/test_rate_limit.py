@@ -5,8 +5,6 @@ Over the limit: 429 with `Retry-After` and the chatbot's `rate_limit_message`, a
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -76,10 +74,10 @@ def two_workers(settings: Settings, client: TestClient) -> Iterator[str]:
     """`botyard serve --workers 2` (two uvicorn worker processes) serving the app on the test database."""
     server = Server(settings)  # for its environment and free port
     server.env |= {"BOTYARD_EMBEDDER": "none", "BOTYARD_JOBS_IN_PROCESS": "false"}
-    command = [sys.executable, "-m", "botyard", "serve", "--workers", "2", "--port", str(server.port)]
-    server.process = subprocess.Popen(command, env=server.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server.start("--workers", "2", wait=False)
     try:
         server.wait_ready()
+        assert server.process is not None
         assert len(children(server.process.pid)) >= 2  # the workers, under uvicorn's supervisor
         yield server.base
     finally:

@@ -19,13 +19,10 @@ temporary directory is empty, and no chatbot they left has a re-sync schedule.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +34,7 @@ from fpdf import FPDF
 
 from botyard.accounts import setup
 from botyard.config import Settings
+from tests.support.processes import spawn, stop
 from tests.support.servers import Server
 from tests.support.web_site import Page, WebSite
 
@@ -225,21 +223,18 @@ def run(block: Block, site: str, cwd: Path, logs: Path, env: dict[str, str]) -> 
     script = "set -euo pipefail\n" + block.text.replace("https://example.com", site)
     out, err = logs / f"block-{block.line}.out", logs / f"block-{block.line}.err"
     with out.open("w") as stdout, err.open("w") as stderr:
-        process = subprocess.Popen(
-            ["bash", "-c", script],  # noqa: S607 (bash from PATH, as a reader runs it)
+        process = spawn(
+            ["bash", "-c", script],
             cwd=cwd,
             env=env,
             stdout=stdout,
             stderr=stderr,
-            start_new_session=True,
         )
-        try:
-            process.wait(timeout=60)
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)  # a background feed left by a failed block goes with it
+        # It ends by itself, within a minute; then its process group is killed: a background feed left by a failed
+        # block goes with it.
+        ended = stop(process, None, grace=60)
     output = out.read_text()
-    assert process.returncode == 0, (
-        f"{block.page} block at line {block.line} failed:\n{output[-3000:]}\n{err.read_text()}"
-    )
+    where = f"{block.page} block at line {block.line}"
+    assert ended, f"{where} ran over a minute:\n{output[-3000:]}\n{err.read_text()}"
+    assert process.returncode == 0, f"{where} failed:\n{output[-3000:]}\n{err.read_text()}"
     return output

@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,27 +18,20 @@ import pytest
 from botyard.config import Settings
 from botyard.serving import listening_socket
 from tests.support.servers import Server, children
+from tests.support.waiting import START, wait_for
 
 
 @pytest.fixture
 def workers(tmp_path: Path) -> Iterator[Server]:
     server = Server(Settings(data_dir=tmp_path))
     server.env |= {"BOTYARD_EMBEDDER": "none"}
-    command = [sys.executable, "-m", "botyard", "serve", "--workers", "2", "--port", str(server.port)]
-    server.process = subprocess.Popen(command, env=server.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server.start("--workers", "2", wait=False)
     try:
         server.wait_ready()
-        wait_for(lambda: len(listeners(server)) == 2)
+        wait_for(lambda: len(listeners(server)) == 2, what="two workers listening")
         yield server
     finally:
         server.stop()
-
-
-def wait_for(condition: object, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def listeners(server: Server) -> dict[int, int]:
@@ -117,7 +109,7 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
         port = taken.getsockname()[1]
         server = Server(Settings(data_dir=tmp_path))
         command = [sys.executable, "-m", "botyard", "serve", "--workers", "2", "--port", str(port)]
-        result = subprocess.run(command, env=server.env, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(command, env=server.env, capture_output=True, text=True, timeout=START)
     assert result.returncode != 0
     assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
 

@@ -3,10 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +13,9 @@ from starlette.testclient import TestClient
 from botyard.accounts import setup
 from botyard.config import Settings
 from tests.support.api import Api, assert_error
-from tests.support.servers import free_port
+from tests.support.processes import written_lines
+from tests.support.servers import Server
+from tests.support.waiting import START, wait_for
 
 
 def test_the_setup_token_creates_the_first_account_once(client: TestClient, settings: Settings) -> None:
@@ -47,42 +45,30 @@ def test_no_setup_once_an_account_exists(alice: Api, client: TestClient, setting
 
 
 def test_serve_prints_the_setup_link_only_while_there_is_no_account(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BOTYARD_")}
-    env |= {"BOTYARD_DATA_DIR": str(tmp_path), "BOTYARD_EMBEDDER": "none"}
-    with serving(env) as (base, server):
-        assert server.stderr is not None
-        link = next(line for line in server.stderr if "/dashboard#setup=" in line).strip()
-        assert link.startswith(f"{base}/dashboard#setup=")
-        wait_ready(base)
-        created = httpx.post(f"{base}/api/v1/setup", json={"token": link.split("#setup=", 1)[1], "email": "o@x.io"})
+    server = Server(Settings(data_dir=tmp_path / "data"))
+    first, second = tmp_path / "first.log", tmp_path / "second.log"
+    with serving(server, first):
+        link = wait_for(lambda: _setup_link(first), START, what="the setup link")
+        assert link.startswith(f"{server.base}/dashboard#setup=")
+        server.wait_ready()
+        token = link.split("#setup=", 1)[1]
+        created = httpx.post(f"{server.base}/api/v1/setup", json={"token": token, "email": "o@x.io"})
         assert created.status_code == 200, created.text
-    with serving(env) as (base, server):
-        wait_ready(base)
-        server.terminate()
-        assert server.stderr is not None
-        assert "#setup=" not in server.stderr.read()  # an account exists: no link
+    with serving(server, second):
+        server.wait_ready()
+    assert not _setup_link(second)  # an account exists: no link
 
 
 @contextmanager
-def serving(env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    port = free_port()
-    command = [sys.executable, "-m", "botyard", "serve", "--port", str(port)]
-    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def serving(server: Server, stderr: Path) -> Iterator[None]:
+    """`botyard serve` until the block ends, its stderr in a file (complete once the block has ended)."""
+    with stderr.open("wb") as sink:
+        server.start(wait=False, stderr=sink)
     try:
-        yield f"http://127.0.0.1:{port}", server
+        yield
     finally:
-        server.terminate()
-        server.wait(timeout=20)
-        if server.stderr is not None:
-            server.stderr.close()
+        server.stop()
 
 
-def wait_ready(base: str) -> None:
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{base}/healthz").status_code == 200:
-                return
-        except httpx.TransportError:
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.05)
+def _setup_link(stderr: Path) -> str:
+    return next((line.strip() for line in written_lines(stderr) if "#setup=" in line), "")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from botyard.ingestion.tokens import WINDOW_CHARS, count_tokens, split_tokens, truncate_tokens
+from tests.support.waiting import START
 
 SENTENCE = "The warehouse ships every order within two days, and returns are free for thirty days. "
 
@@ -90,5 +91,7 @@ def test_counting_does_not_import_the_bpe_openai_package() -> None:
     code = (
         "import sys; from botyard.ingestion.tokens import count_tokens; count_tokens('hi'); print(sorted(sys.modules))"
     )
-    modules = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    modules = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=START
+    ).stdout
     assert "'bpe_openai._bindings'" in modules and "'bpe_openai'" not in modules

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Playwright, sync_playwright
+from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 
 from botyard.config import Settings
 from tests.support.browser import HostSite, Service
@@ -38,6 +38,11 @@ CHROMIUM_FLAGS = [
     "--disable-extensions",
 ]
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+# How long an `expect` waits for a page to show what it asserts, for every browser test (the setting is global): a
+# bound, not a measure, since it returns as soon as the page shows it. ReDoc lays out the whole API in JavaScript, and
+# a machine busy with the parallel suite, or with anything else, is slow.
+expect.set_options(timeout=60_000)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

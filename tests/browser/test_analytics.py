@@ -17,8 +17,6 @@ from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route, e
 from tests.support.browser import Service
 from tests.support.dashboard import QUESTION, Dashboard, make_chatbot
 
-expect.set_options(timeout=15_000)
-
 REFUSED = "Do you sell bicycles?"
 
 

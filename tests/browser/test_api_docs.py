@@ -13,8 +13,6 @@ from playwright.sync_api import Browser, BrowserContext, Route, expect
 
 from tests.support.browser import Service
 
-expect.set_options(timeout=15_000)
-
 
 class Offline:
     """A browser context whose requests reach only the service; the others are aborted and listed."""

@@ -14,8 +14,6 @@ from playwright.sync_api import Page, expect
 from tests.support.browser import Service
 from tests.support.dashboard import QUESTION, Dashboard, make_chatbot, row_of
 
-expect.set_options(timeout=15_000)
-
 OFF_TOPIC = "Which team won the football world cup final of 1954?"
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,8 +18,7 @@ from playwright.sync_api import Browser, BrowserContext, Route, expect
 
 from tests.support.browser import HostSite, Service
 from tests.support.dashboard import INGESTION, QUESTION, SOURCE_LINK, Dashboard, make_chatbot, row_of
-
-expect.set_options(timeout=15_000)
+from tests.support.waiting import wait_for
 
 KEY_STORE = "botyard.key"
 
@@ -386,10 +384,8 @@ def test_conversations_filter_sessions_and_show_a_transcript(
     server.api("POST", f"/session/{session}/message/non-stream", {"query": QUESTION})
     refund = server.api("POST", f"/chatbot/{bot}/session/create", {})["uuid"]
     server.api("POST", f"/session/{refund}/message/non-stream", {"query": "Can I get a refund for my order?"})
-    deadline = time.monotonic() + 60
-    while server.api("GET", f"/session/{refund}")["meta"]["tags"] != ["refund"]:  # a background job assigns it
-        assert time.monotonic() < deadline, "the tag was not assigned"
-        time.sleep(0.05)
+    # A background job assigns it.
+    wait_for(lambda: server.api("GET", f"/session/{refund}")["meta"]["tags"] == ["refund"], what="the tag assigned")
     page = dashboard.open(f"/bot/{bot}/conversations", "Conversations: Conversations bot")
     sessions = page.get_by_role("table").locator("tbody tr")
     expect(sessions).to_have_count(2)

@@ -12,8 +12,6 @@ from playwright.sync_api import Route, expect
 from tests.support.browser import Service
 from tests.support.dashboard import Dashboard, make_chatbot, row_of
 
-expect.set_options(timeout=15_000)
-
 LLM_ONLY = "Used only with a language model (BOTYARD_LLM_BASE_URL)"
 
 

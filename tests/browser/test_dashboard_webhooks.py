@@ -5,7 +5,6 @@ disable, delete. Leaves `tests/artifacts/dashboard-webhooks.png`."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from playwright.sync_api import expect
 
 from tests.support.browser import Service
 from tests.support.dashboard import Dashboard, make_chatbot
+from tests.support.waiting import wait_for
 from tests.support.webhook_receiver import Receiver, receiver
 
 
@@ -46,14 +46,11 @@ def test_add_test_disable_and_delete_a_webhook(
     assert hook["url"] == hooks.url("/in") and "source_failed" not in hook["events"] and len(hook["events"]) == 5
 
     section.get_by_role("button", name="Send test").click()
-    deadline = time.monotonic() + 15
-    while not hooks.received and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait_for(lambda: hooks.received, what="the test delivery received", every=0.1)
     [request] = hooks.received
     assert request.event["type"] == "ping" and request.signed_with(secret)
-    while server.api("GET", f"/webhook/{hook['uuid']}/deliveries")[0]["status"] != "delivered":
-        assert time.monotonic() < deadline
-        time.sleep(0.1)
+    deliveries = f"/webhook/{hook['uuid']}/deliveries"
+    wait_for(lambda: server.api("GET", deliveries)[0]["status"] == "delivered", what="the delivery recorded", every=0.1)
     section.get_by_role("button", name="Deliveries").click()
     expect(section.locator("tbody tr").first).to_contain_text("delivered")
     page.screenshot(path=artifacts / "dashboard-webhooks.png", full_page=True)

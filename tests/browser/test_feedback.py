@@ -15,8 +15,6 @@ from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, FrameLo
 from tests.support.browser import HostSite, Service
 from tests.support.dashboard import QUESTION, Dashboard, make_chatbot
 
-expect.set_options(timeout=15_000)
-
 FRAME = "#botyard-widget iframe"
 ANSWERED = "article.msg-assistant[data-state=done]"
 COMMENT = "I asked about Sundays, and it told me weekdays."

@@ -16,8 +16,6 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from tests.support.browser import Service
 from tests.support.dashboard import Dashboard, make_chatbot
 
-expect.set_options(timeout=15_000)
-
 ASKING = "I want to talk to a human about my invoice"
 
 

@@ -15,8 +15,6 @@ from playwright.sync_api import Browser, BrowserContext, FrameLocator, Page, exp
 from tests.support.browser import HostSite, Service
 from tests.support.dashboard import QUESTION, Dashboard, make_chatbot, wait_for_sources
 
-expect.set_options(timeout=15_000)
-
 FRAME = "#botyard-widget iframe"
 ANSWERED = "article.msg-assistant[data-state=done]"
 FIX = "We are open from 8 to 6, Monday to Saturday."

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Frame, FrameLocator, Page, Request, Response, expect
 
 from tests.support.browser import HostSite, Service
-
-expect.set_options(timeout=15_000)
+from tests.support.dashboard import wait_for_sources
 
 QUESTION = "What are your opening hours?"
 ANSWER = "We are open **9 to 5** from Monday to Friday, and on Saturdays from ten until two in the afternoon."
@@ -34,11 +32,7 @@ def make_chatbot(server: Service, *, visibility: str = "public", qa: dict[str, s
     uuid: str = server.api("POST", "/chatbot/create", settings)["uuid"]
     pair = qa or {"question": QUESTION, "answer": ANSWER, "reference_source_link": SOURCE_LINK}
     server.api("POST", f"/chatbot/{uuid}/data-source/qa", pair)
-    deadline = time.monotonic() + 60
-    while (statuses := [s["status"] for s in server.api("GET", f"/chatbot/{uuid}/data-sources")]) != ["success"]:
-        assert not any(status.startswith("error") for status in statuses), statuses
-        assert time.monotonic() < deadline, f"the source is still {statuses}"
-        time.sleep(0.05)  # ingestion runs in the server's job runner; there is nothing to wait on but its status
+    wait_for_sources(server, uuid)
     return uuid
 
 

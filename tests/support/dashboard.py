@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 from playwright.sync_api import BrowserContext, ConsoleMessage, Locator, Page, expect
 
 from tests.support.browser import Service
+from tests.support.waiting import wait_for
 
 QUESTION = "What are your opening hours?"
 
@@ -32,10 +31,15 @@ def make_chatbot(server: Service, name: str, *, visibility: str = "private", wit
 
 
 def wait_for_sources(server: Service, chatbot: str) -> None:
-    deadline = time.monotonic() + 60
-    while any(s["status"] != "success" for s in server.api("GET", f"/chatbot/{chatbot}/data-sources")):
-        assert time.monotonic() < deadline, "the sources were not ingested"
-        time.sleep(0.05)  # ingestion runs in the server's job runner: its status is all there is to wait on
+    """Until every source of the chatbot is ingested: that runs in the server's job runner, and its status is all
+    there is to wait on. A source that fails fails the test at once."""
+
+    def ingested() -> bool:
+        statuses = [source["status"] for source in server.api("GET", f"/chatbot/{chatbot}/data-sources")]
+        assert not any(status.startswith("error") for status in statuses), statuses
+        return all(status == "success" for status in statuses)
+
+    wait_for(ingested, INGESTION / 1000, what="the sources ingested")
 
 
 class Dashboard:

@@ -24,6 +24,7 @@ from botyard.config import Settings
 from botyard.db.base import Base
 from botyard.db.migrate import upgrade
 from botyard.db.session import Database
+from tests.support.waiting import START
 
 T = TypeVar("T")
 POSTGRES_ENV = "BOTYARD_TEST_POSTGRES_URL"
@@ -74,7 +75,9 @@ def database_dump(settings: Settings) -> str:
         # Read by another process: closing any descriptor of the database file in this process would drop the POSIX
         # locks the app's own connections hold, and another process (a worker) could then reset the shared WAL index.
         copy = "import sys, shutil; [shutil.copyfileobj(open(p, 'rb'), sys.stdout.buffer) for p in sys.argv[1:]]"
-        read = subprocess.run([sys.executable, "-c", copy, *map(str, files)], capture_output=True, check=True)
+        read = subprocess.run(
+            [sys.executable, "-c", copy, *map(str, files)], capture_output=True, check=True, timeout=START
+        )
         return read.stdout.decode("latin-1")
     return asyncio.run(_postgres_dump(settings.resolved_database_url))
 

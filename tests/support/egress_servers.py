@@ -278,5 +278,6 @@ def self_signed_certificate(directory: Path, name: str) -> tuple[Path, Path] | N
         ],
         check=True,
         capture_output=True,
+        timeout=60,
     )
     return cert, key

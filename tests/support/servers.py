@@ -7,14 +7,16 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import httpx2 as httpx
 
 from botyard.config import Settings
+from tests.support.processes import GRACE, REAP, spawn, stop
+from tests.support.waiting import START, wait_for
 
 
 def free_port() -> int:
@@ -48,43 +50,44 @@ class Server:
 
     def key(self) -> str:
         command = [sys.executable, "-m", "botyard", "key", "create", "--email", "crash@example.com"]
-        created = subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=60, check=True)
+        created = subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=START, check=True)
         return created.stdout.strip()
 
-    def start(self, wait: bool = True) -> None:
-        command = [sys.executable, "-m", "botyard", "serve", "--port", str(self.port)]
-        self.process = subprocess.Popen(command, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def start(self, *arguments: str, wait: bool = True, stderr: IO[bytes] | int = subprocess.DEVNULL) -> None:
+        """`botyard serve` on the port, with more `arguments` (`--workers 2`), in a process group of its own."""
+        command = [sys.executable, "-m", "botyard", "serve", "--port", str(self.port), *arguments]
+        self.process = spawn(command, env=self.env, stdout=subprocess.DEVNULL, stderr=stderr)
         if wait:
-            self.wait_ready()
-
-    def wait_ready(self) -> None:
-        deadline = time.monotonic() + 60
-        while True:
             try:
-                if httpx.get(f"{self.base}/healthz").status_code == 200:
-                    return
+                self.wait_ready()
+            except BaseException:
+                stop(self.process)  # no test would: it has no server to stop yet
+                raise
+
+    def wait_ready(self, seconds: float = START) -> None:
+        """Until /healthz answers: a cold start migrates the database and loads the models, slowly on a busy
+        machine; a server that exits meanwhile fails the test at once."""
+
+        def healthy() -> bool:
+            assert self.process is not None and self.process.poll() is None, "the server exited"
+            try:
+                return httpx.get(f"{self.base}/healthz", timeout=10).status_code == 200
             except httpx.TransportError:
-                assert self.process is not None and self.process.poll() is None, "the server exited"
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.05)
+                return False
+
+        wait_for(healthy, seconds, what="the server answering /healthz")
 
     def kill(self) -> None:
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
+        self.process.wait(timeout=REAP)
 
     def stop(self) -> None:
         """Stop it as an operator would (SIGTERM). The shutdown may have in-flight jobs to end, and a machine busy
-        with a parallel test suite makes that slow: a minute is allowed; a server still up after it is killed and the
-        test fails."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-                raise
+        with a parallel test suite makes that slow: a minute is allowed; a server still up after it is killed with
+        the processes it started, and the test fails."""
+        if self.process is not None:
+            assert stop(self.process, signal.SIGTERM, GRACE), f"the server did not stop within {GRACE:g} s of SIGTERM"
 
 
 @contextmanager
