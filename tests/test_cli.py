@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -97,18 +98,23 @@ def test_database_dump_sees_stored_text(client: TestClient, settings: Settings) 
     assert marker.lower() in database_dump(settings)
 
 
-def test_worker_processes_queued_sources(alice: Api, settings: Settings) -> None:
+def test_worker_processes_queued_sources(alice: Api, settings: Settings, tmp_path: Path) -> None:
     """`botyard worker` runs the jobs alone, next to an API that does not run them."""
     bot = alice.chatbot()["uuid"]
     created = alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", {"question": "Who?", "answer": "Us."}))
     env = _env(settings) | {"BOTYARD_EMBEDDER": "none"}  # the job, not a cold load of the bundled model, is tested
-    worker = spawn([sys.executable, "-m", "botyard", "worker"], env=env, stdout=DEVNULL, stderr=DEVNULL)
+    log = tmp_path / "worker.log"
+    with log.open("w") as stderr:
+        worker = spawn([sys.executable, "-m", "botyard", "worker"], env=env, stdout=DEVNULL, stderr=stderr)
     try:
 
         def processed() -> bool:
             return alice.ok(alice.get(f"/data-source/{created['uuid']}"))["status"] == "success"
 
         wait_for(processed, START, what="the worker processing the source", every=0.1)
+        # SIGTERM (systemd, docker stop) stops it as Ctrl-C does: cleanly, and it says so.
+        assert stop(worker, signal.SIGTERM), "the worker did not stop on SIGTERM"
+        assert worker.returncode == 0 and "stopped" in log.read_text()
     finally:
         stop(worker)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -112,7 +113,8 @@ def _offer_setup(settings: Settings, host: str, port: int) -> None:
 @main.command()
 @click.pass_obj
 def worker(settings: Settings) -> None:
-    """Run the job runner alone (no HTTP), until interrupted. Any number of workers can share one PostgreSQL."""
+    """Run the job runner alone (no HTTP), until SIGTERM (systemd, `docker stop`) or Ctrl-C, which stop it as
+    `serve` stops: the jobs in hand end or give their lease back. Any number of workers can share one PostgreSQL."""
     from botyard.runtime import Runtime
 
     configure_logs(settings.log_level, settings.log_format)
@@ -120,12 +122,19 @@ def worker(settings: Settings) -> None:
 
     async def run() -> None:
         runtime = Runtime.build(settings)
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, stopping.set)
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a background job of a shell ignores Ctrl-C
+            loop.add_signal_handler(signal.SIGINT, stopping.set)
         await runtime.start_jobs()
-        logging.getLogger("botyard.worker").info("worker %s running", runtime.runner.owner)
+        log = logging.getLogger("botyard.worker")
+        log.info("worker %s running", runtime.runner.owner)
         try:
-            await asyncio.Event().wait()
+            await stopping.wait()
         finally:
             await runtime.close()
+        log.info("worker %s stopped", runtime.runner.owner)
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())
