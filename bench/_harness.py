@@ -229,6 +229,17 @@ class MemoryPeaks:
     children_seen: int = 0
 
 
+def resident_kb(pid: int) -> int:
+    """The process's resident set now (VmRSS), in kB."""
+    return _status_kb(pid).get("VmRSS", 0)
+
+
+def reset_peak(pid: int) -> None:
+    """Reset the process's peak resident set (VmHWM) to its current one (Linux; a process of the same user), so that
+    a phase's peak is measured apart from start-up's."""
+    Path(f"/proc/{pid}/clear_refs").write_text("5")
+
+
 class MemorySampler:
     """Samples the memory of a process tree every `interval` seconds on a thread, until stopped."""
 

@@ -8,11 +8,14 @@ Three documents, each uploaded alone to a fresh `botyard serve` on a fresh datab
 - `xlsx`: a workbook of `--sheets` sheets of `--rows` rows (generated with openpyxl, about 11 MB by default).
 
 Printed per document: its size, the time from the POST to the final status, the final status, the chunks stored,
-the server's own peak resident set (VmHWM) and the largest peak of its children (the parser sandbox). Run from the
-repository root, in its virtualenv:
+the server's resident set when idle (just before the upload, models loaded), its peak while the document is
+ingested (VmHWM, reset just before the upload so that start-up does not count), the difference (issue 39 item 8:
+at most 300 MB), and the largest peak of its children (the parser sandbox). Run from the repository root, in its
+virtualenv:
 
     python bench/large_documents.py                         # the three documents, the default embedder
     python bench/large_documents.py --embedder none --only text
+    python bench/large_documents.py --only text --text-mb 0.3 0.6 1.1   # one fresh server per size
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from _harness import (
     SqliteDatabase,
     load_average,
     postgres_database,
+    reset_peak,
+    resident_kb,
 )
 from fpdf import FPDF
 
@@ -107,6 +112,8 @@ def measure(document: Document, settings: dict[str, str], timeout: float, postgr
         ):
             bot = api.post("/api/v1/chatbot/create", json={"name": "large"}).raise_for_status().json()["uuid"]
             load = load_average()
+            idle_kb = resident_kb(server.pid)
+            reset_peak(server.pid)
             with MemorySampler(server.pid) as memory:
                 started = time.monotonic()
                 files = {"file": (document.name, document.content, document.content_type)}
@@ -117,8 +124,9 @@ def measure(document: Document, settings: dict[str, str], timeout: float, postgr
             [(chunks,)] = database.query("SELECT count(*) FROM chunk")
         peaks = memory.peaks
         return (
-            f"{document.kind:5} {len(document.content) / 1e6:5.1f} MB {elapsed:7.1f} s  {status:32} "
-            f"tokens {shown.get('tokens', 0):>8} chunks {chunks:>5}  server peak {peaks.server_hwm_kb / 1024:5.0f} MB  "
+            f"{document.kind:5} {len(document.content) / 1e6:5.2f} MB {elapsed:7.1f} s  {status:10} "
+            f"tokens {shown.get('tokens', 0):>8} chunks {chunks:>5}  server idle {idle_kb / 1024:4.0f} MB "
+            f"peak {peaks.server_hwm_kb / 1024:5.0f} MB (+{(peaks.server_hwm_kb - idle_kb) / 1024:4.0f})  "
             f"parser peak {peaks.child_hwm_kb / 1024:4.0f} MB  load before {load:.2f}"
         )
 
@@ -140,7 +148,7 @@ def _database(postgres_url: str | None) -> contextlib.AbstractContextManager[Pos
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", choices=["text", "pdf", "xlsx"], action="append", help="documents to run")
-    parser.add_argument("--text-mb", type=float, default=5.0)
+    parser.add_argument("--text-mb", type=float, nargs="+", default=[5.0], help="sizes of the text: one run each")
     parser.add_argument("--pdf-mb", type=float, default=20.0)
     parser.add_argument("--sheets", type=int, default=240)
     parser.add_argument("--rows", type=int, default=1000)
@@ -150,12 +158,13 @@ def main() -> None:
     args = parser.parse_args()
     settings = {"BOTYARD_EMBEDDER": args.embedder} if args.embedder else {}
     makers = {
-        "text": lambda: prose_text(args.text_mb),
-        "pdf": lambda: pdf_file(args.pdf_mb),
-        "xlsx": lambda: workbook(args.sheets, args.rows),
+        "text": lambda: [prose_text(megabytes) for megabytes in args.text_mb],
+        "pdf": lambda: [pdf_file(args.pdf_mb)],
+        "xlsx": lambda: [workbook(args.sheets, args.rows)],
     }
     for kind in args.only or list(makers):
-        print(measure(makers[kind](), settings, args.timeout, args.postgres_url), flush=True)
+        for document in makers[kind]():
+            print(measure(document, settings, args.timeout, args.postgres_url), flush=True)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ import botyard.embedding
 from botyard.config import Settings
 from botyard.embedding import EmbeddingError, ModelIntegrityError, build_embedder, decode_vector, encode_vector
 from botyard.embedding.minilm import (
+    BATCH_SIZE,
     DIMENSION,
     MODEL_SHA256,
     MiniLMEmbedder,
@@ -141,12 +143,36 @@ asyncio.run(main())
 
 
 def test_minilm_gives_back_the_memory_a_batch_of_documents_took() -> None:
-    # Batches of 32 and 1 chunks of 256 tokens: onnxruntime's arena grows by about 500 MB for them and, unless
-    # handed back, keeps it. What stays is the allocator's ordinary slack (50-100 MB here).
+    # Batches of 8 and 1 chunks of 256 tokens: onnxruntime's arena grows for them and, unless handed back, keeps
+    # it. What stays is the allocator's ordinary slack (50-100 MB here).
     # A process of its own: what other tests loaded must not count.
     command = [sys.executable, "-c", RESIDENT_GROWTH]
     done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=2 * START)
     assert int(done.stdout.strip()) < 300
+
+
+def test_minilm_runs_documents_in_small_batches_each_handing_its_memory_back(minilm: MiniLMEmbedder) -> None:
+    # Issue 39 item 8: onnxruntime's memory grows with the texts of a run (32 chunks of 256 tokens: 400 MB), and
+    # an arena kept over a call's runs grew with every shape it met. A run of at most `BATCH_SIZE` texts, released
+    # after each, bounds a large upload's peak whatever its size; a query keeps its arena.
+    session = minilm._session
+    runs: list[tuple[int, bool]] = []
+
+    def run(outputs: list[str], feeds: dict[str, np.ndarray], options: object = None) -> list[np.ndarray]:
+        runs.append((len(feeds["input_ids"]), options is not None))
+        return session.run(outputs, feeds, options)
+
+    minilm._session = SimpleNamespace(run=run)  # type: ignore[assignment]
+    try:
+        asyncio.run(
+            minilm.embed_documents([f"Chunk {number} of a long manual. " * (number % 9 + 1) for number in range(70)])
+        )
+        asyncio.run(minilm.embed_query("When does the shop open?"))
+    finally:
+        minilm._session = session
+    sizes = [size for size, _ in runs[:-1]]
+    assert max(sizes) == BATCH_SIZE <= 8 and sum(sizes) == 70
+    assert all(released for _, released in runs[:-1]) and runs[-1] == (1, False)
 
 
 def test_minilm_refuses_a_model_file_with_another_sha256(tmp_path: Path) -> None:

@@ -39,7 +39,10 @@ MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 NAME = "minilm-l6-v2-int8"
 DIMENSION = 384
 MAX_TOKENS = 256
-BATCH_SIZE = 32
+BATCH_SIZE = 8
+"""Texts the model runs at once. Its memory grows with the batch (attention over 256 tokens: a run of 32 texts took
+onnxruntime about 400 MB above the loaded model, 8 texts about 100 MB; issue 39 item 8), its speed hardly does: the
+texts are sorted by length first, so a batch pads little whatever its size."""
 KNOWN_WORDS = 0.5
 """The share of a text's words the vocabulary must hold whole for the model to read it (`reads`): at least half
 ("Define visceral?" is English although "visceral" is no word of the vocabulary)."""
@@ -135,9 +138,10 @@ class MiniLMEmbedder:
         options.inter_op_num_threads = 1
         self._session = ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
         _forget_model_bytes(self._session)
-        # A batch of 32 chunks grows onnxruntime's memory arena by about 640 MB, which it keeps for good: a server
-        # that ingested one file would hold it forever. The last batch of each call hands the arena back (measured
-        # with bench/embed.py: peak RSS 1,255 -> 975 MB, about 5% more CPU per chunk; queries keep their small arena).
+        # A run grows onnxruntime's memory arena (`BATCH_SIZE`), which it keeps for good: a server that ingested one
+        # file would hold it forever. Every batch of documents hands the arena back after its run: kept over a call's
+        # batches, the arena grew with each new shape it met (a 64-chunk batch of a long manual: 240 MB above the
+        # loaded models, 150 MB when released after each run; issue 39 item 8). Queries keep their small arena.
         self._release = ort.RunOptions()
         self._release.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         self._inputs = {node.name for node in self._session.get_inputs()}
@@ -184,8 +188,7 @@ class MiniLMEmbedder:
         order = sorted(range(len(texts)), key=lambda index: len(encodings[index].ids))
         for start in range(0, len(order), self._batch_size):
             batch = order[start : start + self._batch_size]
-            last = start + self._batch_size >= len(order)
-            vectors[batch] = await asyncio.to_thread(self._run, [encodings[index] for index in batch], release=last)
+            vectors[batch] = await asyncio.to_thread(self._run, [encodings[index] for index in batch], release=True)
         return vectors
 
     async def embed_query(self, text: str) -> Vectors:
