@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -60,10 +61,17 @@ def finished_run(api: Api, set_uuid: str) -> dict[str, Any]:
     return run
 
 
+def live_answers_counted() -> float:
+    """The live answers this process's `/metrics` has counted: their first bytes and their outcomes."""
+    names = {"botyard_answer_first_chunk_seconds_count", "botyard_answers_total"}
+    return sum(sample.value for metric in REGISTRY.collect() for sample in metric.samples if sample.name in names)
+
+
 def test_a_set_from_csv_is_run_and_judged_outside_conversations_analytics_and_limits(
     alice: Api, clinic: str, db: Db
 ) -> None:
     alice.ok(alice.post(f"/chatbot/{clinic}/webhook/create", {"url": "https://hooks.example.com/in"}))
+    counted = live_answers_counted()
     made = alice.ok(imported(alice, clinic, CSV))
     assert_uuid(made["uuid"])
     assert (made["name"], made["case_count"], made["run_after_changes"]) == ("Smoke", 4, False)
@@ -88,6 +96,7 @@ def test_a_set_from_csv_is_run_and_judged_outside_conversations_analytics_and_li
     assert alice.ok(alice.get(f"/chatbot/{clinic}/conversations")) == []
     assert alice.ok(alice.get(f"/chatbot/{clinic}/analytics"))["totals"]["messages"] == 0
     assert alice.ok(alice.get(f"/chatbot/{clinic}/review"))["groups"] == []
+    assert live_answers_counted() == counted  # nor did /metrics: no first byte, no answer counted
 
     async def finished(session: AsyncSession) -> list[str]:
         kind = WebhookDelivery.event_type == "test_run_finished"
