@@ -609,15 +609,15 @@ def test_trickle_is_cut_by_the_total_deadline(net: Net) -> None:
     started = time.monotonic()
     error = net.failure(net.url("/trickle"), settings=settings)
     assert isinstance(error, EgressTimeout) and error.reason == "timeout"
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 10  # the trickle lasts 20 s; a slack bound holds on a busy machine
 
 
 def test_stalled_body_trips_the_read_timeout(net: Net) -> None:
-    settings = net.settings(egress_read_timeout=0.3, egress_total_timeout=3.0)
+    settings = net.settings(egress_read_timeout=0.3, egress_total_timeout=20.0)
     started = time.monotonic()
     error = net.failure(net.url("/stall"), settings=settings)
     assert isinstance(error, EgressTimeout)
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10  # the stall lasts 30 s and the total deadline is 20 s: the read timeout
 
 
 @pytest.mark.parametrize("kb", [80, 1024])

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,6 +26,9 @@ from tests.support.fake_llm import FakeLlm, Reply
 from tests.support.jobs import process
 
 SECRET = "s3cr3t-header-value-7f1c"
+# Long enough that a loopback call on a machine busy with other tests finishes inside it (1 s did not, under CI load);
+# the hanging tool is held by an event, not a sleep, so the hang outlasts the limit whatever the machine's speed.
+TIMEOUT = 4.0
 ORDER_SCHEMA = {
     "type": "object",
     "properties": {"order_id": {"type": "string", "description": "The order number"}},
@@ -39,6 +41,7 @@ class ToolServer:
 
     def __init__(self) -> None:
         self.received: list[dict[str, Any]] = []
+        self.release = threading.Event()  # /slow hangs until the test that called it lets go
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -51,7 +54,7 @@ class ToolServer:
                      "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
                 )  # fmt: skip
                 if parts.path == "/slow":
-                    time.sleep(3)
+                    owner.release.wait(timeout=60)
                 if parts.path == "/moved":  # a Location no URL parser accepts
                     self.send_response(302)
                     self.send_header("Location", "http://[::1")
@@ -75,6 +78,7 @@ class ToolServer:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def close(self) -> None:
+        self.release.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -91,7 +95,7 @@ def tool_client(
     request: pytest.FixtureRequest, llm: FakeLlm, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[TestClient]:
     data_dir = tmp_path_factory.mktemp("botyard-tools")
-    with llm_app(request.param, data_dir, llm.url, egress_allowlist=["127.0.0.1"], tool_call_timeout=1.0) as client:
+    with llm_app(request.param, data_dir, llm.url, egress_allowlist=["127.0.0.1"], tool_call_timeout=TIMEOUT) as client:
         yield client
 
 
@@ -113,6 +117,7 @@ def desk(tool_client: TestClient, llm: FakeLlm, tools: ToolServer) -> tuple[Api,
     api.ok(api.post(f"/agent/{general['uuid']}/function/create", function))
     llm.forget()
     tools.received.clear()
+    tools.release.clear()
     return api, new_session(api, bot), general["uuid"]
 
 
@@ -181,7 +186,8 @@ def test_a_private_address_is_refused_and_a_hang_times_out(
     llm.script(tool_call("slow"), Reply(tokens=("The order service is not answering.",)))
     response = ask(api, chat, "Is my order late?")
     assert response.status_code == 200 and response.text == "The order service is not answering."
-    assert calls_made(api, chat)[0]["content"] == "error: the function did not answer within 1 s"
+    assert calls_made(api, chat)[0]["content"] == "error: the function did not answer within 4 s"
+    tools.release.set()
 
 
 def test_injected_instructions_cannot_move_the_call_or_leak_headers(

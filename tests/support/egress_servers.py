@@ -178,7 +178,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(b"xx")
         self.wfile.flush()
-        self.server.stopping.wait(5)
+        self.server.stopping.wait(30)
 
     def _headers(self, query: dict[str, str]) -> None:
         self.send_response(200)
