@@ -171,9 +171,11 @@ def detect(text: str) -> str | None:
             return None
     counts = dict.fromkeys(latin_stopwords(), 0)
     languages_of = _stopword_languages()
-    for token in _lowercase().analyze(sample):
-        for language in languages_of.get(token, ()):
-            counts[language] += 1
+    # Each distinct stop word once, with how often it occurs: a loop over every token took 7 s at 100k chunks.
+    tokens = Counter(_lowercase().analyze(sample))
+    for token in tokens.keys() & languages_of.keys():
+        for language in languages_of[token]:
+            counts[language] += tokens[token]
     best = max(counts.values())
     if best == 0:
         return None

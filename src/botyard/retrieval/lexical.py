@@ -119,11 +119,14 @@ class LexicalIndex:
         segment is merged)."""
         self.readings = [self._reading(language) for language in self.detected]
         """The language each row is read in (by row), so a hit's text is analysed again without detecting it."""
-        self._frequencies.update(self._add(writer, documents, self.detected))
+        self._add(writer, documents, self.detected, counted=False)
         writer.commit()
         writer.wait_merging_threads()
         self._index.reload()
         self._searcher = self._index.searcher()
+        # A new index has no deleted document, so its term dictionary holds exactly the live rows' counts: read in
+        # Rust, where counting each document's distinct terms in Python took 4.5 s at 100k chunks.
+        self._frequencies.update(dict(self._searcher.terms_with_prefix(BODY, "")))
         self._speller = Speller(self._frequencies)
         self.size = len(documents)
 
@@ -134,13 +137,19 @@ class LexicalIndex:
         index.register_tokenizer(TERMS, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
 
     def _add(
-        self, writer: tantivy.IndexWriter, documents: Sequence[Document], detected: Sequence[str | None]
+        self,
+        writer: tantivy.IndexWriter,
+        documents: Sequence[Document],
+        detected: Sequence[str | None],
+        *,
+        counted: bool = True,
     ) -> Counter[str]:
-        """Index the documents; how many of them hold each term."""
+        """Index the documents; how many of them hold each term (when `counted`, else nothing is counted)."""
         frequencies: Counter[str] = Counter()
         for document, language in zip(documents, detected, strict=True):
             terms = self._analyse(document.text, language)
-            frequencies.update(set(terms))
+            if counted:
+                frequencies.update(set(terms))
             entry = tantivy.Document()
             entry.add_text(BODY, " ".join(terms))
             entry.add_text(SOURCE, document.source_uuid)
