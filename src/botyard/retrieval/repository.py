@@ -34,6 +34,9 @@ class ChunkRow:
     """The o200k count of `text`, made at ingestion (answerers report usage without counting again)."""
     source_file_name: str = ""
     """The source's file name (citations show it); like its title and meta, as of the knowledge version."""
+    terms: str | None = None
+    """The terms kept at ingestion (`stored_terms`), held only by the rows read for a build or an update."""
+    terms_tag: str | None = None
 
 
 class RetrievalRepository:
@@ -76,8 +79,9 @@ class RetrievalRepository:
         known = await self._sources(chatbot_uuid, sources)
         current = case((Chunk.embedder == embedder, Chunk.embedding), else_=null()) if embedder else null()
         vector = type_coerce(current, LargeBinary)
-        columns = (Chunk.uuid, Chunk.data_source_uuid, Chunk.position, Chunk.heading, Chunk.text, Chunk.tokens)
-        statement = select(*columns, vector.label("vector")).where(Chunk.chatbot_uuid == chatbot_uuid)
+        chunk = (Chunk.uuid, Chunk.data_source_uuid, Chunk.position, Chunk.heading, Chunk.text, Chunk.tokens)
+        analysed = (Chunk.terms, Chunk.terms_tag)
+        statement = select(*chunk, *analysed, vector.label("vector")).where(Chunk.chatbot_uuid == chatbot_uuid)
         if sources is not None:
             statement = statement.where(Chunk.data_source_uuid.in_(sorted(sources)))
         # Streamed through Core (the ORM's row processing cost a third of the read), each partition's vectors made
@@ -105,6 +109,8 @@ class RetrievalRepository:
                         source.source_meta,
                         row.tokens,
                         source.source_file_name,
+                        row.terms,
+                        row.terms_tag,
                     )
                 )
             vectors.extend(held_all([row.vector for row in kept]))
