@@ -72,6 +72,8 @@ def test_after_hours_the_widget_offers_a_form_that_reaches_the_inbox(
     server.api(
         "POST", f"/chatbot/{bot}/office-hours", {"enabled": True, "week": {}, "after_hours_message": "We are closed."}
     )
+    inbox = board.open(f"/bot/{bot}/inbox", "Inbox: Closed desk")  # open before: it must change without a reload
+    expect(inbox.get_by_text("Live updates on.")).to_be_visible()
     page = context.new_page()
     chat = _frame(page, host_site.page_url(bot))
     box = chat.get_by_role("textbox", name="Message")
@@ -89,7 +91,7 @@ def test_after_hours_the_widget_offers_a_form_that_reaches_the_inbox(
     expect(chat.get_by_role("status").filter(has_text="We will write to you by email")).to_be_visible()
     page.screenshot(path=str(artifacts / "operators-after-hours-form.png"))
 
-    inbox = board.open(f"/bot/{bot}/inbox", "Inbox: Closed desk")
     waiting = inbox.get_by_role("list", name="Sessions waiting for a person").locator("li[data-uuid]")
     expect(waiting).to_have_count(1)
     expect(waiting.first).to_contain_text("Please call me back about invoice 77.")
+    expect(inbox.get_by_text("A visitor left a message after hours (ann@example.org).")).to_be_visible()
