@@ -3,6 +3,7 @@
 import { get, getKey, signOut } from "./api.js";
 import { describeService, serviceDetails, serviceInfo } from "./service.js";
 import { clear, h, heading, select, uid } from "./ui.js";
+import { waitingWatch } from "./waiting.js";
 
 const ID = "([0-9a-f]{32})";
 const route = (path, module, nav, title) => ({ pattern: new RegExp(`^${path}$`), module, nav, title });
@@ -44,6 +45,7 @@ const signOutButton = h("button", { type: "button", class: "quiet", onclick: () 
 const service = h("p", { class: "service-info", "aria-label": "Service" });
 const inboxBadge = h("span", { class: "unread" });
 const unread = { chatbot: null, count: 0 };
+const waiting = waitingWatch();
 
 /** The Inbox link's badge: the unread messages of the current chatbot's inbox. */
 function showUnread(chatbot, count) {
@@ -84,7 +86,7 @@ function layout() {
     skip,
     h("a", { class: "brand", href: "#/chatbots" }, "Botyard"),
     h("nav", { "aria-label": "Main" }, navList),
-    h("div", { class: "account" }, service, switcher, signOutButton),
+    h("div", { class: "account" }, waiting.element, service, switcher, signOutButton),
   );
   switchSelect.addEventListener("change", () => {
     sessionStorage.setItem(CURRENT, switchSelect.value);
@@ -230,3 +232,4 @@ window.addEventListener("hashchange", show);
 window.addEventListener("botyard:inbox-unread", (event) => showUnread(event.detail.chatbot, event.detail.unread));
 layout();
 show();
+waiting.start();
