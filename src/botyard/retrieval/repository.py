@@ -94,25 +94,7 @@ class RetrievalRepository:
         result = await connection.stream(statement)
         async for partition in result.partitions(STREAMED_ROWS):
             kept = [row for row in partition if row.data_source_uuid in known]
-            for row in kept:
-                source = known[row.data_source_uuid]
-                heading = row.heading or ""
-                rows.append(
-                    ChunkRow(
-                        row.uuid,
-                        row.data_source_uuid,
-                        row.position,
-                        headings.setdefault(heading, heading),
-                        row.text,
-                        source.source_title,
-                        source.source_type,
-                        source.source_meta,
-                        row.tokens,
-                        source.source_file_name,
-                        row.terms,
-                        row.terms_tag,
-                    )
-                )
+            rows.extend(_row(row, known[row.data_source_uuid], headings) for row in kept)
             vectors.extend(held_all([row.vector for row in kept]))
         return rows, vectors
 
@@ -138,3 +120,22 @@ class RetrievalRepository:
             Chunk.uuid.in_(chunk_uuids), Chunk.embedder == embedder, Chunk.passage_vectors.is_not(None)
         )
         return {row.uuid: row.passage_vectors for row in await self.session.execute(statement)}
+
+
+def _row(row: Any, source: ChunkRow, headings: dict[str, str]) -> ChunkRow:
+    """A chunk's row, sharing its source's strings and meta (`_sources`) and equal headings' strings."""
+    heading = row.heading or ""
+    return ChunkRow(
+        row.uuid,
+        row.data_source_uuid,
+        row.position,
+        headings.setdefault(heading, heading),
+        row.text,
+        source.source_title,
+        source.source_type,
+        source.source_meta,
+        row.tokens,
+        source.source_file_name,
+        row.terms,
+        row.terms_tag,
+    )

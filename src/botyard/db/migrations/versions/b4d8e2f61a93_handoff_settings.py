@@ -1,7 +1,7 @@
 """handoff settings: per chatbot, the operators' notification addresses and the office hours (handoff_settings)
 
 Revision ID: b4d8e2f61a93
-Revises: e5a1c3d7f902
+Revises: a4d2e6c81f37
 Create Date: 2026-11-28 09:30:00.000000
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 import botyard.db.base
 
 revision: str = "b4d8e2f61a93"
-down_revision: str | None = "e5a1c3d7f902"
+down_revision: str | None = "a4d2e6c81f37"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
