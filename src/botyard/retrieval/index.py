@@ -55,7 +55,9 @@ def lexical_text(row: ChunkRow) -> str:
 
 def _document(row_id: int, row: ChunkRow) -> Document:
     """What the lexical index takes of a row, with the terms kept at ingestion (`stored_terms`)."""
-    return Document(row_id, row.data_source_uuid, lexical_text(row), row.source_title, row.terms, row.terms_tag)
+    return Document(
+        row_id, row.data_source_uuid, row.text, row.source_title, row.terms, row.terms_tag, row.heading or ""
+    )
 
 
 def _content_order(row: ChunkRow) -> tuple[str, str, str, str, int, str]:
@@ -139,7 +141,7 @@ class ChatbotIndex:
         gone = {row: self.rows[row] for row in removed.tolist()}
         lexical = self.lexical.updated(
             sources,
-            [Document(row, chunk.data_source_uuid, lexical_text(chunk)) for row, chunk in gone.items()],
+            [_document(row, chunk) for row, chunk in gone.items()],
             [_document(start + i, row) for i, row in enumerate(fresh)],
         )
         if lexical is None:

@@ -22,7 +22,6 @@ import copy
 import math
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -40,8 +39,9 @@ from botyard.retrieval.language import (
 )
 from botyard.retrieval.language import chatbot_languages as _languages
 from botyard.retrieval.language import straddles as _boundary
+from botyard.retrieval.lexical_document import Document
 from botyard.retrieval.spelling import Speller
-from botyard.retrieval.stored_terms import kept_language, usable
+from botyard.retrieval.stored_terms import usable
 
 TERMS = "botyard_terms"
 BODY = "body"
@@ -66,27 +66,6 @@ def index_terms(text: str, language: str | None = None) -> set[str]:
         if language is None or (language in LATIN_STEMMED and language != ENGLISH):
             return set().union(*(analyzer(each).analyze(segmented) for each in LATIN_STEMMED))
     return set(analyzer(language).analyze(segmented))
-
-
-@dataclass(frozen=True)
-class Document:
-    """What the lexical index needs of a chunk: its row in the chatbot's arrays, its source, and its words (`text`:
-    title, heading and text); `title` and the `terms` kept at ingestion under `terms_tag` spare their analysis
-    (`stored_terms`)."""
-
-    row: int
-    source_uuid: str
-    text: str
-    title: str = ""
-    terms: str | None = None
-    terms_tag: str | None = None
-
-    def language(self) -> str | None:
-        """The language of the document's own words (`text` without its `title`): kept, or detected now."""
-        known, language = kept_language(self.terms_tag)
-        if known:
-            return language
-        return detect(self.text[len(self.title) + 1 :] if self.title else self.text)
 
 
 class LexicalIndex:
@@ -148,7 +127,7 @@ class LexicalIndex:
                     titles[key] = " ".join(analyzer(reading).analyze(segment(document.title)))
                 terms = f"{titles[key]} {document.terms}"
             else:
-                terms = " ".join(self._analyse(document.text, language))
+                terms = " ".join(self._analyse(document.lexical, language))
             if counted:
                 frequencies.update(set(terms.split()))
             entry = tantivy.Document()
@@ -173,7 +152,7 @@ class LexicalIndex:
             return None
         gone: Counter[str] = Counter()
         for document in removed:
-            gone.update(self.analyze(document.text, document.row))
+            gone.update(self.analyze(document.lexical, document.row))
         writer = self._index.writer(heap_size=15_000_000, num_threads=1)  # tantivy's smallest arena
         for source in sorted(sources):
             writer.delete_documents_by_term(SOURCE, source)
