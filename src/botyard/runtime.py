@@ -27,7 +27,8 @@ from botyard.egress import EgressClient, Resolver
 from botyard.embedding import Embedder, build_embedder, close_embedder
 from botyard.ingestion.chunk import ChunkingConfig
 from botyard.ingestion.parse import ParseLimits
-from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
+from botyard.jobs.handler import AnyHandler
+from botyard.jobs.runner import JobRunner, RunnerConfig
 from botyard.llm.provider import Provider
 from botyard.llm.registry import ModelRegistry
 from botyard.memory import keep_large_blocks_apart
@@ -63,7 +64,7 @@ def job_handlers(
     answerer: Answerer | None = None,
     clock: Callable[[], datetime] = utcnow,
     answers: Pipeline | None = None,
-) -> list[JobHandler]:
+) -> list[AnyHandler]:
     """Every kind of job the service runs (test runs need the answer pipeline they ask through)."""
     return [
         *([TestRunner(answers)] if answers is not None else []),

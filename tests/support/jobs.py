@@ -11,7 +11,8 @@ from sqlalchemy import select
 from starlette.testclient import TestClient
 
 from botyard.embedding import Embedder
-from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
+from botyard.jobs.handler import AnyHandler
+from botyard.jobs.runner import JobRunner, RunnerConfig
 from botyard.models import Job
 from botyard.runtime import Runtime, ingestion_config, job_handlers
 from botyard.sources.processing.pipeline import SourceProcessor
@@ -43,7 +44,7 @@ def process(
     run_jobs(client, handlers)
 
 
-def run_jobs(client: TestClient, handlers: Sequence[JobHandler], config: RunnerConfig = FAST) -> None:
+def run_jobs(client: TestClient, handlers: Sequence[AnyHandler], config: RunnerConfig = FAST) -> None:
     """Run every queued job of these handlers' kinds to its end, on the app's database and event loop."""
     runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
     runner = JobRunner(runtime.database, handlers, config)

@@ -22,7 +22,6 @@ from botyard.crawl.discovery import list_pages, read_robots
 from botyard.crawl.frontier import Frontier
 from botyard.crawl.hosts import HostGate
 from botyard.crawl.html_links import PageLinks, read_links
-from botyard.crawl.jobs import CRAWL_SITE
 from botyard.crawl.repository import CrawlPageRepository, CrawlRepository
 from botyard.crawl.service import FINAL_STATES
 from botyard.crawl.sitemaps import Robots
@@ -30,9 +29,10 @@ from botyard.crawl.urls import Scope, host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient, EgressError, EgressHTTPError
 from botyard.egress.result import FetchResult
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import CrawlSite
 from botyard.jobs.reasons import shown_reason
-from botyard.jobs.runner import JobContext
-from botyard.models import Crawl, CrawlPage, Job
+from botyard.models import Crawl, CrawlPage
 from botyard.sources.service import add_crawled_page
 
 WORKERS = 4
@@ -50,23 +50,23 @@ class CrawlConfig:
 
 
 class Crawler:
-    """The job handler for `crawl_site`; its payload is `{"crawl_uuid": ...}`."""
+    """The job handler for `crawl_site`."""
 
-    kind = CRAWL_SITE
+    payload_type = CrawlSite
 
     def __init__(self, egress: EgressClient, config: CrawlConfig | None = None) -> None:
         self.egress = egress
         self.config = config or CrawlConfig()
         self.timeout_seconds = self.config.max_seconds + 120  # the crawl stops itself at its cap first
 
-    async def run(self, ctx: JobContext) -> None:
-        crawl = await ctx.read(lambda db: CrawlRepository(db).get(str(ctx.payload["crawl_uuid"])))
+    async def run(self, ctx: JobContext[CrawlSite]) -> None:
+        crawl = await ctx.read(lambda db: CrawlRepository(db).get(ctx.payload.crawl_uuid))
         if crawl is None or crawl.state in FINAL_STATES:
             return
         await CrawlRun(self, ctx, crawl).go()
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        crawl = await CrawlRepository(session).get(str(job.payload.get("crawl_uuid")))
+    async def give_up(self, session: AsyncSession, payload: CrawlSite, reason: str) -> None:
+        crawl = await CrawlRepository(session).get(payload.crawl_uuid)
         if crawl is not None and crawl.state not in FINAL_STATES:
             crawl.state, crawl.reason, crawl.finished_at = "failed", shown_reason(reason), utcnow()
 
@@ -74,7 +74,7 @@ class Crawler:
 class CrawlRun:
     """One run of one crawl (a crawl picked up again after a crash gets a new run)."""
 
-    def __init__(self, crawler: Crawler, ctx: JobContext, crawl: Crawl) -> None:
+    def __init__(self, crawler: Crawler, ctx: JobContext[CrawlSite], crawl: Crawl) -> None:
         self.egress = crawler.egress
         self.config = crawler.config
         self.ctx = ctx

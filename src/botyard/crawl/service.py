@@ -8,7 +8,6 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.service import get_owned as get_owned_chatbot
-from botyard.crawl.jobs import CRAWL_SITE
 from botyard.crawl.repository import CrawlPageRepository, CrawlRepository
 from botyard.crawl.schemas import Crawl as CrawlOut
 from botyard.crawl.schemas import CrawlCreate, CrawlFailure
@@ -16,6 +15,7 @@ from botyard.crawl.urls import normalise, url_key
 from botyard.db.base import iso
 from botyard.egress import EgressClient
 from botyard.errors import AppError, ErrorCode
+from botyard.jobs.kinds import CrawlSite
 from botyard.jobs.service import enqueue
 from botyard.models import Crawl, CrawlPage
 from botyard.sources.service import check_link
@@ -45,7 +45,7 @@ async def create(
     crawl = await CrawlRepository(db).add(crawl)
     if body.mode == "links":
         await CrawlPageRepository(db).add(CrawlPage(crawl_uuid=crawl.uuid, url_key=url_key(start), url=start))
-    await enqueue(db, CRAWL_SITE, {"crawl_uuid": crawl.uuid}, chatbot_uuid=chatbot.uuid)
+    await enqueue(db, CrawlSite(crawl.uuid), chatbot_uuid=chatbot.uuid)
     return crawl
 
 

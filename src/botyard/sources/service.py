@@ -14,11 +14,11 @@ from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.egress import EgressClient, EgressNetworkError, EgressRefused, EgressTimeout
 from botyard.errors import AppError, ErrorCode, not_found, unknown_uuids
+from botyard.jobs.kinds import JobKind, ProcessSource
 from botyard.jobs.service import drop_queued, enqueue
 from botyard.models import DataSource, SourceFile
 from botyard.sources import uploads
 from botyard.sources.links import url_dedupe_key
-from botyard.sources.processing.jobs import PROCESS_SOURCE
 from botyard.sources.repository import DataSourceRepository
 from botyard.sources.schemas import DataSource as DataSourceOut
 from botyard.sources.schemas import ItemResult, QaCreate, SourceUpdate, UrlCreate
@@ -46,14 +46,8 @@ async def schedule_processing(db: AsyncSession, source: DataSource, *, new: bool
     transaction, so it exists exactly when the source row does; a job still waiting for the same source is
     replaced rather than doubled."""
     if not new:
-        await drop_queued(db, PROCESS_SOURCE, data_source_uuid=source.uuid)
-    await enqueue(
-        db,
-        PROCESS_SOURCE,
-        {"data_source_uuid": source.uuid},
-        chatbot_uuid=source.chatbot_uuid,
-        data_source_uuid=source.uuid,
-    )
+        await drop_queued(db, JobKind.PROCESS_SOURCE, data_source_uuid=source.uuid)
+    await enqueue(db, ProcessSource(source.uuid), chatbot_uuid=source.chatbot_uuid, data_source_uuid=source.uuid)
 
 
 async def require_in_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequence[str]) -> list[str]:

@@ -25,12 +25,12 @@ from botyard.ingestion.freshness import GONE_AFTER_MISSES, check_page
 from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, SandboxError, parse_file
 from botyard.ingestion.qa import atomic_chunk, content_hash, qa_text_of
 from botyard.ingestion.tokens import count_tokens
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import ProcessSource
 from botyard.jobs.reasons import shown_reason
-from botyard.jobs.runner import JobContext
-from botyard.models import Chunk, DataSource, Job
+from botyard.models import Chunk, DataSource
 from botyard.outbox import events as webhooks
 from botyard.sources.processing.embed import embed_chunks, embed_stale, stale_chunks
-from botyard.sources.processing.jobs import PROCESS_SOURCE
 from botyard.sources.processing.stages import SHOW_AFTER, StageReporter
 from botyard.sources.repository import ChunkRepository, DataSourceRepository, SourceFileRepository
 
@@ -66,9 +66,9 @@ class IngestionConfig:
 
 
 class SourceProcessor:
-    """The job handler for `process_source`; its payload is `{"data_source_uuid": ...}`."""
+    """The job handler for `process_source`."""
 
-    kind = PROCESS_SOURCE
+    payload_type = ProcessSource
     timeout_seconds = 1800.0
     retries_timeouts = False  # the same document takes as long again: `JobHandler`
     """Embedding runs at about 20 chunks/s on the bundled model: a large upload (thousands of chunks) needs minutes.
@@ -82,8 +82,8 @@ class SourceProcessor:
         self.embedder = embedder
         """None: chunks are stored without vectors (`BOTYARD_EMBEDDER=none`, keyword search only)."""
 
-    async def run(self, ctx: JobContext) -> None:
-        source_uuid = str(ctx.payload["data_source_uuid"])
+    async def run(self, ctx: JobContext[ProcessSource]) -> None:
+        source_uuid = ctx.payload.data_source_uuid
         source = await ctx.read(lambda db: DataSourceRepository(db).get(source_uuid))
         if source is None:  # deleted since the job was queued
             return
@@ -99,13 +99,15 @@ class SourceProcessor:
         finally:
             stages.cancel()
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        source = await DataSourceRepository(session).get(str(job.payload.get("data_source_uuid")))
+    async def give_up(self, session: AsyncSession, payload: ProcessSource, reason: str) -> None:
+        source = await DataSourceRepository(session).get(payload.data_source_uuid)
         if source is not None:
             source.status = "error:" + shown_reason(reason)
             await webhooks.source_failed(session, source, utcnow())
 
-    async def _keep(self, ctx: JobContext, source_uuid: str, extracted: Extracted, stages: StageReporter) -> None:
+    async def _keep(
+        self, ctx: JobContext[ProcessSource], source_uuid: str, extracted: Extracted, stages: StageReporter
+    ) -> None:
         """A page that did not change keeps its chunks, embedded again only if another embedder produced them."""
         embedder = self.embedder
         fresh: list[tuple[str, bytes, bytes]] = []
@@ -125,7 +127,9 @@ class SourceProcessor:
 
         await ctx.finish(keep)
 
-    async def _store(self, ctx: JobContext, source: DataSource, extracted: Extracted, stages: StageReporter) -> None:
+    async def _store(
+        self, ctx: JobContext[ProcessSource], source: DataSource, extracted: Extracted, stages: StageReporter
+    ) -> None:
         """New content: chunked and embedded outside any transaction, then stored with the source's final status and
         the job's completion in one. Content that did not change keeps its chunks (re-embedded if they are stale)."""
         embedder = self.embedder
@@ -187,7 +191,7 @@ class SourceProcessor:
             for position, (heading, text) in enumerate(pieces)
         ]
 
-    async def _extract(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
+    async def _extract(self, stages: StageReporter, ctx: JobContext[ProcessSource], source: DataSource) -> Extracted:
         if source.type == "qa":
             return Extracted(qa_text_of(source), atomic=True)
         if source.type == "link":
@@ -196,7 +200,9 @@ class SourceProcessor:
             return await self._extract_upload(stages, ctx, source)
         raise SourceFailed("unsupported type")
 
-    async def _extract_link(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
+    async def _extract_link(
+        self, stages: StageReporter, ctx: JobContext[ProcessSource], source: DataSource
+    ) -> Extracted:
         url = str(source.meta.get("url") or source.file_name)
         stored = await ctx.read(lambda db: SourceFileRepository(db).of_source(source.uuid))
         if stored is not None:
@@ -224,7 +230,9 @@ class SourceProcessor:
         parsed = await self._parse(result.body, _name_for(result.url, result.content_type), result.content_type)
         return Extracted(parsed.markdown, parsed.title, fetched_bytes=len(result.body), meta=check.meta)
 
-    async def _extract_upload(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
+    async def _extract_upload(
+        self, stages: StageReporter, ctx: JobContext[ProcessSource], source: DataSource
+    ) -> Extracted:
         await stages.enter("extracting")
 
         async def load(db: AsyncSession) -> tuple[bytes, str] | None:

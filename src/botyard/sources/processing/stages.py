@@ -15,7 +15,8 @@ import logging
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.jobs.runner import JobContext, LeaseLost
+from botyard.jobs.handler import JobContext, LeaseLost
+from botyard.jobs.kinds import JobPayload
 from botyard.sources.repository import DataSourceRepository
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ class StageReporter:
     land after it, and `cancel()` when the job stops otherwise. At most one status write is in flight, and one that
     has started is waited for by `settle`, not cancelled halfway through its transaction."""
 
-    def __init__(self, ctx: JobContext, source_uuid: str, show_after: float = SHOW_AFTER) -> None:
+    def __init__(self, ctx: JobContext[JobPayload], source_uuid: str, show_after: float = SHOW_AFTER) -> None:
         self._ctx = ctx
         self._source_uuid = source_uuid
         self._show_after = show_after
