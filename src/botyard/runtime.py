@@ -37,6 +37,7 @@ from botyard.retrieval.retriever import Retriever
 from botyard.sources.processing.embed import SourceReembedder, enqueue_reembedding
 from botyard.sources.processing.pipeline import IngestionConfig, SourceProcessor
 from botyard.testsets.runner import TestRunner
+from botyard.testsets.watch import TestSetWatcher
 
 
 def ingestion_config(settings: Settings) -> IngestionConfig:
@@ -74,6 +75,7 @@ def job_handlers(
         SourceReembedder(embedder),
         SessionTagger(embedder, judge, answerer, ToolCaller(egress, settings.tool_call_timeout)),
         ConversationPurger(),
+        TestSetWatcher(),
         WebhookSender(egress, clock),
     ]
 
