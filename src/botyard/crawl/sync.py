@@ -31,7 +31,7 @@ from botyard.jobs.handler import JobContext
 from botyard.jobs.kinds import JobKind, SyncChatbot
 from botyard.jobs.reasons import shown_reason
 from botyard.jobs.service import drop_queued_of_chatbot, enqueue
-from botyard.models import DataSource, SyncSchedule
+from botyard.models import DataSource, SourceStatus, SyncSchedule
 from botyard.sources import recheck
 
 OUTCOMES = ("unchanged", "changed", "gone", "failed", "skipped")
@@ -118,7 +118,9 @@ class ChatbotSync:
 
         async def one(source: DataSource) -> None:
             url = recheck.url_of(source)
-            if source.status == "success" and unchanged_since(lastmods.get(url), source.meta.get("fetched_at")):
+            if source.status == SourceStatus.SUCCESS and unchanged_since(
+                lastmods.get(url), source.meta.get("fetched_at")
+            ):
                 summary["skipped"] += 1  # the sitemap says it has not changed since we fetched it: no request
                 return
             async with slots, gate.slot(host_of(url)):

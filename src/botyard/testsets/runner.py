@@ -16,7 +16,7 @@ from botyard.db.base import utcnow
 from botyard.errors import AppError
 from botyard.jobs.handler import JobContext
 from botyard.jobs.kinds import RunTests
-from botyard.models import TestCase, TestResult, TestRun, WebhookEvent
+from botyard.models import TestCase, TestResult, TestRun, TestRunStatus, WebhookEvent
 from botyard.outbox import events as webhooks
 from botyard.testsets.judging import passes
 from botyard.testsets.repository import TestRunRepository, TestSetRepository
@@ -59,7 +59,7 @@ class TestRunner:
             await ctx.finish(_nothing)
             return
         repository = TestRunRepository
-        await ctx.write(lambda db: repository(db).set_status(run_uuid, "running", loaded.version))
+        await ctx.write(lambda db: repository(db).set_status(run_uuid, TestRunStatus.RUNNING, loaded.version))
         await ctx.write(lambda db: repository(db).clear_results(run_uuid))
         batch: list[TestResult] = []
         passed = 0
@@ -86,7 +86,9 @@ class TestRunner:
         run = await TestRunRepository(session).get(payload.test_run_uuid)
         if run is not None:
             results = await TestRunRepository(session).results(run.uuid)
-            await _finish(session, run, [], len(results), sum(result.passed for result in results), status="failed")
+            await _finish(
+                session, run, [], len(results), sum(result.passed for result in results), status=TestRunStatus.FAILED
+            )
 
 
 async def _add(db: AsyncSession, results: list[TestResult]) -> None:
@@ -98,7 +100,12 @@ async def _nothing(db: AsyncSession) -> None:
 
 
 async def _finish(
-    db: AsyncSession, run: TestRun, last: list[TestResult], total: int, passed: int, status: str = "done"
+    db: AsyncSession,
+    run: TestRun,
+    last: list[TestResult],
+    total: int,
+    passed: int,
+    status: TestRunStatus = TestRunStatus.DONE,
 ) -> None:
     """Store the last results, close the run and tell the webhooks, with what changed since the previous run."""
     repository = TestRunRepository(db)

@@ -12,7 +12,7 @@ from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso, utcnow
 from botyard.jobs.kinds import JobKind, RunTests, WatchTestSets
 from botyard.jobs.service import drop_queued_of_chatbot, enqueue
-from botyard.models import TestCase, TestResult, TestRun, TestSet
+from botyard.models import TestCase, TestResult, TestRun, TestRunStatus, TestSet
 from botyard.testsets import csvfile
 from botyard.testsets.repository import TestRunRepository, TestSetRepository
 from botyard.testsets.schemas import (
@@ -208,9 +208,9 @@ async def run_out(db: AsyncSession, run: TestRun) -> TestRunOut:
     return {
         "uuid": run.uuid,
         "test_set_uuid": run.test_set_uuid,
-        "status": run.status,  # type: ignore[typeddict-item]
+        "status": TestRunStatus(run.status),
         "trigger": run.trigger,
-        "total": run.total if run.status in ("done", "failed") else len(cases),
+        "total": run.total if run.status in (TestRunStatus.DONE, TestRunStatus.FAILED) else len(cases),
         "passed": run.passed,
         "fixed": changed.count("fixed"),
         "broken": changed.count("broken"),

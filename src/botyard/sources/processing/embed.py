@@ -24,7 +24,7 @@ from botyard.ingestion.errors import SourceFailed, SourceRetry
 from botyard.jobs.handler import JobContext
 from botyard.jobs.kinds import JobKind, JobPayload, ReembedSource
 from botyard.jobs.service import enqueue
-from botyard.models import Chunk
+from botyard.models import Chunk, SourceError
 from botyard.outbox import events as webhooks
 from botyard.passages import passages
 from botyard.sources.repository import ChunkRepository, DataSourceRepository
@@ -126,7 +126,7 @@ class SourceReembedder:
     async def give_up(self, session: AsyncSession, payload: ReembedSource, reason: str) -> None:
         source = await DataSourceRepository(session).get(payload.data_source_uuid)
         if source is not None:
-            source.status = f"error:{REASON}"
+            source.status = SourceError(REASON).status
             await webhooks.source_failed(session, source, utcnow())
 
 

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.jobs.handler import JobContext, LeaseLost
 from botyard.jobs.kinds import JobPayload
+from botyard.models import SourceStatus
 from botyard.sources.repository import DataSourceRepository
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ class StageReporter:
         self._pending: asyncio.Task[None] | None = None
         self._writing = False
 
-    async def enter(self, status: str) -> None:
+    async def enter(self, status: SourceStatus) -> None:
         await self.settle()
         self._pending = asyncio.create_task(self._show_later(status), name=f"status-{self._source_uuid}")
 
@@ -56,7 +57,7 @@ class StageReporter:
             self._pending.cancel()
             self._pending = None
 
-    async def _show_later(self, status: str) -> None:
+    async def _show_later(self, status: SourceStatus) -> None:
         await asyncio.sleep(self._show_after)
         self._writing = True
         try:
@@ -69,7 +70,7 @@ class StageReporter:
             self._writing = False
 
 
-async def _set_status(db: AsyncSession, source_uuid: str, status: str) -> None:
+async def _set_status(db: AsyncSession, source_uuid: str, status: SourceStatus) -> None:
     source = await DataSourceRepository(db).get(source_uuid)
     if source is not None:
         source.status = status
