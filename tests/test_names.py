@@ -139,3 +139,10 @@ if source.status == SourceStatus.SUCCESS and health == {"status": "ok"}: pass
         (7, "error:"),
         (8, "error:"),
     ]
+
+
+def test_a_failed_source_status_is_written_and_read_in_one_place() -> None:
+    assert kinds.SourceError("http 404").status == "error:http 404"
+    assert kinds.SourceError.parse("error:too large - over 5 chunks") == kinds.SourceError("too large - over 5 chunks")
+    assert kinds.SourceError.parse(kinds.SourceStatus.SUCCESS) is None
+    assert kinds.SourceError.parse("queued") is None
