@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
-from botyard.answering.background.tagging import TAG_SESSION
+from botyard.jobs.kinds import JobKind
 from botyard.models import Job
 from tests.support.agents import agent
 from tests.support.api import Api
@@ -59,7 +59,9 @@ def statements(client: TestClient) -> Iterator[list[str]]:
 
 def tag_jobs(client: TestClient) -> int:
     async def go(session: AsyncSession) -> int:
-        return int(await session.scalar(select(func.count()).select_from(Job).where(Job.kind == TAG_SESSION)) or 0)
+        return int(
+            await session.scalar(select(func.count()).select_from(Job).where(Job.kind == JobKind.TAG_SESSION)) or 0
+        )
 
     return Db(client).run(go)
 

@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat.history.retention import PURGE_CONVERSATIONS, ConversationPurger
+from botyard.chat.history.retention import ConversationPurger
+from botyard.jobs.kinds import JobKind
 from botyard.models import ChatSession, Job, Message
 from tests.support.api import Api, assert_error
 from tests.support.database import Db
@@ -34,7 +35,7 @@ def sessions_of(db: Db, bot: str) -> set[str]:
 def queued_purges(db: Db, bot: str) -> list[datetime]:
     async def go(s: AsyncSession) -> list[datetime]:
         statement = select(Job.run_after).where(
-            Job.kind == PURGE_CONVERSATIONS, Job.chatbot_uuid == bot, Job.status == "queued"
+            Job.kind == JobKind.PURGE_CONVERSATIONS, Job.chatbot_uuid == bot, Job.status == "queued"
         )
         return [moment for moment in (await s.execute(statement)).scalars() if moment is not None]
 

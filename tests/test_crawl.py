@@ -22,8 +22,8 @@ from starlette.testclient import TestClient
 
 from botyard.config import Settings
 from botyard.crawl.crawler import WORKERS, CrawlConfig, Crawler
-from botyard.crawl.jobs import CRAWL_SITE
 from botyard.egress import EgressClient
+from botyard.jobs import kinds as jobs
 from botyard.jobs.reasons import shown_reason
 from botyard.models import Job
 from botyard.runtime import Runtime
@@ -281,10 +281,13 @@ def test_a_crawl_that_fails_for_good_shows_no_exception_text(alice: Api, db: Db,
     started = crawl(alice, bot, site.url("/docs/"), mode="links")
 
     async def fail_for_good(session: AsyncSession) -> None:
-        [job] = (await session.execute(select(Job).where(Job.kind == CRAWL_SITE))).scalars()
+        [job] = (await session.execute(select(Job).where(Job.kind == jobs.JobKind.CRAWL_SITE))).scalars()
         job.status = "failed"
         await session.flush()
-        await Crawler(EgressClient(Settings())).give_up(session, job, "OperationalError: /var/lib/botyard/x.sqlite3")
+        payload = jobs.CrawlSite.from_json(job.payload)
+        await Crawler(EgressClient(Settings())).give_up(
+            session, payload, "OperationalError: /var/lib/botyard/x.sqlite3"
+        )
 
     db.run(fail_for_good)
     failed = alice.ok(alice.get(f"/crawl/{started['uuid']}"))

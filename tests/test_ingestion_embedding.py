@@ -14,11 +14,11 @@ from starlette.testclient import TestClient
 
 from botyard.embedding import Embedder, Vectors, decode_matrix, decode_vector
 from botyard.embedding.openai_compat import OpenAIEmbedder
+from botyard.jobs.kinds import JobKind
 from botyard.models import Chunk, DataSource, Job
 from botyard.passages import passages
 from botyard.runtime import Runtime
 from botyard.sources.processing.embed import embedding_text, enqueue_reembedding
-from botyard.sources.processing.jobs import REEMBED_SOURCE
 from botyard.sources.processing.stages import SHOW_AFTER
 from tests.support.api import Api
 from tests.support.database import Db
@@ -189,7 +189,7 @@ def test_sources_with_processing_waiting_are_left_to_it(alice: Api, bot: str, db
     process(alice.client, None)
 
     async def reembed_jobs(session: AsyncSession) -> int:
-        return len(list(await session.scalars(select(Job).where(Job.kind == REEMBED_SOURCE))))
+        return len(list(await session.scalars(select(Job).where(Job.kind == JobKind.REEMBED_SOURCE))))
 
     assert reembed(alice.client, runtime_of(alice.client).embedder) == 1
     assert db.run(reembed_jobs) == 1

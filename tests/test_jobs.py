@@ -6,13 +6,15 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import pytest
 from sqlalchemy import event, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.jobs.runner import KEEP_DONE, KEEP_FAILED, JobContext, JobRunner, LeaseLost, PermanentError, RunnerConfig
+from botyard.jobs.handler import JobContext, LeaseLost, PermanentError
+from botyard.jobs.kinds import JobPayload
+from botyard.jobs.runner import KEEP_DONE, KEEP_FAILED, JobRunner, RunnerConfig
 from botyard.jobs.service import enqueue
 from botyard.models import Account, Chatbot, DataSource, Job
 from botyard.sources.processing.embed import SourceReembedder
@@ -26,20 +28,28 @@ T = TypeVar("T")
 FAST = RunnerConfig(lease_seconds=5, poll_seconds=0.02, backoff_base_seconds=0.01, backoff_max_seconds=0.05)
 
 
+@dataclass(frozen=True)
+class Numbered(JobPayload):
+    """The payload of the tests' own kind of job."""
+
+    kind: ClassVar[str] = "test"
+    n: int = 0
+
+
 @dataclass
 class Recorder:
     """A handler that fails the first `failures` attempts of each job, then records the job as done."""
 
-    kind: str = "test"
+    payload_type: type[Numbered] = Numbered
     timeout_seconds: float = 5.0
     failures: int = 0
     error: type[Exception] = RuntimeError
     delay: float = 0.0
     runs: list[str] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
-    gave_up: list[tuple[str, str]] = field(default_factory=list)
+    gave_up: list[tuple[Numbered, str]] = field(default_factory=list)
 
-    async def run(self, ctx: JobContext) -> None:
+    async def run(self, ctx: JobContext[Numbered]) -> None:
         self.runs.append(ctx.job_uuid)
         if self.delay:
             await asyncio.sleep(self.delay)
@@ -51,8 +61,8 @@ class Recorder:
 
         await ctx.write(record)
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        self.gave_up.append((job.uuid, reason))
+    async def give_up(self, session: AsyncSession, payload: Numbered, reason: str) -> None:
+        self.gave_up.append((payload, reason))
 
 
 @pytest.fixture(autouse=True)
@@ -65,9 +75,9 @@ def call(db: Db, work: Callable[[], Awaitable[T]]) -> T:
     return db.client.portal.call(work)
 
 
-def add_jobs(db: Db, count: int, kind: str = "test", **fields: Any) -> list[str]:
+def add_jobs(db: Db, count: int, **fields: Any) -> list[str]:
     async def go(session: AsyncSession) -> list[str]:
-        return [(await enqueue(session, kind, {"n": n}, **fields)).uuid for n in range(count)]
+        return [(await enqueue(session, Numbered(n), **fields)).uuid for n in range(count)]
 
     return db.run(go)
 
@@ -109,7 +119,7 @@ def test_a_job_gives_up_after_max_attempts(db: Db) -> None:
     call(db, lambda: drain(runner))
     assert len(handler.runs) == 3
     assert job_states(db)[job][:2] == ("failed", 3)
-    assert handler.gave_up == [(job, "RuntimeError: attempt 3 failed")]
+    assert handler.gave_up == [(Numbered(0), "RuntimeError: attempt 3 failed")]
 
 
 def test_a_permanent_error_gives_up_at_once(db: Db) -> None:
@@ -118,7 +128,7 @@ def test_a_permanent_error_gives_up_at_once(db: Db) -> None:
     runner = JobRunner(db.database, [handler], FAST)
     call(db, lambda: drain(runner))
     assert handler.runs == [job]
-    assert handler.gave_up == [(job, "attempt 1 failed")]
+    assert handler.gave_up == [(Numbered(0), "attempt 1 failed")]
     assert job_states(db)[job] == ("failed", 1, "PermanentError: attempt 1 failed")
 
 
@@ -128,7 +138,7 @@ def test_a_job_that_overruns_its_timeout_is_retried(db: Db) -> None:
     runner = JobRunner(db.database, [handler], FAST)
     call(db, runner.run_once)
     assert handler.done == []
-    assert handler.gave_up == [(job, "timeout")]
+    assert handler.gave_up == [(Numbered(0), "timeout")]
     assert job_states(db)[job] == ("failed", 1, "no result after 0s")
 
 
@@ -145,7 +155,7 @@ def test_a_handler_whose_timeout_would_repeat_is_not_retried(db: Db) -> None:
     runner = JobRunner(db.database, [handler], FAST)
     call(db, runner.run_once)
     # It used to run its whole timeout five times over.
-    assert handler.runs == [job] and handler.gave_up == [(job, "timeout")]
+    assert handler.runs == [job] and handler.gave_up == [(Numbered(0), "timeout")]
     assert job_states(db)[job] == ("failed", 1, "no result after 0s")
 
 
@@ -173,7 +183,7 @@ def test_an_expired_lease_is_recovered_and_the_old_owner_is_fenced_out(db: Db) -
     assert handler.done == [job]
 
     # The crashed runner comes back and tries to write: its lease is gone, so nothing it writes lands.
-    stale = JobContext(job, "test", {}, 1, 5, str(claimed.lease_owner), db.database)
+    stale = JobContext(job, "test", Numbered(), 1, 5, str(claimed.lease_owner), db.database)
 
     async def stale_write() -> None:
         async def write(session: AsyncSession) -> None:
@@ -214,8 +224,8 @@ def test_a_runner_that_takes_back_its_own_expired_job_fences_out_its_earlier_run
     assert first is not None and second is not None and second.uuid == job
     assert first.lease_owner != second.lease_owner
     assert str(first.lease_owner).startswith(runner.owner) and str(second.lease_owner).startswith(runner.owner)
-    earlier = JobContext(job, "test", {}, 1, 5, str(first.lease_owner), db.database)
-    later = JobContext(job, "test", {}, 2, 5, str(second.lease_owner), db.database)
+    earlier = JobContext(job, "test", Numbered(), 1, 5, str(first.lease_owner), db.database)
+    later = JobContext(job, "test", Numbered(), 2, 5, str(second.lease_owner), db.database)
 
     async def nothing(session: AsyncSession) -> None:
         return None
@@ -231,12 +241,12 @@ class Finisher:
     """A handler that stores its result and completes its job in one transaction; the first `broken` attempts fail
     inside that transaction, after the completion was written."""
 
-    kind: str = "test"
+    payload_type: type[Numbered] = Numbered
     timeout_seconds: float = 5.0
     broken: int = 1
     stored: list[int] = field(default_factory=list)
 
-    async def run(self, ctx: JobContext) -> None:
+    async def run(self, ctx: JobContext[Numbered]) -> None:
         async def store(session: AsyncSession) -> None:
             job = await session.get(Job, ctx.job_uuid)
             assert job is not None and job.status == "done"  # the completion is the fence, written first
@@ -246,7 +256,7 @@ class Finisher:
 
         await ctx.finish(store)
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+    async def give_up(self, session: AsyncSession, payload: Numbered, reason: str) -> None:
         raise AssertionError("never gives up")
 
 
@@ -296,7 +306,7 @@ def test_deleting_a_source_cancels_its_pending_jobs(db: Db) -> None:
         source = DataSource(chatbot_uuid=bot.uuid, type="qa")
         session.add(source)
         await session.flush()
-        await enqueue(session, "test", {}, data_source_uuid=source.uuid, chatbot_uuid=bot.uuid)
+        await enqueue(session, Numbered(), data_source_uuid=source.uuid, chatbot_uuid=bot.uuid)
         return source.uuid
 
     source_uuid = db.run(setup)

@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
 from botyard.config import Settings
-from botyard.live.notify import KIND
+from botyard.jobs.kinds import JobKind
 from botyard.mail import Mail, Mailer, MailRefused
 from botyard.main import create_app
 from botyard.models import Job
@@ -73,7 +73,7 @@ def desk(api: Api, **office_hours: object) -> str:
 
 
 def mail_jobs(client: TestClient, bot: str) -> int:
-    statement = select(Job.uuid).where(Job.kind == KIND, Job.chatbot_uuid == bot)
+    statement = select(Job.uuid).where(Job.kind == JobKind.OPERATOR_MAIL, Job.chatbot_uuid == bot)
     return len(Db(client).run(lambda s: s.scalars(statement)).all())
 
 

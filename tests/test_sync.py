@@ -17,6 +17,7 @@ from botyard.config import Settings
 from botyard.crawl.sync import ChatbotSync
 from botyard.egress import EgressClient
 from botyard.embedding import Vectors
+from botyard.jobs.kinds import SyncChatbot
 from botyard.models import Job
 from tests.support.api import Api, assert_error, assert_not_found
 from tests.support.crawl_site import CrawlSite
@@ -158,7 +159,7 @@ def test_a_run_that_gives_up_still_queues_the_next(alice: Api, db: Db) -> None:
         assert failed is not None
         failed.status = "failed"  # what the runner does, in the transaction that calls `give_up`
         await session.flush()
-        await handler.give_up(session, failed, "timeout")
+        await handler.give_up(session, SyncChatbot.from_json(failed.payload), "timeout")
 
     db.run(fail_for_good)
     shown = alice.ok(alice.get(f"/chatbot/{bot}/sync"))

@@ -14,10 +14,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import utcnow
+from botyard.jobs.kinds import JobKind
 from botyard.models import Job, WebhookDelivery
 from botyard.runtime import Runtime
 from botyard.testsets.runner import TestRunner
-from botyard.testsets.service import WATCH_TEST_SETS
 from botyard.testsets.watch import look
 from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_uuid
 from tests.support.database import Db
@@ -187,7 +187,7 @@ def test_a_set_run_after_changes_runs_when_the_knowledge_changes(alice: Api, cli
     made = alice.ok(alice.post(f"/chatbot/{clinic}/test-sets", body))
 
     async def watches(session: AsyncSession) -> list[str]:
-        found = select(Job.status).where(Job.kind == WATCH_TEST_SETS, Job.chatbot_uuid == clinic)
+        found = select(Job.status).where(Job.kind == JobKind.WATCH_TEST_SETS, Job.chatbot_uuid == clinic)
         return list(await session.scalars(found))
 
     assert db.run(watches) == ["queued"]  # the first look is due now

@@ -16,9 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.egress import EgressClient
+from botyard.jobs.kinds import JobKind
 from botyard.jobs.runner import JobRunner
 from botyard.models import Job, WebhookDelivery
-from botyard.outbox.events import KIND
 from botyard.outbox.sender import KEEP_DELIVERIES, MAX_ATTEMPTS, RETRY_DELAYS, WebhookSender
 from botyard.runtime import Runtime
 from tests.support.agents import SHIPPING, agent, disable_default
@@ -87,7 +87,11 @@ def deliveries(api: Api, hook: str) -> list[dict[str, Any]]:
 
 
 def queued_deliveries(db: Db) -> int:
-    return len(db.run(lambda s: s.scalars(select(Job.uuid).where(Job.kind == KIND, Job.status == "queued"))).all())
+    return len(
+        db.run(
+            lambda s: s.scalars(select(Job.uuid).where(Job.kind == JobKind.WEBHOOK_DELIVERY, Job.status == "queued"))
+        ).all()
+    )
 
 
 def helpdesk(api: Api) -> str:

@@ -27,7 +27,8 @@ from botyard.egress import EgressClient, Resolver
 from botyard.embedding import Embedder, build_embedder, close_embedder
 from botyard.ingestion.chunk import ChunkingConfig
 from botyard.ingestion.parse import ParseLimits
-from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
+from botyard.jobs.handler import AnyHandler
+from botyard.jobs.runner import JobRunner, RunnerConfig
 from botyard.live.notify import OperatorMailer
 from botyard.llm.provider import Provider
 from botyard.llm.registry import ModelRegistry
@@ -38,6 +39,7 @@ from botyard.retrieval.retriever import Retriever
 from botyard.sources.processing.embed import SourceReembedder, enqueue_reembedding
 from botyard.sources.processing.pipeline import IngestionConfig, SourceProcessor
 from botyard.testsets.runner import TestRunner
+from botyard.testsets.watch import TestSetWatcher
 
 
 def ingestion_config(settings: Settings) -> IngestionConfig:
@@ -65,7 +67,7 @@ def job_handlers(
     answerer: Answerer | None = None,
     clock: Callable[[], datetime] = utcnow,
     answers: Pipeline | None = None,
-) -> list[JobHandler]:
+) -> list[AnyHandler]:
     """Every kind of job the service runs (test runs need the answer pipeline they ask through)."""
     return [
         *([TestRunner(answers)] if answers is not None else []),
@@ -75,6 +77,7 @@ def job_handlers(
         SourceReembedder(embedder),
         SessionTagger(embedder, judge, answerer, ToolCaller(egress, settings.tool_call_timeout)),
         ConversationPurger(),
+        TestSetWatcher(),
         WebhookSender(egress, clock),
         OperatorMailer(Mailer(settings), settings.public_url),
     ]

@@ -25,6 +25,7 @@ from botyard.answering.text import content_words, word_groups
 from botyard.i18n import offer_person, unsure
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
+from botyard.models import SourceType
 from botyard.passages import PassageKind, passages
 from botyard.retrieval.base import QUOTED_HITS
 from botyard.retrieval.language import wording_words
@@ -181,7 +182,7 @@ def _asked_pair(ranking: list[Quoted], hits: Sequence[CitedHit]) -> CitedHit | N
     practice?", asked of a pair about getting records) is quoted like any text, beside what else answers."""
     best = ranking[0]
     cited = hits[best.rank]
-    if cited.hit.source_type != "qa":
+    if cited.hit.source_type != SourceType.QA:
         return None
     if _is_question_of(best.passage.text, cited):
         return cited

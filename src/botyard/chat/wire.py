@@ -16,7 +16,7 @@ from typing import Any
 from botyard.chat.feedback.schemas import Feedback
 from botyard.chat.schemas import Message as MessageOut
 from botyard.db.base import iso
-from botyard.models import Message, MessageKind, MessageMeta
+from botyard.models import Message, MessageKind, MessageMeta, SourceType
 from botyard.session_documents.schemas import DocumentRef
 
 CITATION_KEYS = ("data_source_uuid", "title", "text", "file_name", "type")
@@ -41,7 +41,7 @@ def citation_link(entry: Mapping[str, Any]) -> str | None:
     """Where a citation links to: the source's reference link, else a web page's own address; http(s) only, else
     nothing. The browser applies the same rule (`web/static/shared/citations.js`)."""
     link = entry.get("reference_source_link")
-    if not link and entry.get("type") == "link":
+    if not link and entry.get("type") == SourceType.LINK:
         link = entry.get("file_name")
     return link if isinstance(link, str) and link.lower().startswith(("https://", "http://")) else None
 

@@ -22,7 +22,6 @@ from botyard.crawl.discovery import list_pages, read_robots
 from botyard.crawl.frontier import Frontier
 from botyard.crawl.hosts import HostGate
 from botyard.crawl.html_links import PageLinks, read_links
-from botyard.crawl.jobs import CRAWL_SITE
 from botyard.crawl.repository import CrawlPageRepository, CrawlRepository
 from botyard.crawl.service import FINAL_STATES
 from botyard.crawl.sitemaps import Robots
@@ -30,9 +29,10 @@ from botyard.crawl.urls import Scope, host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient, EgressError, EgressHTTPError
 from botyard.egress.result import FetchResult
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import CrawlSite
 from botyard.jobs.reasons import shown_reason
-from botyard.jobs.runner import JobContext
-from botyard.models import Crawl, CrawlPage, Job
+from botyard.models import Crawl, CrawlMode, CrawlPage, CrawlPageState, CrawlState
 from botyard.sources.service import add_crawled_page
 
 WORKERS = 4
@@ -50,31 +50,31 @@ class CrawlConfig:
 
 
 class Crawler:
-    """The job handler for `crawl_site`; its payload is `{"crawl_uuid": ...}`."""
+    """The job handler for `crawl_site`."""
 
-    kind = CRAWL_SITE
+    payload_type = CrawlSite
 
     def __init__(self, egress: EgressClient, config: CrawlConfig | None = None) -> None:
         self.egress = egress
         self.config = config or CrawlConfig()
         self.timeout_seconds = self.config.max_seconds + 120  # the crawl stops itself at its cap first
 
-    async def run(self, ctx: JobContext) -> None:
-        crawl = await ctx.read(lambda db: CrawlRepository(db).get(str(ctx.payload["crawl_uuid"])))
+    async def run(self, ctx: JobContext[CrawlSite]) -> None:
+        crawl = await ctx.read(lambda db: CrawlRepository(db).get(ctx.payload.crawl_uuid))
         if crawl is None or crawl.state in FINAL_STATES:
             return
         await CrawlRun(self, ctx, crawl).go()
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        crawl = await CrawlRepository(session).get(str(job.payload.get("crawl_uuid")))
+    async def give_up(self, session: AsyncSession, payload: CrawlSite, reason: str) -> None:
+        crawl = await CrawlRepository(session).get(payload.crawl_uuid)
         if crawl is not None and crawl.state not in FINAL_STATES:
-            crawl.state, crawl.reason, crawl.finished_at = "failed", shown_reason(reason), utcnow()
+            crawl.state, crawl.reason, crawl.finished_at = CrawlState.FAILED, shown_reason(reason), utcnow()
 
 
 class CrawlRun:
     """One run of one crawl (a crawl picked up again after a crash gets a new run)."""
 
-    def __init__(self, crawler: Crawler, ctx: JobContext, crawl: Crawl) -> None:
+    def __init__(self, crawler: Crawler, ctx: JobContext[CrawlSite], crawl: Crawl) -> None:
         self.egress = crawler.egress
         self.config = crawler.config
         self.ctx = ctx
@@ -99,7 +99,7 @@ class CrawlRun:
         self.frontier.remember(await self.ctx.read(lambda db: CrawlPageRepository(db).keys(self.crawl_uuid)))
         watcher = asyncio.create_task(self._watch_cancel())
         try:
-            if self.mode == "sitemap" and self.frontier.found == 0:
+            if self.mode == CrawlMode.SITEMAP and self.frontier.found == 0:
                 await self._read_sitemaps()
             while self.stopped is None:
                 batch = await self.ctx.read(lambda db: CrawlPageRepository(db).pending(self.crawl_uuid, BATCH))
@@ -129,8 +129,8 @@ class CrawlRun:
 
     async def _mark_running(self, db: AsyncSession) -> None:
         crawl = await CrawlRepository(db).get(self.crawl_uuid)
-        if crawl is not None and crawl.state == "queued":
-            crawl.state = "running"
+        if crawl is not None and crawl.state == CrawlState.QUEUED:
+            crawl.state = CrawlState.RUNNING
 
     async def _finish(self, db: AsyncSession) -> None:
         crawl = await CrawlRepository(db).get(self.crawl_uuid)
@@ -139,14 +139,14 @@ class CrawlRun:
         if self.stopped is not None:
             await CrawlPageRepository(db).skip_pending(self.crawl_uuid, f"not fetched: {self.stopped}")
             crawl.reason = self.stopped
-        crawl.state, crawl.finished_at = "done", utcnow()
+        crawl.state, crawl.finished_at = CrawlState.DONE, utcnow()
         crawl.fetched_bytes = self.fetched_bytes
 
     async def _watch_cancel(self) -> None:
         while True:
             await asyncio.sleep(CANCEL_CHECK_SECONDS)
             crawl = await self.ctx.read(lambda db: CrawlRepository(db).get(self.crawl_uuid))
-            if crawl is None or crawl.state == "cancelled":
+            if crawl is None or crawl.state == CrawlState.CANCELLED:
                 self.stopped = "cancelled"
                 return
 
@@ -205,25 +205,30 @@ class CrawlRun:
         adds to the frontier: one transaction."""
         current = await CrawlPageRepository(db).get(page.id)
         crawl = await CrawlRepository(db).get(self.crawl_uuid)
-        if current is None or current.state != "pending" or crawl is None or crawl.state == "cancelled":
+        if (
+            current is None
+            or current.state != CrawlPageState.PENDING
+            or crawl is None
+            or crawl.state == CrawlState.CANCELLED
+        ):
             return  # a page fetched while the crawl was being cancelled is not stored
         identity = final
         if links is not None and links.canonical is not None and self.scope.admits(links.canonical):
             identity = links.canonical
         if links is not None and not links.index:
-            current.state, current.reason = "skipped", "noindex"
+            current.state, current.reason = CrawlPageState.SKIPPED, "noindex"
         elif not await self.frontier.held_already(db, self.chatbot_uuid, current, (identity, current.url, final)):
             target = current if identity == current.url else await self.frontier.identity_row(db, current, identity)
             if target is not None and await self.frontier.same_content(db, self.chatbot_uuid, target, digest):
                 if target is not current:
-                    current.state, current.reason = "skipped", target.reason
+                    current.state, current.reason = CrawlPageState.SKIPPED, target.reason
                     current.data_source_uuid = target.data_source_uuid
             elif target is not None:
                 source_uuid = await self._add_source(db, target, result, digest)
                 if target is not current:
-                    current.state, current.reason = "skipped", f"same page as {identity}"
+                    current.state, current.reason = CrawlPageState.SKIPPED, f"same page as {identity}"
                     current.data_source_uuid = source_uuid
-        if self.mode == "links" and links is not None and links.follow and current.depth < self.max_depth:
+        if self.mode == CrawlMode.LINKS and links is not None and links.follow and current.depth < self.max_depth:
             await self.frontier.add_links(db, links.links, current.depth + 1)
         await self._save_progress(db)
 
@@ -236,7 +241,9 @@ class CrawlRun:
         content_type = result.content_type or "text/html"
         source, new = await add_crawled_page(db, self.chatbot_uuid, row.url, result.body, content_type, meta)
         row.data_source_uuid, row.content_sha256 = source.uuid, digest
-        row.state, row.reason = ("done", "") if new else ("skipped", f"already a source: {row.url}")  # added meanwhile
+        row.state, row.reason = (
+            (CrawlPageState.DONE, "") if new else (CrawlPageState.SKIPPED, f"already a source: {row.url}")
+        )  # added meanwhile
         return source.uuid
 
     async def _failed(self, page: CrawlPage, reason: str) -> None:
@@ -244,8 +251,8 @@ class CrawlRun:
 
     async def _fail(self, db: AsyncSession, page: CrawlPage, reason: str) -> None:
         current = await CrawlPageRepository(db).get(page.id)
-        if current is not None and current.state == "pending":
-            current.state, current.reason = "failed", reason[:500]
+        if current is not None and current.state == CrawlPageState.PENDING:
+            current.state, current.reason = CrawlPageState.FAILED, reason[:500]
         await self._save_progress(db)
 
     async def _save_progress(self, db: AsyncSession) -> None:

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.crawl.discovery import Listing
 from botyard.crawl.repository import CrawlPageRepository
 from botyard.crawl.urls import Scope, url_key
-from botyard.models import CrawlPage
+from botyard.models import CrawlPage, CrawlPageState
 from botyard.sources.service import link_source_at
 
 
@@ -70,7 +70,9 @@ class Frontier:
         rows (the crawl reports them with its pages)."""
         pages = CrawlPageRepository(db)
         for location, reason in listing.failures:
-            failed = CrawlPage(crawl_uuid=self.crawl_uuid, url_key=url_key(location), url=location, state="failed")
+            failed = CrawlPage(
+                crawl_uuid=self.crawl_uuid, url_key=url_key(location), url=location, state=CrawlPageState.FAILED
+            )
             failed.reason = reason
             self.found += int(await pages.add_new(failed))
         for url, lastmod in listing.pages:
@@ -91,8 +93,8 @@ class Frontier:
             await pages.add(known)
             self.known.add(known.url_key)
             self.found += 1
-        elif known.state != "pending":
-            page.state, page.reason = "skipped", f"same page as {identity}"
+        elif known.state != CrawlPageState.PENDING:
+            page.state, page.reason = CrawlPageState.SKIPPED, f"same page as {identity}"
             page.data_source_uuid = known.data_source_uuid
             return None
         else:
@@ -106,7 +108,7 @@ class Frontier:
         for address in dict.fromkeys(addresses):
             source = await link_source_at(db, chatbot_uuid, address)
             if source is not None and source.meta.get("crawl_uuid") != self.crawl_uuid:
-                row.state, row.reason = "skipped", f"already a source: {address}"
+                row.state, row.reason = CrawlPageState.SKIPPED, f"already a source: {address}"
                 row.data_source_uuid = source.uuid
                 return True
         return False
@@ -122,6 +124,6 @@ class Frontier:
         twin = await CrawlPageRepository(db).stored_with_content(chatbot_uuid, content_sha256)
         if twin is None or twin.url_key == row.url_key:
             return False
-        row.state, row.reason = "skipped", f"same content as {twin.url}"
+        row.state, row.reason = CrawlPageState.SKIPPED, f"same content as {twin.url}"
         row.data_source_uuid = twin.data_source_uuid
         return True

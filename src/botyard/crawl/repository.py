@@ -8,7 +8,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from botyard.db.repository import ChatbotPartRepository, Repository
-from botyard.models import Crawl, CrawlPage, SyncSchedule
+from botyard.models import Crawl, CrawlPage, CrawlPageState, SyncSchedule
 
 
 class CrawlRepository(ChatbotPartRepository[Crawl]):
@@ -46,7 +46,7 @@ class CrawlPageRepository(Repository[CrawlPage]):
             .where(
                 Crawl.chatbot_uuid == chatbot_uuid,
                 CrawlPage.content_sha256 == content_sha256,
-                CrawlPage.state == "done",
+                CrawlPage.state == CrawlPageState.DONE,
                 CrawlPage.data_source_uuid.is_not(None),
             )
             .order_by(CrawlPage.id)
@@ -57,7 +57,7 @@ class CrawlPageRepository(Repository[CrawlPage]):
         """The next pages to fetch: breadth first (lowest depth), then in the order found."""
         return await self.all(
             select(CrawlPage)
-            .where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state == "pending")
+            .where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state == CrawlPageState.PENDING)
             .order_by(CrawlPage.depth, CrawlPage.id)
             .limit(limit)
         )
@@ -75,7 +75,9 @@ class CrawlPageRepository(Repository[CrawlPage]):
     async def unsuccessful(self, crawl_uuid: str, limit: int) -> Sequence[CrawlPage]:
         return await self.all(
             select(CrawlPage)
-            .where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state.in_(("failed", "skipped")))
+            .where(
+                CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state.in_((CrawlPageState.FAILED, CrawlPageState.SKIPPED))
+            )
             .order_by(CrawlPage.id)
             .limit(limit)
         )
@@ -83,8 +85,8 @@ class CrawlPageRepository(Repository[CrawlPage]):
     async def skip_pending(self, crawl_uuid: str, reason: str) -> None:
         await self.session.execute(
             update(CrawlPage)
-            .where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state == "pending")
-            .values(state="skipped", reason=reason)
+            .where(CrawlPage.crawl_uuid == crawl_uuid, CrawlPage.state == CrawlPageState.PENDING)
+            .values(state=CrawlPageState.SKIPPED, reason=reason)
         )
 
 

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 from typing_extensions import TypedDict
 
+from botyard.models.kinds import CrawlMode, CrawlPageState, CrawlState
 from botyard.schemas import RequestModel
 
 MAX_PAGES = 10_000
@@ -26,8 +27,8 @@ class CrawlCreate(RequestModel):
     url: Annotated[str, StringConstraints(min_length=1, max_length=2048, strip_whitespace=True)] = Field(
         description="Where to start: a page (`links`), or the site, its `sitemap.xml` or a sitemap index (`sitemap`)."
     )
-    mode: Literal["sitemap", "links"] = Field(
-        default="links", description="`sitemap`: the pages the site's sitemaps list; `links`: follow links."
+    mode: CrawlMode = Field(
+        default=CrawlMode.LINKS, description="`sitemap`: the pages the site's sitemaps list; `links`: follow links."
     )
     scope: CrawlScope = Field(default_factory=CrawlScope)
     max_pages: int = Field(default=500, ge=1, le=MAX_PAGES)
@@ -36,7 +37,7 @@ class CrawlCreate(RequestModel):
 
 class CrawlFailure(TypedDict):
     url: str
-    state: str
+    state: CrawlPageState
     """`failed`, or `skipped` (already a source of the chatbot, another address of a stored page, `noindex`, not
     fetched after a cap)."""
     reason: str
@@ -48,11 +49,11 @@ class Crawl(TypedDict):
     uuid: str
     chatbot_uuid: str
     url: str
-    mode: str
+    mode: CrawlMode
     scope: dict[str, object]
     max_pages: int
     max_depth: int
-    state: str
+    state: CrawlState
     reason: str
     pages_found: int
     pages_done: int

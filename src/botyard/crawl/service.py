@@ -8,7 +8,6 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.service import get_owned as get_owned_chatbot
-from botyard.crawl.jobs import CRAWL_SITE
 from botyard.crawl.repository import CrawlPageRepository, CrawlRepository
 from botyard.crawl.schemas import Crawl as CrawlOut
 from botyard.crawl.schemas import CrawlCreate, CrawlFailure
@@ -16,11 +15,12 @@ from botyard.crawl.urls import normalise, url_key
 from botyard.db.base import iso
 from botyard.egress import EgressClient
 from botyard.errors import AppError, ErrorCode
+from botyard.jobs.kinds import CrawlSite
 from botyard.jobs.service import enqueue
-from botyard.models import Crawl, CrawlPage
+from botyard.models import Crawl, CrawlMode, CrawlPage, CrawlPageState, CrawlState
 from botyard.sources.service import check_link
 
-FINAL_STATES = frozenset({"done", "cancelled", "failed"})
+FINAL_STATES = frozenset({CrawlState.DONE, CrawlState.CANCELLED, CrawlState.FAILED})
 SHOWN_FAILURES = 500
 
 
@@ -43,9 +43,9 @@ async def create(
         max_depth=body.max_depth,
     )
     crawl = await CrawlRepository(db).add(crawl)
-    if body.mode == "links":
+    if body.mode == CrawlMode.LINKS:
         await CrawlPageRepository(db).add(CrawlPage(crawl_uuid=crawl.uuid, url_key=url_key(start), url=start))
-    await enqueue(db, CRAWL_SITE, {"crawl_uuid": crawl.uuid}, chatbot_uuid=chatbot.uuid)
+    await enqueue(db, CrawlSite(crawl.uuid), chatbot_uuid=chatbot.uuid)
     return crawl
 
 
@@ -63,7 +63,7 @@ async def cancel(db: AsyncSession, account_uuid: str, crawl_uuid: str, now: date
     stay. Cancelling a finished crawl changes nothing."""
     crawl = await get_owned(db, account_uuid, crawl_uuid)
     if crawl.state not in FINAL_STATES:
-        crawl.state, crawl.reason, crawl.finished_at = "cancelled", "cancelled", now
+        crawl.state, crawl.reason, crawl.finished_at = CrawlState.CANCELLED, "cancelled", now
         await db.flush()
     return crawl
 
@@ -72,23 +72,28 @@ async def to_wire(db: AsyncSession, crawl: Crawl) -> CrawlOut:
     pages = CrawlPageRepository(db)
     counts = await pages.counts(crawl.uuid)
     failures: list[CrawlFailure] = [
-        {"url": page.url, "state": page.state, "reason": page.reason, "data_source_uuid": page.data_source_uuid}
+        {
+            "url": page.url,
+            "state": CrawlPageState(page.state),
+            "reason": page.reason,
+            "data_source_uuid": page.data_source_uuid,
+        }
         for page in await pages.unsuccessful(crawl.uuid, SHOWN_FAILURES)
     ]
     return {
         "uuid": crawl.uuid,
         "chatbot_uuid": crawl.chatbot_uuid,
         "url": crawl.url,
-        "mode": crawl.mode,
+        "mode": CrawlMode(crawl.mode),
         "scope": dict(crawl.scope),
         "max_pages": crawl.max_pages,
         "max_depth": crawl.max_depth,
-        "state": crawl.state,
+        "state": CrawlState(crawl.state),
         "reason": crawl.reason,
         "pages_found": sum(counts.values()),
-        "pages_done": counts.get("done", 0),
-        "pages_failed": counts.get("failed", 0),
-        "pages_skipped": counts.get("skipped", 0),
+        "pages_done": counts.get(CrawlPageState.DONE, 0),
+        "pages_failed": counts.get(CrawlPageState.FAILED, 0),
+        "pages_skipped": counts.get(CrawlPageState.SKIPPED, 0),
         "failures": failures,
         "created_at": iso(crawl.created_at),
         "modified_at": iso(crawl.modified_at),

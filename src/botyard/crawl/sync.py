@@ -27,13 +27,13 @@ from botyard.crawl.urls import host_of, normalise
 from botyard.db.base import iso, utcnow
 from botyard.egress import EgressClient
 from botyard.ingestion.freshness import Check, check_page
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import JobKind, SyncChatbot
 from botyard.jobs.reasons import shown_reason
-from botyard.jobs.runner import JobContext
 from botyard.jobs.service import drop_queued_of_chatbot, enqueue
-from botyard.models import DataSource, Job, SyncSchedule
+from botyard.models import DataSource, SourceStatus, SyncSchedule
 from botyard.sources import recheck
 
-SYNC_CHATBOT = "sync_chatbot"
 OUTCOMES = ("unchanged", "changed", "gone", "failed", "skipped")
 INTERVALS = {"daily": timedelta(days=1), "weekly": timedelta(days=7)}
 MAX_PAGE_BYTES = 20 * 1024 * 1024
@@ -74,15 +74,10 @@ async def _row(db: AsyncSession, chatbot_uuid: str) -> SyncSchedule:
 
 async def _queue(db: AsyncSession, row: SyncSchedule) -> None:
     """Replace the chatbot's waiting sync job with one for `row.next_run_at` (none when there is no next run)."""
-    await drop_queued_of_chatbot(db, SYNC_CHATBOT, row.chatbot_uuid)
+    await drop_queued_of_chatbot(db, JobKind.SYNC_CHATBOT, row.chatbot_uuid)
     if row.next_run_at is not None:
-        job = await enqueue(
-            db,
-            SYNC_CHATBOT,
-            {"chatbot_uuid": row.chatbot_uuid, "run_at": iso(row.next_run_at)},
-            chatbot_uuid=row.chatbot_uuid,
-        )
-        job.run_after = row.next_run_at
+        payload = SyncChatbot(row.chatbot_uuid, run_at=iso(row.next_run_at))
+        await enqueue(db, payload, chatbot_uuid=row.chatbot_uuid, run_after=row.next_run_at)
     await db.flush()
 
 
@@ -97,17 +92,17 @@ def to_wire(chatbot_uuid: str, row: SyncSchedule | None) -> Sync:
 
 
 class ChatbotSync:
-    """The job handler for `sync_chatbot`; its payload is `{"chatbot_uuid": ..., "run_at": ...}`."""
+    """The job handler for `sync_chatbot`."""
 
-    kind = SYNC_CHATBOT
+    payload_type = SyncChatbot
     timeout_seconds = 3600.0
 
     def __init__(self, egress: EgressClient, delay: float) -> None:
         self.egress = egress
         self.delay = delay
 
-    async def run(self, ctx: JobContext) -> None:
-        chatbot_uuid = str(ctx.payload["chatbot_uuid"])
+    async def run(self, ctx: JobContext[SyncChatbot]) -> None:
+        chatbot_uuid = ctx.payload.chatbot_uuid
         pages = await ctx.read(lambda db: recheck.fetched_pages(db, chatbot_uuid))
         gate = HostGate(self.delay)
         summary: Counter[str] = Counter()
@@ -123,7 +118,9 @@ class ChatbotSync:
 
         async def one(source: DataSource) -> None:
             url = recheck.url_of(source)
-            if source.status == "success" and unchanged_since(lastmods.get(url), source.meta.get("fetched_at")):
+            if source.status == SourceStatus.SUCCESS and unchanged_since(
+                lastmods.get(url), source.meta.get("fetched_at")
+            ):
                 summary["skipped"] += 1  # the sitemap says it has not changed since we fetched it: no request
                 return
             async with slots, gate.slot(host_of(url)):
@@ -141,13 +138,12 @@ class ChatbotSync:
         await asyncio.gather(*(one(source) for source in pages))
         await flush()
         counts = {"checked": len(pages)} | {outcome: summary[outcome] for outcome in OUTCOMES}  # zeros included
-        await ctx.finish(lambda db: _next_run(db, chatbot_uuid, str(ctx.payload.get("run_at", "")), counts))
+        await ctx.finish(lambda db: _next_run(db, chatbot_uuid, ctx.payload.run_at, counts))
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+    async def give_up(self, session: AsyncSession, payload: SyncChatbot, reason: str) -> None:
         """A run that failed for good still hands on to the next one, its reason as the summary: the schedule is a
         chain of jobs, and without the next link it would show "daily" with `next_run_at` in the past forever."""
-        chatbot_uuid = str(job.payload.get("chatbot_uuid", ""))
-        await _next_run(session, chatbot_uuid, str(job.payload.get("run_at", "")), {"error": shown_reason(reason)})
+        await _next_run(session, payload.chatbot_uuid, payload.run_at, {"error": shown_reason(reason)})
 
     async def _sitemap_lastmods(self, gate: HostGate, urls: list[str]) -> dict[str, str]:
         """`<lastmod>` of every page the sitemaps of these pages' sites list (one site at a time)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from botyard.jobs.runner import PermanentError, RetryLater
+from botyard.jobs.handler import PermanentError, RetryLater
 
 
 class SourceFailed(PermanentError):

@@ -10,7 +10,9 @@ from sqlalchemy.engine import CursorResult
 
 from botyard.db.batches import batches
 from botyard.db.repository import Repository
-from botyard.models import Job
+from botyard.models import Job, JobStatus
+
+UNFINISHED = (JobStatus.QUEUED, JobStatus.RUNNING)
 
 
 class JobRepository(Repository[Job]):
@@ -18,7 +20,9 @@ class JobRepository(Repository[Job]):
 
     async def any_due(self, kinds: list[str], now: datetime) -> bool:
         """Whether a job of `kinds` is due at `now` (read only: a claim's write transaction is taken only then)."""
-        statement = select(Job.uuid).where(Job.status == "queued", Job.run_after <= now, Job.kind.in_(kinds)).limit(1)
+        statement = (
+            select(Job.uuid).where(Job.status == JobStatus.QUEUED, Job.run_after <= now, Job.kind.in_(kinds)).limit(1)
+        )
         return (await self.session.execute(statement)).first() is not None
 
     async def claim(self, owner: str, lease: timedelta, kinds: list[str], now: datetime) -> Job | None:
@@ -26,7 +30,7 @@ class JobRepository(Repository[Job]):
         skip each other's rows (SKIP LOCKED); on SQLite the write transaction already holds the database lock."""
         statement = (
             select(Job)
-            .where(Job.status == "queued", Job.run_after <= now, Job.kind.in_(kinds))
+            .where(Job.status == JobStatus.QUEUED, Job.run_after <= now, Job.kind.in_(kinds))
             .order_by(Job.run_after, Job.created_at)
             .limit(1)
             .with_for_update(skip_locked=True)
@@ -34,7 +38,7 @@ class JobRepository(Repository[Job]):
         job = await self.one_or_none(statement)
         if job is None:
             return None
-        job.status = "running"
+        job.status = JobStatus.RUNNING
         job.lease_owner = owner
         job.lease_until = now + lease
         job.attempts += 1
@@ -44,7 +48,7 @@ class JobRepository(Repository[Job]):
     async def holds_lease(self, job_uuid: str, owner: str) -> bool:
         statement = (
             select(Job.uuid)
-            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == JobStatus.RUNNING)
             .with_for_update()
         )
         return (await self.session.execute(statement)).first() is not None
@@ -52,7 +56,7 @@ class JobRepository(Repository[Job]):
     async def renew(self, job_uuid: str, owner: str, lease: timedelta, now: datetime) -> bool:
         result = await self.session.execute(
             update(Job)
-            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == JobStatus.RUNNING)
             .values(lease_until=now + lease)
         )
         return _changed(result)
@@ -60,36 +64,38 @@ class JobRepository(Repository[Job]):
     async def finish(self, job_uuid: str, owner: str) -> bool:
         result = await self.session.execute(
             update(Job)
-            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
-            .values(status="done", lease_owner=None, lease_until=None, last_error=None)
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == JobStatus.RUNNING)
+            .values(status=JobStatus.DONE, lease_owner=None, lease_until=None, last_error=None)
         )
         return _changed(result)
 
     async def retry_later(self, job_uuid: str, owner: str, error: str, run_after: datetime) -> bool:
         result = await self.session.execute(
             update(Job)
-            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
-            .values(status="queued", lease_owner=None, lease_until=None, last_error=error, run_after=run_after)
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == JobStatus.RUNNING)
+            .values(status=JobStatus.QUEUED, lease_owner=None, lease_until=None, last_error=error, run_after=run_after)
         )
         return _changed(result)
 
     async def fail(self, job_uuid: str, owner: str, error: str) -> bool:
         result = await self.session.execute(
             update(Job)
-            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == "running")
-            .values(status="failed", lease_owner=None, lease_until=None, last_error=error)
+            .where(Job.uuid == job_uuid, Job.lease_owner == owner, Job.status == JobStatus.RUNNING)
+            .values(status=JobStatus.FAILED, lease_owner=None, lease_until=None, last_error=error)
         )
         return _changed(result)
 
     async def drop_queued(self, kind: str, data_source_uuid: str) -> None:
         """Forget the source's jobs of this kind that have not started (a new one replaces them)."""
         await self.session.execute(
-            delete(Job).where(Job.kind == kind, Job.data_source_uuid == data_source_uuid, Job.status == "queued")
+            delete(Job).where(
+                Job.kind == kind, Job.data_source_uuid == data_source_uuid, Job.status == JobStatus.QUEUED
+            )
         )
 
     async def drop_queued_of_chatbot(self, kind: str, chatbot_uuid: str) -> None:
         await self.session.execute(
-            delete(Job).where(Job.kind == kind, Job.chatbot_uuid == chatbot_uuid, Job.status == "queued")
+            delete(Job).where(Job.kind == kind, Job.chatbot_uuid == chatbot_uuid, Job.status == JobStatus.QUEUED)
         )
 
     async def pending_by_message(self, message_uuids: Sequence[str]) -> dict[str, int]:
@@ -99,9 +105,7 @@ class JobRepository(Repository[Job]):
         pending: dict[str, int] = {}
         for batch in batches(list(message_uuids)):
             rows = await self.session.execute(
-                select(named, func.count())
-                .where(Job.status.in_(("queued", "running")), named.in_(batch))
-                .group_by(named)
+                select(named, func.count()).where(Job.status.in_(UNFINISHED), named.in_(batch)).group_by(named)
             )
             pending |= {str(uuid): int(count) for uuid, count in rows}
         return pending
@@ -113,7 +117,9 @@ class JobRepository(Repository[Job]):
 
     async def due(self, now: datetime) -> tuple[int, datetime | None]:
         """The queued jobs due at `now` (what waits for a runner), and when the longest-waiting one became due."""
-        statement = select(func.count(), func.min(Job.run_after)).where(Job.status == "queued", Job.run_after <= now)
+        statement = select(func.count(), func.min(Job.run_after)).where(
+            Job.status == JobStatus.QUEUED, Job.run_after <= now
+        )
         count, oldest = (await self.session.execute(statement)).one()
         return int(count), oldest
 
@@ -122,8 +128,8 @@ class JobRepository(Repository[Job]):
         event loop stalled past the lease: that run is fenced out by the next claim's new `lease_owner`)."""
         result = await self.session.execute(
             update(Job)
-            .where(Job.status == "running", Job.lease_until < now)
-            .values(status="queued", lease_owner=None, lease_until=None, last_error="lease expired")
+            .where(Job.status == JobStatus.RUNNING, Job.lease_until < now)
+            .values(status=JobStatus.QUEUED, lease_owner=None, lease_until=None, last_error="lease expired")
         )
         return result.rowcount if isinstance(result, CursorResult) else 0
 
@@ -133,8 +139,8 @@ class JobRepository(Repository[Job]):
         for days, so its due time stands for its age, on the index the queue already reads."""
         result = await self.session.execute(
             delete(Job).where(
-                ((Job.status == "done") & (Job.run_after < done_before))
-                | ((Job.status == "failed") & (Job.run_after < failed_before))
+                ((Job.status == JobStatus.DONE) & (Job.run_after < done_before))
+                | ((Job.status == JobStatus.FAILED) & (Job.run_after < failed_before))
             )
         )
         return result.rowcount if isinstance(result, CursorResult) else 0

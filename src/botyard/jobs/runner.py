@@ -18,93 +18,18 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeVar
-
-from sqlalchemy.ext.asyncio import AsyncSession
+from typing import TypeVar
 
 from botyard.db.base import utcnow
 from botyard.db.session import Database
+from botyard.jobs.handler import AnyHandler, JobContext, LeaseLost, PermanentError, RetryLater
+from botyard.jobs.kinds import JobPayload, PayloadError
 from botyard.jobs.reasons import described, next_step
 from botyard.jobs.repository import JobRepository
 from botyard.models import Job
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-
-class LeaseLost(Exception):
-    """This runner no longer holds the job: another runner took it over, or the job was deleted."""
-
-
-class PermanentError(Exception):
-    """A failure that retrying cannot fix; the job gives up at once. The message becomes the reason.
-
-    An expected failure (of the job's input, not of the code): logged as one warning line, without a traceback."""
-
-
-class RetryLater(Exception):
-    """A passing failure the handler expected (the network, a sandbox that did not start); the job is retried.
-
-    Logged as one warning line, without a traceback: a traceback is for exceptions nobody expected (bugs)."""
-
-
-@dataclass
-class JobContext:
-    """What a handler gets: the job's ids-only payload and fenced ways to write its results."""
-
-    job_uuid: str
-    kind: str
-    payload: dict[str, Any]
-    attempt: int
-    max_attempts: int
-    owner: str
-    """The lease of this claim of the job (`lease_owner`); every fenced write checks it."""
-    database: Database
-    finished: bool = False
-    """Set by `finish`: the job is already done, the runner has nothing left to record."""
-
-    async def read(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
-        """Run `work` in a read-only transaction (no lease check: reading changes nothing)."""
-        async with self.database.transaction(write=False) as session:
-            return await work(session)
-
-    async def write(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
-        """Run `work` in a write transaction, only while this runner still holds the job's lease."""
-        async with self.database.transaction() as session:
-            if not await JobRepository(session).holds_lease(self.job_uuid, self.owner):
-                raise LeaseLost(self.job_uuid)
-            return await work(session)
-
-    async def finish(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
-        """Run `work` and mark the job done in one transaction, so its results and its completion commit together
-        (and a crash in between cannot make it run again). Fenced like `write`: the completion is the check."""
-        async with self.database.transaction() as session:
-            if not await JobRepository(session).finish(self.job_uuid, self.owner):
-                raise LeaseLost(self.job_uuid)
-            result = await work(session)
-        self.finished = True
-        return result
-
-    @property
-    def last_attempt(self) -> bool:
-        return self.attempt >= self.max_attempts
-
-
-class JobHandler(Protocol):
-    """One kind of job. `run` must be idempotent: a job can run again after a crash.
-
-    A handler whose work takes as long on every attempt (a document's ingestion) sets `retries_timeouts = False`:
-    a run that used its whole `timeout_seconds` then fails at once instead of taking them again four times. Without
-    the attribute a timeout is retried (a provider that hung may answer next time)."""
-
-    kind: str
-    timeout_seconds: float
-
-    async def run(self, ctx: JobContext) -> None: ...
-
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        """Record the final failure (e.g. a source's `error:<reason>` status), in the transaction that fails the job."""
-        ...
 
 
 KEEP_DONE = timedelta(days=7)
@@ -130,9 +55,9 @@ def runner_id() -> str:
 
 
 class JobRunner:
-    def __init__(self, database: Database, handlers: Sequence[JobHandler], config: RunnerConfig | None = None) -> None:
+    def __init__(self, database: Database, handlers: Sequence[AnyHandler], config: RunnerConfig | None = None) -> None:
         self.database = database
-        self.handlers = {handler.kind: handler for handler in handlers}
+        self.handlers = {handler.payload_type.kind: handler for handler in handlers}
         self.config = config or RunnerConfig()
         self.owner = runner_id()
         self._wake = asyncio.Event()
@@ -229,7 +154,13 @@ class JobRunner:
     async def _execute(self, job: Job) -> None:
         handler = self.handlers[job.kind]
         lease_owner = str(job.lease_owner)
-        ctx = JobContext(job.uuid, job.kind, job.payload, job.attempts, job.max_attempts, lease_owner, self.database)
+        try:
+            payload = handler.payload_type.from_json(job.payload)
+        except PayloadError as error:  # nothing to run it on, nor to record a failure on: the job alone fails
+            log.warning("job %s failed: %s; gave up", described(job), error)
+            await self._failed(job, handler, None, "payload", str(error), permanent=True)
+            return
+        ctx = JobContext(job.uuid, job.kind, payload, job.attempts, job.max_attempts, lease_owner, self.database)
         work = asyncio.create_task(asyncio.wait_for(handler.run(ctx), handler.timeout_seconds))
         heartbeat = asyncio.create_task(self._heartbeat(job.uuid, lease_owner, work))
         try:
@@ -245,7 +176,7 @@ class JobRunner:
             detail = f"no result after {handler.timeout_seconds:.0f}s"
             permanent = not getattr(handler, "retries_timeouts", True)
             log.warning("job %s failed: timeout (%s); %s", described(job), detail, next_step(job, permanent))
-            await self._failed(job, handler, "timeout", detail, permanent)
+            await self._failed(job, handler, payload, "timeout", detail, permanent)
             return
         except Exception as error:
             permanent = isinstance(error, PermanentError)
@@ -255,7 +186,7 @@ class JobRunner:
             else:
                 log.exception("job %s failed; %s", described(job), outcome)
             detail = f"{type(error).__name__}: {error}"[:500]
-            await self._failed(job, handler, reason, detail, permanent)
+            await self._failed(job, handler, payload, reason, detail, permanent)
             return
         finally:
             heartbeat.cancel()
@@ -277,8 +208,11 @@ class JobRunner:
                 work.cancel()
                 return
 
-    async def _failed(self, job: Job, handler: JobHandler, reason: str, detail: str, permanent: bool) -> None:
-        """Retry later with backoff, or give up: fail the job and let the handler record `reason`."""
+    async def _failed(
+        self, job: Job, handler: AnyHandler, payload: JobPayload | None, reason: str, detail: str, permanent: bool
+    ) -> None:
+        """Retry later with backoff, or give up: fail the job and let the handler record `reason` (on `payload`, when
+        the row's could be read)."""
         lease_owner = str(job.lease_owner)
         async with self.database.transaction() as session:
             jobs = JobRepository(session)
@@ -286,8 +220,8 @@ class JobRunner:
                 delay = min(self.config.backoff_base_seconds * 2 ** (job.attempts - 1), self.config.backoff_max_seconds)
                 delay *= random.uniform(0.8, 1.2)
                 await jobs.retry_later(job.uuid, lease_owner, detail, self.config.clock() + timedelta(seconds=delay))
-            elif await jobs.fail(job.uuid, lease_owner, detail):
-                await handler.give_up(session, job, reason)
+            elif await jobs.fail(job.uuid, lease_owner, detail) and payload is not None:
+                await handler.give_up(session, payload, reason)
 
 
 def _reason(error: Exception) -> str:

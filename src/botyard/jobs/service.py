@@ -5,29 +5,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.jobs.kinds import JobPayload
 from botyard.jobs.repository import JobRepository
 from botyard.models import Job
 
 
 async def enqueue(
     db: AsyncSession,
-    kind: str,
-    payload: dict[str, Any],
+    payload: JobPayload,
     *,
     chatbot_uuid: str | None = None,
     data_source_uuid: str | None = None,
     max_attempts: int = 5,
     run_after: datetime | None = None,
 ) -> Job:
-    """Queue a job, due at `run_after` (now when not given). The payload carries ids only; the handler reads the
-    current state when it runs."""
+    """Queue a job of the payload's kind, due at `run_after` (now when not given). The payload carries ids only; the
+    handler reads the current state when it runs."""
     job = Job(
-        kind=kind,
-        payload=payload,
+        kind=payload.kind,
+        payload=payload.to_json(),
         chatbot_uuid=chatbot_uuid,
         data_source_uuid=data_source_uuid,
         max_attempts=max_attempts,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -20,14 +19,14 @@ from botyard.chat.service import messages_by_uuids, session_with_chatbot
 from botyard.chat.wire import one_line
 from botyard.chatbots.handoff.service import handoff
 from botyard.db.base import utcnow
-from botyard.jobs.runner import JobContext, PermanentError, RetryLater
+from botyard.jobs.handler import JobContext, PermanentError, RetryLater
+from botyard.jobs.kinds import OperatorMail
 from botyard.jobs.service import enqueue
 from botyard.mail import Mail, Mailer, MailError, MailRefused
-from botyard.models import ChatSession, Job, MessageMeta
+from botyard.models import ChatSession, MessageMeta
 
 log = logging.getLogger(__name__)
 
-KIND = "operator_mail"
 ATTEMPTS = 8
 """With the runner's doubling backoff from 2 s, the last try comes about 4 minutes after the first."""
 SUBJECT_CHARS = 120
@@ -44,8 +43,8 @@ async def queue_mail(db: AsyncSession, session: ChatSession, about: About, messa
     """In the caller's transaction: an `operator_mail` job, when the chatbot has notification addresses."""
     if not (await handoff(db, session.chatbot_uuid, utcnow())).notify_emails:
         return
-    payload = {"session_uuid": session.uuid, "about": about.value, "message_uuid": message_uuid}
-    await enqueue(db, KIND, payload, chatbot_uuid=session.chatbot_uuid, max_attempts=ATTEMPTS)
+    payload = OperatorMail(session.uuid, about.value, message_uuid)
+    await enqueue(db, payload, chatbot_uuid=session.chatbot_uuid, max_attempts=ATTEMPTS)
 
 
 def conversation_link(public_url: str, chatbot_uuid: str, session_uuid: str) -> str:
@@ -53,22 +52,22 @@ def conversation_link(public_url: str, chatbot_uuid: str, session_uuid: str) -> 
     return f"{public_url}/dashboard#/bot/{chatbot_uuid}/inbox/{session_uuid}"
 
 
-async def compose(db: AsyncSession, payload: dict[str, Any], public_url: str, now: datetime) -> Mail | None:
+async def compose(db: AsyncSession, payload: OperatorMail, public_url: str, now: datetime) -> Mail | None:
     """The email the job sends, from what is stored now; None when there is nobody to tell (the addresses were
     removed) or nothing to tell about (the conversation was deleted)."""
-    found = await session_with_chatbot(db, str(payload.get("session_uuid")))
+    found = await session_with_chatbot(db, payload.session_uuid)
     if found is None:
         return None
     session, chatbot = found
     emails = (await handoff(db, chatbot.uuid, now)).notify_emails
     if not emails:
         return None
-    message_uuid = str(payload.get("message_uuid") or "")
+    message_uuid = payload.message_uuid or ""
     message = (await messages_by_uuids(db, [message_uuid])).get(message_uuid) if message_uuid else None
     question = message.query if message is not None else ""
     link = conversation_link(public_url, chatbot.uuid, session.uuid)
     name = one_line(chatbot.name)[:SUBJECT_CHARS]
-    if payload.get("about") == About.CONTACT and message is not None:
+    if payload.about == About.CONTACT and message is not None:
         email = str(MessageMeta.of(message).raw.get("email") or "")
         text = (
             f"A visitor of {name} left a message after hours.\n\nFrom: {email}\n\n{question}\n\nConversation: {link}\n"
@@ -82,14 +81,14 @@ async def compose(db: AsyncSession, payload: dict[str, Any], public_url: str, no
 class OperatorMailer:
     """Sends `operator_mail` jobs."""
 
-    kind = KIND
+    payload_type = OperatorMail
     timeout_seconds = 60.0
 
     def __init__(self, mailer: Mailer, public_url: str) -> None:
         self.mailer = mailer
         self.public_url = public_url
 
-    async def run(self, ctx: JobContext) -> None:
+    async def run(self, ctx: JobContext[OperatorMail]) -> None:
         if not self.mailer.configured:
             log.info("no mail server is set (BOTYARD_SMTP_HOST): operator mail %s not sent", ctx.job_uuid)
             return
@@ -103,6 +102,6 @@ class OperatorMailer:
         except MailError as error:
             raise RetryLater(str(error)) from None
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+    async def give_up(self, session: AsyncSession, payload: OperatorMail, reason: str) -> None:
         """Nothing to record but the log line: the conversation is in the inbox all the same."""
-        log.warning("operator mail for session %s not sent: %s", job.payload.get("session_uuid"), reason)
+        log.warning("operator mail for session %s not sent: %s", payload.session_uuid, reason)

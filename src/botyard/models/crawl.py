@@ -7,6 +7,7 @@ from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, Uni
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, Timestamps, UuidPk
+from botyard.models.kinds import CrawlPageState, CrawlState
 
 
 class Crawl(UuidPk, Timestamps, Base):
@@ -18,11 +19,12 @@ class Crawl(UuidPk, Timestamps, Base):
     chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"), index=True)
     url: Mapped[str] = mapped_column(Text)
     mode: Mapped[str] = mapped_column(String(16))
+    """A `CrawlMode`."""
     scope: Mapped[dict[str, Any]] = mapped_column(default=dict)
     max_pages: Mapped[int] = mapped_column()
     max_depth: Mapped[int] = mapped_column()
-    state: Mapped[str] = mapped_column(String(16), default="queued")
-    """`queued`, `running`, then `done`, `cancelled` or `failed`."""
+    state: Mapped[str] = mapped_column(String(16), default=CrawlState.QUEUED.value)
+    """A `CrawlState`: `queued`, `running`, then `done`, `cancelled` or `failed`."""
     reason: Mapped[str] = mapped_column(Text, default="")
     """Why a crawl failed or stopped early (a cap reached)."""
     fetched_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
@@ -45,7 +47,8 @@ class CrawlPage(Base):
     url_key: Mapped[str] = mapped_column(String(64))
     url: Mapped[str] = mapped_column(Text)
     depth: Mapped[int] = mapped_column(default=0)
-    state: Mapped[str] = mapped_column(String(16), default="pending")
+    state: Mapped[str] = mapped_column(String(16), default=CrawlPageState.PENDING.value)
+    """A `CrawlPageState`."""
     reason: Mapped[str] = mapped_column(Text, default="")
     lastmod: Mapped[str | None] = mapped_column(String(64), default=None)
     """The sitemap's `<lastmod>` for the page, as given."""

@@ -6,10 +6,11 @@ from sqlalchemy import BigInteger, ForeignKey, LargeBinary, String, Text, Unique
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, Timestamps, UuidPk
+from botyard.models.kinds import SourceStatus
 
 
 class DataSource(UuidPk, Timestamps, Base):
-    """A piece of knowledge: a Q&A pair (`qa`), a web page (`link`) or an uploaded file (`upload`).
+    """A piece of knowledge: a Q&A pair (`qa`), a web page (`link`) or an uploaded file (`upload`): `SourceType`.
 
     `dedupe_key` makes a second upload of the same bytes, or a second source for the same URL, in one chatbot a
     conflict the database itself refuses.
@@ -21,7 +22,9 @@ class DataSource(UuidPk, Timestamps, Base):
     chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"), index=True)
     title: Mapped[str] = mapped_column(Text, default="")
     type: Mapped[str] = mapped_column(String(16))
-    status: Mapped[str] = mapped_column(String(64), default="queued")
+    """A `SourceType`."""
+    status: Mapped[str] = mapped_column(String(64), default=SourceStatus.QUEUED.value)
+    """A `SourceStatus`, or a failure's `error:<reason>` (`SourceError`)."""
     file_name: Mapped[str] = mapped_column(Text, default="")
     file_size: Mapped[int] = mapped_column(BigInteger, default=0)
     tokens: Mapped[int] = mapped_column(default=0)

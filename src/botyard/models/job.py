@@ -7,6 +7,7 @@ from sqlalchemy import ForeignKey, Index, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, Timestamps, UuidPk, utcnow
+from botyard.models.kinds import JobStatus
 
 
 class Job(UuidPk, Timestamps, Base):
@@ -19,7 +20,8 @@ class Job(UuidPk, Timestamps, Base):
 
     kind: Mapped[str] = mapped_column(String(64))
     payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    status: Mapped[str] = mapped_column(String(16), default="queued")
+    status: Mapped[str] = mapped_column(String(16), default=JobStatus.QUEUED.value)
+    """A `JobStatus`."""
     attempts: Mapped[int] = mapped_column(default=0)
     max_attempts: Mapped[int] = mapped_column(default=5)
     run_after: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,13 +1,16 @@
 """The names stored in the tables and sent on the wire, as enums every layer may import.
 
-They are `StrEnum`s, so a member is its string: it compares equal to the stored value, serialises as it, and
-`AgentType("background")` reads one back. The front end reads the same names from `web/static/shared/names.js`;
-a test keeps the two in step.
+They are `StrEnum`s (and one small value, `SourceError`, for the statuses that carry a reason), so a member is its
+string: it compares equal to the stored value, serialises as it, and `AgentType("background")` reads one back. The
+front end reads the same names from `web/static/shared/names.js`; a test keeps the two in step, and another fails
+when the server spells one of these words as a bare string (`tests/test_names.py`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import ClassVar
 
 
 class Visibility(StrEnum):
@@ -141,3 +144,92 @@ class UnansweredStatus(StrEnum):
     DISMISSED = "dismissed"
     ACCEPTED = "accepted"
     """The owner said the answer is right (the review queue's "This answer is right")."""
+
+
+class SourceType(StrEnum):
+    """`data_source.type`: what a piece of knowledge is."""
+
+    QA = "qa"
+    """A question and its answer, one chunk."""
+    LINK = "link"
+    """A web page, fetched (and re-fetched) from its URL."""
+    UPLOAD = "upload"
+    """An uploaded file, its bytes kept in `source_file`."""
+
+
+class SourceStatus(StrEnum):
+    """`data_source.status` on its way to `success`; a failure is `error:<reason>` (`SourceError`)."""
+
+    QUEUED = "queued"
+    DOWNLOADING = "downloading"
+    EXTRACTING = "extracting"
+    CHUNKING = "chunking"
+    EMBEDDING = "embedding"
+    SUCCESS = "success"
+
+
+@dataclass(frozen=True)
+class SourceError:
+    """A failed source's `status`, `error:<reason>` (`error:http 404`, `error:no text`): the one place it is written
+    (`status`) and read (`parse`)."""
+
+    reason: str
+    PREFIX: ClassVar[str] = "error:"
+
+    @property
+    def status(self) -> str:
+        return f"{self.PREFIX}{self.reason}"
+
+    @classmethod
+    def parse(cls, status: str) -> SourceError | None:
+        """The failure a status names; None for the statuses of `SourceStatus`."""
+        return cls(status.removeprefix(cls.PREFIX)) if status.startswith(cls.PREFIX) else None
+
+
+class CrawlMode(StrEnum):
+    """`crawl.mode`: how a crawl finds its pages."""
+
+    LINKS = "links"
+    """Follow links breadth first from the start page."""
+    SITEMAP = "sitemap"
+    """The pages the site's sitemaps list."""
+
+
+class CrawlState(StrEnum):
+    """`crawl.state`: `queued`, `running`, then `done`, `cancelled` or `failed` (`crawl.service.FINAL_STATES`)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+class CrawlPageState(StrEnum):
+    """`crawl_page.state`: `pending` until fetched, then `done` (a new source), `failed` or `skipped`."""
+
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    """Not added: already a source of the chatbot, another address of a stored page, `noindex`, or after a cap."""
+
+
+class JobStatus(StrEnum):
+    """`job.status`: `queued` (again after a retry or an expired lease), `running` under a lease, then `done` or
+    `failed` (the `botyard_jobs` metric's `state` label)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class TestRunStatus(StrEnum):
+    """`test_run.status`: `queued`, `running`, then `done` or `failed`."""
+
+    __test__ = False
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"

@@ -6,6 +6,7 @@ from sqlalchemy import ForeignKey, Index, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, Timestamps, UuidPk, utcnow
+from botyard.models.kinds import TestRunStatus
 
 
 class TestSet(UuidPk, Timestamps, Base):
@@ -44,7 +45,8 @@ class TestRun(UuidPk, Base):
 
     test_set_uuid: Mapped[str] = mapped_column(ForeignKey("test_set.uuid", ondelete="CASCADE"))
     chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"))
-    status: Mapped[str] = mapped_column(String(16), default="queued")
+    status: Mapped[str] = mapped_column(String(16), default=TestRunStatus.QUEUED.value)
+    """A `TestRunStatus`."""
     """`queued`, `running`, `done` or `failed`."""
     trigger: Mapped[str] = mapped_column(String(16), default="api")
     """`api` (the owner asked) or `knowledge` (the knowledge changed)."""

@@ -23,12 +23,11 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import iso, new_uuid
+from botyard.jobs.kinds import WebhookAttempt
 from botyard.jobs.service import enqueue
 from botyard.models import DataSource, Webhook, WebhookDelivery, WebhookEvent
 from botyard.outbox.repository import DeliveryRepository, WebhookRepository
 
-KIND = "webhook_delivery"
-"""The job kind: one job per attempt of a delivery."""
 JOB_ATTEMPTS = 3
 """How often the runner retries one attempt's job that crashed (a bug, a database hiccup); the receiver's own
 failures are retried by the sender, on its schedule."""
@@ -82,6 +81,7 @@ async def queue(
 
 
 async def enqueue_attempt(db: AsyncSession, delivery: WebhookDelivery, chatbot_uuid: str, due: datetime) -> None:
-    """The job of the delivery's next attempt (it goes with the chatbot: deleting the chatbot cancels it)."""
-    payload = {"delivery_uuid": delivery.uuid}
-    await enqueue(db, KIND, payload, chatbot_uuid=chatbot_uuid, max_attempts=JOB_ATTEMPTS, run_after=due)
+    """The job of the delivery's next attempt, one job per attempt (it goes with the chatbot: deleting the chatbot
+    cancels it)."""
+    payload = WebhookAttempt(delivery.uuid)
+    await enqueue(db, payload, chatbot_uuid=chatbot_uuid, max_attempts=JOB_ATTEMPTS, run_after=due)

@@ -17,11 +17,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import utcnow
 from botyard.egress import EgressClient, EgressError, EgressHTTPError, EgressLimits, EgressRefused, Reason
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import WebhookAttempt
 from botyard.jobs.reasons import shown_reason
-from botyard.jobs.runner import JobContext
-from botyard.models import DeliveryStatus, Job, WebhookDelivery, WebhookEvent
+from botyard.models import DeliveryStatus, WebhookDelivery, WebhookEvent
 from botyard.outbox import signing
-from botyard.outbox.events import KIND, enqueue_attempt
+from botyard.outbox.events import enqueue_attempt
 from botyard.outbox.repository import DeliveryRepository
 
 RETRY_DELAYS: tuple[timedelta, ...] = tuple(
@@ -63,15 +64,15 @@ class Outcome:
 class WebhookSender:
     """Sends `webhook_delivery` jobs (one attempt each)."""
 
-    kind = KIND
+    payload_type = WebhookAttempt
     timeout_seconds = 60.0
 
     def __init__(self, egress: EgressClient, clock: Callable[[], datetime] = utcnow) -> None:
         self.egress = egress.with_limits(LIMITS)
         self.clock = clock
 
-    async def run(self, ctx: JobContext) -> None:
-        delivery_uuid = str(ctx.payload["delivery_uuid"])
+    async def run(self, ctx: JobContext[WebhookAttempt]) -> None:
+        delivery_uuid = ctx.payload.delivery_uuid
         attempt = await ctx.read(lambda db: _attempt(db, delivery_uuid))
         if attempt is None or not attempt.pending:
             return  # its webhook or chatbot was deleted, or a crashed run already recorded it
@@ -100,9 +101,9 @@ class WebhookSender:
             return Outcome(True, False, result.status, excerpt=_excerpt(result.text()))
         return Outcome(False, False, result.status, f"http {result.status}", _excerpt(result.text()))
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+    async def give_up(self, session: AsyncSession, payload: WebhookAttempt, reason: str) -> None:
         """The attempt's job itself failed (not the receiver): the delivery fails with the reason."""
-        delivery = await DeliveryRepository(session).get(str(job.payload.get("delivery_uuid")))
+        delivery = await DeliveryRepository(session).get(payload.delivery_uuid)
         if delivery is not None and delivery.status == DeliveryStatus.PENDING:
             await _close(session, delivery, DeliveryStatus.FAILED, self.clock())
             delivery.last_error = shown_reason(reason)

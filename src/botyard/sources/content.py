@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.errors import AppError, ErrorCode
 from botyard.ingestion.qa import atomic_chunk, content_hash, qa_text
-from botyard.models import Chunk, DataSource
+from botyard.models import Chunk, DataSource, SourceStatus, SourceType
 from botyard.sources.repository import ChunkRepository, DataSourceRepository
 from botyard.sources.schemas import QaUpdate, SourceChunks
 from botyard.sources.service import QA_TITLE_LENGTH, get_owned, schedule_processing
@@ -45,7 +45,7 @@ async def update_qa(db: AsyncSession, account_uuid: str, source_uuid: str, body:
     """A new question and/or answer for the account's Q&A pair; its title follows the question unless it was
     renamed. Any other type of source answers 422 `not_a_qa_source`."""
     source = await get_owned(db, account_uuid, source_uuid)
-    if source.type != "qa":
+    if source.type != SourceType.QA:
         raise AppError(ErrorCode.NOT_A_QA_SOURCE, "Only a Q&A pair's question and answer can be edited")
     old_question, old_answer = str(source.meta.get("question", "")), str(source.meta.get("answer", ""))
     question = old_question if body.question is None else body.question
@@ -60,7 +60,7 @@ async def update_qa(db: AsyncSession, account_uuid: str, source_uuid: str, body:
         "file_size": len((question + answer).encode()),
         "tokens": chunk.tokens,
         "content_hash": content_hash(text),
-        "status": "queued",
+        "status": SourceStatus.QUEUED,
     }
     if source.title == old_question.strip()[:QA_TITLE_LENGTH]:
         values["title"] = question.strip()[:QA_TITLE_LENGTH]

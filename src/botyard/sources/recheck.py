@@ -10,10 +10,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import iso, utcnow
 from botyard.ingestion.freshness import GONE_AFTER_MISSES, Check
-from botyard.models import DataSource, SourceFile
+from botyard.models import DataSource, SourceError, SourceFile, SourceStatus
 from botyard.outbox import events as webhooks
 from botyard.sources.repository import DataSourceRepository, SourceFileRepository
 from botyard.sources.service import schedule_processing
+
+GONE = SourceError("not found").status
+"""The status of a page that answered 404 or 410 `GONE_AFTER_MISSES` times in a row."""
 
 
 async def fetched_pages(db: AsyncSession, chatbot_uuid: str) -> Sequence[DataSource]:
@@ -39,14 +42,14 @@ async def record(db: AsyncSession, source_uuid: str, check: Check) -> str:
     now = iso(utcnow())
     if check.outcome == "unchanged":
         source.meta = {**source.meta, **check.meta, "misses": 0, "checked_at": now}
-        if source.status == "error:not found":  # back again, as it was
-            source.status = "success"
+        if source.status == GONE:  # back again, as it was
+            source.status = SourceStatus.SUCCESS
         return "unchanged"
     if check.outcome == "gone":
         misses = int(source.meta.get("misses", 0)) + 1
         source.meta = {**source.meta, "misses": misses, "checked_at": now}
-        if misses >= GONE_AFTER_MISSES and source.status != "error:not found":
-            source.status = "error:not found"
+        if misses >= GONE_AFTER_MISSES and source.status != GONE:
+            source.status = GONE
             await webhooks.source_failed(db, source, utcnow())
         return "gone"
     if check.outcome == "failed":
@@ -66,6 +69,6 @@ async def record(db: AsyncSession, source_uuid: str, check: Check) -> str:
         )
     )
     source.meta = {**source.meta, **check.meta, "checked_at": now}
-    source.status = "queued"
+    source.status = SourceStatus.QUEUED
     await schedule_processing(db, source)
     return "changed"

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, model_validator
 from typing_extensions import TypedDict
 
+from botyard.models.kinds import SourceType
 from botyard.schemas import RequestModel
 
 MAX_URL_LENGTH = 2048
@@ -81,8 +82,9 @@ class SourceUuids(RequestModel):
 class DataSource(TypedDict):
     uuid: str
     title: str
-    type: Literal["qa", "link", "upload"]
+    type: SourceType
     status: str
+    """A `SourceStatus` (`queued` … `success`), or `error:<reason>` when processing failed."""
     file_name: str
     file_size: int
     tokens: int

@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
-from typing import Any, Literal, cast
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -14,11 +14,11 @@ from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.egress import EgressClient, EgressNetworkError, EgressRefused, EgressTimeout
 from botyard.errors import AppError, ErrorCode, not_found, unknown_uuids
+from botyard.jobs.kinds import JobKind, ProcessSource
 from botyard.jobs.service import drop_queued, enqueue
-from botyard.models import DataSource, SourceFile
+from botyard.models import DataSource, SourceFile, SourceStatus, SourceType
 from botyard.sources import uploads
 from botyard.sources.links import url_dedupe_key
-from botyard.sources.processing.jobs import PROCESS_SOURCE
 from botyard.sources.repository import DataSourceRepository
 from botyard.sources.schemas import DataSource as DataSourceOut
 from botyard.sources.schemas import ItemResult, QaCreate, SourceUpdate, UrlCreate
@@ -46,14 +46,8 @@ async def schedule_processing(db: AsyncSession, source: DataSource, *, new: bool
     transaction, so it exists exactly when the source row does; a job still waiting for the same source is
     replaced rather than doubled."""
     if not new:
-        await drop_queued(db, PROCESS_SOURCE, data_source_uuid=source.uuid)
-    await enqueue(
-        db,
-        PROCESS_SOURCE,
-        {"data_source_uuid": source.uuid},
-        chatbot_uuid=source.chatbot_uuid,
-        data_source_uuid=source.uuid,
-    )
+        await drop_queued(db, JobKind.PROCESS_SOURCE, data_source_uuid=source.uuid)
+    await enqueue(db, ProcessSource(source.uuid), chatbot_uuid=source.chatbot_uuid, data_source_uuid=source.uuid)
 
 
 async def require_in_chatbot(db: AsyncSession, chatbot_uuid: str, uuids: Sequence[str]) -> list[str]:
@@ -91,7 +85,7 @@ async def create_qa(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     source = DataSource(
         chatbot_uuid=chatbot.uuid,
-        type="qa",
+        type=SourceType.QA,
         title=body.question.strip()[:QA_TITLE_LENGTH],
         file_name="",
         file_size=len((body.question + body.answer).encode()),
@@ -122,7 +116,7 @@ async def create_url(
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     source = DataSource(
         chatbot_uuid=chatbot.uuid,
-        type="link",
+        type=SourceType.LINK,
         title=body.url,
         file_name=body.url,
         file_size=0,
@@ -138,7 +132,7 @@ async def add_crawled_page(
     `(source, False)`). The fetched body goes with it, so ingestion parses it without fetching the page again."""
     source = DataSource(
         chatbot_uuid=chatbot_uuid,
-        type="link",
+        type=SourceType.LINK,
         title=url,
         file_name=url,
         file_size=len(body),
@@ -171,7 +165,7 @@ async def create_upload(
     accepted = await uploads.accept(file, max_bytes)
     source = DataSource(
         chatbot_uuid=chatbot.uuid,
-        type="upload",
+        type=SourceType.UPLOAD,
         title=accepted.name,
         file_name=accepted.name,
         file_size=len(accepted.content),
@@ -228,13 +222,13 @@ async def _restart(
     account_uuid: str,
     uuids: Sequence[str],
     status: str,
-    only_type: Literal["link"] | None,
+    only_type: SourceType | None,
 ) -> list[ItemResult]:
     owned = await _owned_by_uuid(db, account_uuid, uuids)
     restartable = {uuid: s for uuid, s in owned.items() if only_type is None or s.type == only_type}
     repository = DataSourceRepository(db)
     for source in restartable.values():
-        await repository.update(source, {"status": "queued"})
+        await repository.update(source, {"status": SourceStatus.QUEUED})
         await schedule_processing(db, source)
     return [
         {"uuid": uuid, "status": status} if uuid in restartable else {"uuid": uuid, "error": INVALID_SOURCE}
@@ -244,7 +238,7 @@ async def _restart(
 
 async def rescrape(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> list[ItemResult]:
     """Fetch the account's URL sources again; one result per requested uuid, in request order."""
-    return await _restart(db, account_uuid, uuids, "restarted scraping", only_type="link")
+    return await _restart(db, account_uuid, uuids, "restarted scraping", only_type=SourceType.LINK)
 
 
 async def restart(db: AsyncSession, account_uuid: str, uuids: Sequence[str]) -> list[ItemResult]:
@@ -256,7 +250,7 @@ def to_wire(source: DataSource) -> DataSourceOut:
     return {
         "uuid": source.uuid,
         "title": source.title,
-        "type": cast(Literal["qa", "link", "upload"], source.type),
+        "type": SourceType(source.type),
         "status": source.status,
         "file_name": source.file_name,
         "file_size": source.file_size,

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import delete, func, select, update
 
 from botyard.db.repository import ChatbotPartRepository, Repository
-from botyard.models import Chatbot, TestCase, TestResult, TestRun, TestSet
+from botyard.models import Chatbot, TestCase, TestResult, TestRun, TestRunStatus, TestSet
 
 
 class TestSetRepository(ChatbotPartRepository[TestSet]):
@@ -75,7 +75,7 @@ class TestRunRepository(Repository[TestRun]):
             self.select()
             .where(
                 TestRun.test_set_uuid == run.test_set_uuid,
-                TestRun.status == "done",
+                TestRun.status == TestRunStatus.DONE,
                 TestRun.created_at < run.created_at,
             )
             .order_by(TestRun.created_at.desc())
@@ -109,7 +109,7 @@ class TestRunRepository(Repository[TestRun]):
         )
         await self.session.execute(statement)
 
-    async def set_status(self, run_uuid: str, status: str, knowledge_version: int | None) -> None:
+    async def set_status(self, run_uuid: str, status: TestRunStatus, knowledge_version: int | None) -> None:
         values = {"status": status, "knowledge_version": knowledge_version}
         await self.session.execute(update(TestRun).where(TestRun.uuid == run_uuid).values(values))
 

@@ -14,12 +14,13 @@ from botyard.answering.rehearsal import rehearse
 from botyard.chatbots import service as chatbots
 from botyard.db.base import utcnow
 from botyard.errors import AppError
-from botyard.jobs.runner import JobContext
-from botyard.models import Job, TestCase, TestResult, TestRun, WebhookEvent
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import RunTests
+from botyard.models import TestCase, TestResult, TestRun, TestRunStatus, WebhookEvent
 from botyard.outbox import events as webhooks
 from botyard.testsets.judging import passes
 from botyard.testsets.repository import TestRunRepository, TestSetRepository
-from botyard.testsets.service import RUN_TESTS, changes
+from botyard.testsets.service import changes
 
 BATCH = 25
 """Results written per transaction: a crash loses at most this many answers, and the writes stay short."""
@@ -41,24 +42,24 @@ async def _load(db: AsyncSession, run_uuid: str) -> _Loaded | None:
 
 
 class TestRunner:
-    """The job handler for `run_tests`; its payload is `{"test_run_uuid": ...}`."""
+    """The job handler for `run_tests`."""
 
     __test__ = False
-    kind = RUN_TESTS
+    payload_type = RunTests
     timeout_seconds = 3600.0
     retries_timeouts = False
 
     def __init__(self, answers: Pipeline) -> None:
         self.answers = answers
 
-    async def run(self, ctx: JobContext) -> None:
-        run_uuid = str(ctx.payload["test_run_uuid"])
+    async def run(self, ctx: JobContext[RunTests]) -> None:
+        run_uuid = ctx.payload.test_run_uuid
         loaded = await ctx.read(lambda db: _load(db, run_uuid))
         if loaded is None:
             await ctx.finish(_nothing)
             return
         repository = TestRunRepository
-        await ctx.write(lambda db: repository(db).set_status(run_uuid, "running", loaded.version))
+        await ctx.write(lambda db: repository(db).set_status(run_uuid, TestRunStatus.RUNNING, loaded.version))
         await ctx.write(lambda db: repository(db).clear_results(run_uuid))
         batch: list[TestResult] = []
         passed = 0
@@ -81,11 +82,13 @@ class TestRunner:
                 batch = []
         await ctx.finish(lambda db: _finish(db, loaded.run, batch, len(loaded.cases), passed))
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        run = await TestRunRepository(session).get(str(job.payload.get("test_run_uuid", "")))
+    async def give_up(self, session: AsyncSession, payload: RunTests, reason: str) -> None:
+        run = await TestRunRepository(session).get(payload.test_run_uuid)
         if run is not None:
             results = await TestRunRepository(session).results(run.uuid)
-            await _finish(session, run, [], len(results), sum(result.passed for result in results), status="failed")
+            await _finish(
+                session, run, [], len(results), sum(result.passed for result in results), status=TestRunStatus.FAILED
+            )
 
 
 async def _add(db: AsyncSession, results: list[TestResult]) -> None:
@@ -97,7 +100,12 @@ async def _nothing(db: AsyncSession) -> None:
 
 
 async def _finish(
-    db: AsyncSession, run: TestRun, last: list[TestResult], total: int, passed: int, status: str = "done"
+    db: AsyncSession,
+    run: TestRun,
+    last: list[TestResult],
+    total: int,
+    passed: int,
+    status: TestRunStatus = TestRunStatus.DONE,
 ) -> None:
     """Store the last results, close the run and tell the webhooks, with what changed since the previous run."""
     repository = TestRunRepository(db)

@@ -5,6 +5,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, model_validator
 from typing_extensions import TypedDict
 
+from botyard.models.kinds import TestRunStatus
 from botyard.schemas import RequestModel
 from botyard.testsets.csvfile import MAX_CASES, MAX_QUESTION
 
@@ -59,7 +60,6 @@ class TestSetDetail(TestSetOut):
     cases: list[CaseOut]
 
 
-RunStatus = Literal["queued", "running", "done", "failed"]
 Change = Literal["fixed", "broken", "new"]
 
 
@@ -78,7 +78,7 @@ class ResultOut(TypedDict):
 class TestRunOut(TypedDict):
     uuid: str
     test_set_uuid: str
-    status: RunStatus
+    status: TestRunStatus
     trigger: str
     total: int
     passed: int

@@ -10,8 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso, utcnow
+from botyard.jobs.kinds import JobKind, RunTests, WatchTestSets
 from botyard.jobs.service import drop_queued_of_chatbot, enqueue
-from botyard.models import TestCase, TestResult, TestRun, TestSet
+from botyard.models import TestCase, TestResult, TestRun, TestRunStatus, TestSet
 from botyard.testsets import csvfile
 from botyard.testsets.repository import TestRunRepository, TestSetRepository
 from botyard.testsets.schemas import (
@@ -26,8 +27,6 @@ from botyard.testsets.schemas import (
     TestSetUpdate,
 )
 
-RUN_TESTS = "run_tests"
-WATCH_TEST_SETS = "watch_test_sets"
 RUNS_LISTED = 50
 
 
@@ -133,9 +132,8 @@ async def delete(db: AsyncSession, account_uuid: str, set_uuid: str) -> None:
 
 async def schedule_watch(db: AsyncSession, chatbot_uuid: str, at: datetime | None = None) -> None:
     """Replace the chatbot's waiting look for knowledge changes (`watch`) with one at `at` (now when not given)."""
-    await drop_queued_of_chatbot(db, WATCH_TEST_SETS, chatbot_uuid)
-    job = await enqueue(db, WATCH_TEST_SETS, {"chatbot_uuid": chatbot_uuid}, chatbot_uuid=chatbot_uuid)
-    job.run_after = at or utcnow()
+    await drop_queued_of_chatbot(db, JobKind.WATCH_TEST_SETS, chatbot_uuid)
+    await enqueue(db, WatchTestSets(chatbot_uuid), chatbot_uuid=chatbot_uuid, run_after=at or utcnow())
     await db.flush()
 
 
@@ -152,7 +150,7 @@ async def queue_run(
             knowledge_version=knowledge_version,
         )
     )
-    await enqueue(db, RUN_TESTS, {"test_run_uuid": run.uuid}, chatbot_uuid=found.chatbot_uuid, max_attempts=2)
+    await enqueue(db, RunTests(run.uuid), chatbot_uuid=found.chatbot_uuid, max_attempts=2)
     return run
 
 
@@ -210,9 +208,9 @@ async def run_out(db: AsyncSession, run: TestRun) -> TestRunOut:
     return {
         "uuid": run.uuid,
         "test_set_uuid": run.test_set_uuid,
-        "status": run.status,  # type: ignore[typeddict-item]
+        "status": TestRunStatus(run.status),
         "trigger": run.trigger,
-        "total": run.total if run.status in ("done", "failed") else len(cases),
+        "total": run.total if run.status in (TestRunStatus.DONE, TestRunStatus.FAILED) else len(cases),
         "passed": run.passed,
         "fixed": changed.count("fixed"),
         "broken": changed.count("broken"),

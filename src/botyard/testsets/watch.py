@@ -11,10 +11,10 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import utcnow
-from botyard.jobs.runner import JobContext
-from botyard.models import Job
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import WatchTestSets
 from botyard.testsets.repository import TestRunRepository, TestSetRepository
-from botyard.testsets.service import WATCH_TEST_SETS, queue_run, schedule_watch
+from botyard.testsets.service import queue_run, schedule_watch
 
 WATCH_INTERVAL = timedelta(minutes=1)
 
@@ -31,19 +31,19 @@ async def look(db: AsyncSession, chatbot_uuid: str, now: datetime) -> bool:
 
 
 class TestSetWatcher:
-    """The job handler for `watch_test_sets`; its payload is `{"chatbot_uuid": ...}`."""
+    """The job handler for `watch_test_sets`."""
 
     __test__ = False
-    kind = WATCH_TEST_SETS
+    payload_type = WatchTestSets
     timeout_seconds = 60.0
 
-    async def run(self, ctx: JobContext) -> None:
-        chatbot_uuid = str(ctx.payload["chatbot_uuid"])
+    async def run(self, ctx: JobContext[WatchTestSets]) -> None:
+        chatbot_uuid = ctx.payload.chatbot_uuid
         await ctx.finish(lambda db: _look_and_next(db, chatbot_uuid))
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+    async def give_up(self, session: AsyncSession, payload: WatchTestSets, reason: str) -> None:
         """A failed look still hands on to the next one."""
-        await schedule_watch(session, str(job.payload.get("chatbot_uuid", "")), utcnow() + WATCH_INTERVAL)
+        await schedule_watch(session, payload.chatbot_uuid, utcnow() + WATCH_INTERVAL)
 
 
 async def _look_and_next(db: AsyncSession, chatbot_uuid: str) -> None:

@@ -28,7 +28,15 @@ from botyard.chat.feedback import service as feedback
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.errors import not_found
-from botyard.models import DataSource, Message, Rating, UnansweredQuestion, UnansweredReason, UnansweredStatus
+from botyard.models import (
+    DataSource,
+    Message,
+    Rating,
+    SourceType,
+    UnansweredQuestion,
+    UnansweredReason,
+    UnansweredStatus,
+)
 from botyard.retrieval.retriever import Retriever
 from botyard.sources import content
 from botyard.sources import service as sources
@@ -133,7 +141,7 @@ def _qa_source(message: Message | None) -> str | None:
     ordered = [cited[marker] for marker in sorted(cited, key=_marker_order)]
     quoted = message.meta.get("quoted_sources") if isinstance(message.meta, dict) else None
     for entry in [*ordered, *(quoted if isinstance(quoted, list) else [])]:
-        if isinstance(entry, dict) and entry.get("type") == "qa" and entry.get("data_source_uuid"):
+        if isinstance(entry, dict) and entry.get("type") == SourceType.QA and entry.get("data_source_uuid"):
             return str(entry["data_source_uuid"])
     return None
 

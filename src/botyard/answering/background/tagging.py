@@ -28,12 +28,12 @@ from botyard.chat import conversation
 from botyard.chat import service as chat_service
 from botyard.db.base import utcnow
 from botyard.embedding import Embedder, similarities
-from botyard.jobs.runner import JobContext
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import TagSession
 from botyard.jobs.service import enqueue
 from botyard.live import service as live
-from botyard.models import AgentMeta, ChatbotEventKind, Job, SessionMeta
+from botyard.models import AgentMeta, ChatbotEventKind, SessionMeta
 
-TAG_SESSION = "tag_session"
 RECENT_MESSAGES = 6
 MATCH_THRESHOLD = 0.33
 """Measured with the bundled model: a matching message scores 0.37-0.56 against a tag's criteria, an unrelated one
@@ -53,16 +53,14 @@ class TagRule:
 async def schedule_tagging(db: AsyncSession, session_uuid: str, chatbot_uuid: str, message_uuid: str) -> None:
     """Queue the tagging of a session after the answer `message_uuid` (a run is cheap and idempotent: a tag is
     assigned once). The payload names the message so that it shows the job in `background_pending_tasks`."""
-    payload = {"session_uuid": session_uuid, "message_uuid": message_uuid}
-    await enqueue(db, TAG_SESSION, payload, chatbot_uuid=chatbot_uuid, max_attempts=3)
+    await enqueue(db, TagSession(session_uuid, message_uuid), chatbot_uuid=chatbot_uuid, max_attempts=3)
 
 
 class SessionTagger:
-    """The job handler for `tag_session` (payload `{"session_uuid": ...}`): the background agents' work after an
-    answer. Tags as described above; with an answerer that can call functions, also the background agents' tool
-    functions (`background_tools`)."""
+    """The job handler for `tag_session`: the background agents' work after an answer. Tags as described above;
+    with an answerer that can call functions, also the background agents' tool functions (`background_tools`)."""
 
-    kind = TAG_SESSION
+    payload_type = TagSession
     timeout_seconds = 120.0
 
     def __init__(
@@ -78,8 +76,8 @@ class SessionTagger:
         self.answerer = answerer if answerer is not None and answerer.uses_tools and call_tool is not None else None
         self.call_tool = call_tool
 
-    async def run(self, ctx: JobContext) -> None:
-        session_uuid = str(ctx.payload["session_uuid"])
+    async def run(self, ctx: JobContext[TagSession]) -> None:
+        session_uuid = ctx.payload.session_uuid
         loaded = await ctx.read(lambda db: _load(db, session_uuid, with_tools=self.answerer is not None))
         if loaded is None:  # the session was deleted meanwhile
             return
@@ -101,7 +99,7 @@ class SessionTagger:
 
         await ctx.finish(store)
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+    async def give_up(self, session: AsyncSession, payload: TagSession, reason: str) -> None:
         """Nothing to record: a session simply stays without the tags this run would have added."""
 
     async def _matching(self, rules: list[TagRule], queries: list[str]) -> list[TagRule]:

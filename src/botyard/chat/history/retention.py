@@ -15,21 +15,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.history.repository import HistoryRepository
 from botyard.db.base import utcnow
-from botyard.jobs.runner import JobContext
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import JobKind, PurgeConversations
 from botyard.jobs.service import drop_queued_of_chatbot, enqueue
-from botyard.models import Job
 
-PURGE_CONVERSATIONS = "purge_conversations"
 PURGE_INTERVAL = timedelta(hours=1)
 PURGE_BATCH = 500
 
 
 async def schedule_purge(db: AsyncSession, chatbot_uuid: str, days: int | None, at: datetime | None = None) -> None:
     """Replace the chatbot's waiting purge with one at `at` (now when not given); none when `days` is None."""
-    await drop_queued_of_chatbot(db, PURGE_CONVERSATIONS, chatbot_uuid)
+    await drop_queued_of_chatbot(db, JobKind.PURGE_CONVERSATIONS, chatbot_uuid)
     if days is not None:
-        job = await enqueue(db, PURGE_CONVERSATIONS, {"chatbot_uuid": chatbot_uuid}, chatbot_uuid=chatbot_uuid)
-        job.run_after = at or utcnow()
+        await enqueue(db, PurgeConversations(chatbot_uuid), chatbot_uuid=chatbot_uuid, run_after=at or utcnow())
     await db.flush()
 
 
@@ -39,14 +37,13 @@ def idle_limit(days: int, now: datetime) -> datetime:
 
 
 class ConversationPurger:
-    """The job handler for `purge_conversations`; its payload is `{"chatbot_uuid": ...}`. Idempotent: a run
-    deletes what is past the period when it runs."""
+    """The job handler for `purge_conversations`. Idempotent: a run deletes what is past the period when it runs."""
 
-    kind = PURGE_CONVERSATIONS
+    payload_type = PurgeConversations
     timeout_seconds = 600.0
 
-    async def run(self, ctx: JobContext) -> None:
-        chatbot_uuid = str(ctx.payload["chatbot_uuid"])
+    async def run(self, ctx: JobContext[PurgeConversations]) -> None:
+        chatbot_uuid = ctx.payload.chatbot_uuid
         days = await ctx.read(lambda db: HistoryRepository(db).retention_days(chatbot_uuid))
         if days is not None:
             before = idle_limit(days, utcnow())
@@ -68,6 +65,6 @@ class ConversationPurger:
         if days is not None:
             await schedule_purge(db, chatbot_uuid, days, utcnow() + PURGE_INTERVAL)
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
+    async def give_up(self, session: AsyncSession, payload: PurgeConversations, reason: str) -> None:
         """A failed run still hands on to the next one: without it the period would stop being applied."""
-        await self._next(session, str(job.payload.get("chatbot_uuid", "")))
+        await self._next(session, payload.chatbot_uuid)

@@ -21,12 +21,12 @@ from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.embedding import Embedder, EmbeddingError, Vectors, encode_matrix, encode_vector
 from botyard.ingestion.errors import SourceFailed, SourceRetry
-from botyard.jobs.runner import JobContext
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import JobKind, JobPayload, ReembedSource
 from botyard.jobs.service import enqueue
-from botyard.models import Chunk, Job
+from botyard.models import Chunk, SourceError
 from botyard.outbox import events as webhooks
 from botyard.passages import passages
-from botyard.sources.processing.jobs import PROCESS_SOURCE, REEMBED_SOURCE
 from botyard.sources.repository import ChunkRepository, DataSourceRepository
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ async def embed_chunks(embedder: Embedder, chunks: Sequence[Chunk]) -> None:
             chunk.embedder = embedder.name
 
 
-async def stale_chunks(ctx: JobContext, source_uuid: str, embedder: Embedder) -> list[tuple[str, str, str]]:
+async def stale_chunks(ctx: JobContext[JobPayload], source_uuid: str, embedder: Embedder) -> list[tuple[str, str, str]]:
     """(uuid, heading, text) of the stored chunks of a source that `embedder` did not embed."""
     return await ctx.read(lambda db: ChunkRepository(db).stale(source_uuid, embedder.name))
 
@@ -98,20 +98,20 @@ async def embed_stale(embedder: Embedder, stale: Sequence[tuple[str, str, str]])
 
 
 class SourceReembedder:
-    """The job handler for `reembed_source` (payload `{"data_source_uuid": ...}`): embeds a source's stale chunks in
+    """The job handler for `reembed_source`: embeds a source's stale chunks in
     place. The source's status is left alone unless this fails for good; its content and chunks do not change."""
 
-    kind = REEMBED_SOURCE
+    payload_type = ReembedSource
     timeout_seconds = 1800.0
     retries_timeouts = False  # the same document takes as long again: `JobHandler`
 
     def __init__(self, embedder: Embedder | None) -> None:
         self.embedder = embedder
 
-    async def run(self, ctx: JobContext) -> None:
+    async def run(self, ctx: JobContext[ReembedSource]) -> None:
         if self.embedder is None:  # the service switched to `none` since the job was queued: nothing to embed for
             return
-        source_uuid = str(ctx.payload["data_source_uuid"])
+        source_uuid = ctx.payload.data_source_uuid
         vectors = await embed_stale(self.embedder, await stale_chunks(ctx, source_uuid, self.embedder))
         name = self.embedder.name
 
@@ -123,10 +123,10 @@ class SourceReembedder:
         if vectors:
             await ctx.finish(store)
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        source = await DataSourceRepository(session).get(str(job.payload.get("data_source_uuid")))
+    async def give_up(self, session: AsyncSession, payload: ReembedSource, reason: str) -> None:
+        source = await DataSourceRepository(session).get(payload.data_source_uuid)
         if source is not None:
-            source.status = f"error:{REASON}"
+            source.status = SourceError(REASON).status
             await webhooks.source_failed(session, source, utcnow())
 
 
@@ -137,10 +137,11 @@ async def enqueue_reembedding(database: Database, embedder: Embedder | None) -> 
     if embedder is None:
         return 0
     async with database.transaction() as db:
-        sources = await ChunkRepository(db).sources_to_reembed(embedder.name, (PROCESS_SOURCE, REEMBED_SOURCE))
+        pending = (JobKind.PROCESS_SOURCE, JobKind.REEMBED_SOURCE)
+        sources = await ChunkRepository(db).sources_to_reembed(embedder.name, pending)
         for source_uuid, chatbot_uuid in sources:
-            payload = {"data_source_uuid": source_uuid}
-            await enqueue(db, REEMBED_SOURCE, payload, chatbot_uuid=chatbot_uuid, data_source_uuid=source_uuid)
+            payload = ReembedSource(source_uuid)
+            await enqueue(db, payload, chatbot_uuid=chatbot_uuid, data_source_uuid=source_uuid)
     if sources:
         log.info("queued re-embedding of %d sources for %s", len(sources), embedder.name)
     return len(sources)

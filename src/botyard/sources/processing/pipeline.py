@@ -25,12 +25,12 @@ from botyard.ingestion.freshness import GONE_AFTER_MISSES, check_page
 from botyard.ingestion.parse import ParsedDocument, ParseError, ParseLimits, SandboxError, parse_file
 from botyard.ingestion.qa import atomic_chunk, content_hash, qa_text_of
 from botyard.ingestion.tokens import count_tokens
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import ProcessSource
 from botyard.jobs.reasons import shown_reason
-from botyard.jobs.runner import JobContext
-from botyard.models import Chunk, DataSource, Job
+from botyard.models import Chunk, DataSource, SourceError, SourceStatus, SourceType
 from botyard.outbox import events as webhooks
 from botyard.sources.processing.embed import embed_chunks, embed_stale, stale_chunks
-from botyard.sources.processing.jobs import PROCESS_SOURCE
 from botyard.sources.processing.stages import SHOW_AFTER, StageReporter
 from botyard.sources.repository import ChunkRepository, DataSourceRepository, SourceFileRepository
 from botyard.sources.terms import keep_terms
@@ -67,9 +67,9 @@ class IngestionConfig:
 
 
 class SourceProcessor:
-    """The job handler for `process_source`; its payload is `{"data_source_uuid": ...}`."""
+    """The job handler for `process_source`."""
 
-    kind = PROCESS_SOURCE
+    payload_type = ProcessSource
     timeout_seconds = 1800.0
     retries_timeouts = False  # the same document takes as long again: `JobHandler`
     """Embedding runs at about 20 chunks/s on the bundled model: a large upload (thousands of chunks) needs minutes.
@@ -83,8 +83,8 @@ class SourceProcessor:
         self.embedder = embedder
         """None: chunks are stored without vectors (`BOTYARD_EMBEDDER=none`, keyword search only)."""
 
-    async def run(self, ctx: JobContext) -> None:
-        source_uuid = str(ctx.payload["data_source_uuid"])
+    async def run(self, ctx: JobContext[ProcessSource]) -> None:
+        source_uuid = ctx.payload.data_source_uuid
         source = await ctx.read(lambda db: DataSourceRepository(db).get(source_uuid))
         if source is None:  # deleted since the job was queued
             return
@@ -100,18 +100,20 @@ class SourceProcessor:
         finally:
             stages.cancel()
 
-    async def give_up(self, session: AsyncSession, job: Job, reason: str) -> None:
-        source = await DataSourceRepository(session).get(str(job.payload.get("data_source_uuid")))
+    async def give_up(self, session: AsyncSession, payload: ProcessSource, reason: str) -> None:
+        source = await DataSourceRepository(session).get(payload.data_source_uuid)
         if source is not None:
-            source.status = "error:" + shown_reason(reason)
+            source.status = SourceError(shown_reason(reason)).status
             await webhooks.source_failed(session, source, utcnow())
 
-    async def _keep(self, ctx: JobContext, source_uuid: str, extracted: Extracted, stages: StageReporter) -> None:
+    async def _keep(
+        self, ctx: JobContext[ProcessSource], source_uuid: str, extracted: Extracted, stages: StageReporter
+    ) -> None:
         """A page that did not change keeps its chunks, embedded again only if another embedder produced them."""
         embedder = self.embedder
         fresh: list[tuple[str, bytes, bytes]] = []
         if embedder is not None and (stale := await stale_chunks(ctx, source_uuid, embedder)):
-            await stages.enter("embedding")
+            await stages.enter(SourceStatus.EMBEDDING)
             fresh = await embed_stale(embedder, stale)
         await stages.settle()
 
@@ -122,11 +124,13 @@ class SourceProcessor:
             if fresh and embedder is not None:
                 await ChunkRepository(db).set_embeddings(current, fresh, embedder.name)
             current.meta = {**current.meta, **extracted.meta, "checked_at": iso(utcnow())}
-            current.status = "success"
+            current.status = SourceStatus.SUCCESS
 
         await ctx.finish(keep)
 
-    async def _store(self, ctx: JobContext, source: DataSource, extracted: Extracted, stages: StageReporter) -> None:
+    async def _store(
+        self, ctx: JobContext[ProcessSource], source: DataSource, extracted: Extracted, stages: StageReporter
+    ) -> None:
         """New content: chunked and embedded outside any transaction, then stored with the source's final status and
         the job's completion in one. Content that did not change keeps its chunks (re-embedded if they are stale)."""
         embedder = self.embedder
@@ -134,20 +138,20 @@ class SourceProcessor:
         chunks: list[Chunk] | None = None
         vectors: list[tuple[str, bytes, bytes]] = []
         if text_hash != source.content_hash:
-            await stages.enter("chunking")
+            await stages.enter(SourceStatus.CHUNKING)
             chunks, tokens = await self._chunk(source, extracted)
             if embedder is not None:
-                await stages.enter("embedding")
+                await stages.enter(SourceStatus.EMBEDDING)
                 await embed_chunks(embedder, chunks)
         else:
             tokens = await asyncio.to_thread(count_tokens, extracted.markdown)
             if embedder is not None and (stale := await stale_chunks(ctx, source.uuid, embedder)):
-                await stages.enter("embedding")
+                await stages.enter(SourceStatus.EMBEDDING)
                 vectors = await embed_stale(embedder, stale)
 
         async def store(db: AsyncSession) -> None:
             current = await DataSourceRepository(db).get(source.uuid)
-            if current is None or (current.type == "qa" and qa_text_of(current) != extracted.markdown):
+            if current is None or (current.type == SourceType.QA and qa_text_of(current) != extracted.markdown):
                 return  # deleted, or a pair edited meanwhile: the edit stored its chunk and queued its own job
             if text_hash != current.content_hash:
                 if chunks is None:  # another run stored other content meanwhile: start again from it
@@ -193,24 +197,26 @@ class SourceProcessor:
             for position, (heading, text) in enumerate(pieces)
         ]
 
-    async def _extract(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
-        if source.type == "qa":
+    async def _extract(self, stages: StageReporter, ctx: JobContext[ProcessSource], source: DataSource) -> Extracted:
+        if source.type == SourceType.QA:
             return Extracted(qa_text_of(source), atomic=True)
-        if source.type == "link":
+        if source.type == SourceType.LINK:
             return await self._extract_link(stages, ctx, source)
-        if source.type == "upload":
+        if source.type == SourceType.UPLOAD:
             return await self._extract_upload(stages, ctx, source)
         raise SourceFailed("unsupported type")
 
-    async def _extract_link(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
+    async def _extract_link(
+        self, stages: StageReporter, ctx: JobContext[ProcessSource], source: DataSource
+    ) -> Extracted:
         url = str(source.meta.get("url") or source.file_name)
         stored = await ctx.read(lambda db: SourceFileRepository(db).of_source(source.uuid))
         if stored is not None:
-            await stages.enter("extracting")
+            await stages.enter(SourceStatus.EXTRACTING)
             parsed = await self._parse(stored.content, _name_for(url, stored.content_type), stored.content_type)
             meta = {"body_sha256": stored.sha256}
             return Extracted(parsed.markdown, parsed.title, len(stored.content), prefetched=True, meta=meta)
-        await stages.enter("downloading")
+        await stages.enter(SourceStatus.DOWNLOADING)
         seen = source.content_hash is not None  # stored before: ask only whether it changed
         check = await check_page(self.egress, url, source.meta if seen else {}, self.config.max_fetch_bytes)
         if check.outcome == "failed":
@@ -225,13 +231,15 @@ class SourceProcessor:
         if check.outcome == "unchanged":
             return Extracted("", unchanged=True, meta={**check.meta, "misses": 0})
         assert check.result is not None
-        await stages.enter("extracting")
+        await stages.enter(SourceStatus.EXTRACTING)
         result = check.result
         parsed = await self._parse(result.body, _name_for(result.url, result.content_type), result.content_type)
         return Extracted(parsed.markdown, parsed.title, fetched_bytes=len(result.body), meta=check.meta)
 
-    async def _extract_upload(self, stages: StageReporter, ctx: JobContext, source: DataSource) -> Extracted:
-        await stages.enter("extracting")
+    async def _extract_upload(
+        self, stages: StageReporter, ctx: JobContext[ProcessSource], source: DataSource
+    ) -> Extracted:
+        await stages.enter(SourceStatus.EXTRACTING)
 
         async def load(db: AsyncSession) -> tuple[bytes, str] | None:
             stored = await SourceFileRepository(db).of_source(source.uuid)
@@ -254,7 +262,7 @@ class SourceProcessor:
 
 def _record(source: DataSource, extracted: Extracted, content_hash: str, tokens: int) -> None:
     """What a successful run sets on its source."""
-    source.status = "success"
+    source.status = SourceStatus.SUCCESS
     source.tokens = tokens
     source.content_hash = content_hash
     source.modified_at = utcnow()

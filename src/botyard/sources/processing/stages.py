@@ -15,7 +15,9 @@ import logging
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.jobs.runner import JobContext, LeaseLost
+from botyard.jobs.handler import JobContext, LeaseLost
+from botyard.jobs.kinds import JobPayload
+from botyard.models import SourceStatus
 from botyard.sources.repository import DataSourceRepository
 
 log = logging.getLogger(__name__)
@@ -29,14 +31,14 @@ class StageReporter:
     land after it, and `cancel()` when the job stops otherwise. At most one status write is in flight, and one that
     has started is waited for by `settle`, not cancelled halfway through its transaction."""
 
-    def __init__(self, ctx: JobContext, source_uuid: str, show_after: float = SHOW_AFTER) -> None:
+    def __init__(self, ctx: JobContext[JobPayload], source_uuid: str, show_after: float = SHOW_AFTER) -> None:
         self._ctx = ctx
         self._source_uuid = source_uuid
         self._show_after = show_after
         self._pending: asyncio.Task[None] | None = None
         self._writing = False
 
-    async def enter(self, status: str) -> None:
+    async def enter(self, status: SourceStatus) -> None:
         await self.settle()
         self._pending = asyncio.create_task(self._show_later(status), name=f"status-{self._source_uuid}")
 
@@ -55,7 +57,7 @@ class StageReporter:
             self._pending.cancel()
             self._pending = None
 
-    async def _show_later(self, status: str) -> None:
+    async def _show_later(self, status: SourceStatus) -> None:
         await asyncio.sleep(self._show_after)
         self._writing = True
         try:
@@ -68,7 +70,7 @@ class StageReporter:
             self._writing = False
 
 
-async def _set_status(db: AsyncSession, source_uuid: str, status: str) -> None:
+async def _set_status(db: AsyncSession, source_uuid: str, status: SourceStatus) -> None:
     source = await DataSourceRepository(db).get(source_uuid)
     if source is not None:
         source.status = status

@@ -9,7 +9,7 @@ from sqlalchemy import ColumnElement, Table, bindparam, delete, exists, func, in
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.repository import Repository
-from botyard.models import Chatbot, Chunk, DataSource, Job, KnowledgeChange
+from botyard.models import Chatbot, Chunk, DataSource, Job, JobStatus, KnowledgeChange
 
 KEPT_VERSIONS = 1000
 """Knowledge versions of a chatbot whose changes are kept: a process whose index is older rebuilds it whole (by then
@@ -105,7 +105,7 @@ class ChunkRepository(Repository[Chunk]):
         pending = exists().where(
             Job.data_source_uuid == Chunk.data_source_uuid,
             Job.kind.in_(pending_kinds),
-            Job.status.in_(("queued", "running")),
+            Job.status.in_((JobStatus.QUEUED, JobStatus.RUNNING)),
         )
         statement = select(Chunk.data_source_uuid, Chunk.chatbot_uuid).where(_stale(embedder), ~pending).distinct()
         return [(row.data_source_uuid, row.chatbot_uuid) for row in await self.session.execute(statement)]

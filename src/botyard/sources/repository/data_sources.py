@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 
 from botyard.db.batches import batches
 from botyard.db.repository import ChatbotPartRepository
-from botyard.models import Chatbot, DataSource, SourceFile
+from botyard.models import Chatbot, DataSource, SourceFile, SourceType
 from botyard.sources.repository.chunks import bump_version
 
 
@@ -88,7 +88,7 @@ class DataSourceRepository(ChatbotPartRepository[DataSource]):
             select(DataSource)
             .where(
                 DataSource.chatbot_uuid == chatbot_uuid,
-                DataSource.type == "link",
+                DataSource.type == SourceType.LINK,
                 DataSource.content_hash.is_not(None),
             )
             .order_by(DataSource.created_at, DataSource.uuid)

@@ -1,17 +1,24 @@
 // "Whole website" on the Knowledge page: start a crawl (sitemap or links, within a scope), follow the chatbot's crawls
 // live (polled every second while any is queued or running), cancel one, read why pages were not added; and the
 // re-sync schedule (resync.js). onChange() is called as crawls add pages, so the sources table shows them.
+import { CrawlMode, CrawlState } from "/static/shared/names.js";
 import { get, post } from "./api.js";
 import { keepFresh } from "./resync.js";
 import { badge, busy, checkbox, clear, field, h, notice, select, uid } from "./ui.js";
 
 const POLL_MS = 1000;
-const FINAL = new Set(["done", "cancelled", "failed"]);
+const FINAL = new Set([CrawlState.DONE, CrawlState.CANCELLED, CrawlState.FAILED]);
 const MODES = [
-  ["links", "Follow links"],
-  ["sitemap", "Sitemap"],
+  [CrawlMode.LINKS, "Follow links"],
+  [CrawlMode.SITEMAP, "Sitemap"],
 ];
-const STATE_KIND = { done: "ok", failed: "bad", cancelled: "", queued: "busy", running: "busy" };
+const STATE_KIND = {
+  [CrawlState.DONE]: "ok",
+  [CrawlState.FAILED]: "bad",
+  [CrawlState.CANCELLED]: "",
+  [CrawlState.QUEUED]: "busy",
+  [CrawlState.RUNNING]: "busy",
+};
 
 /** Patterns typed one a line or separated by commas. */
 const patterns = (text) =>
@@ -35,7 +42,7 @@ export function crawlsSection(ctx, onChange) {
 
   // The form.
   const url = h("input", { type: "url", required: true, placeholder: "https://example.com/docs/" });
-  const mode = select(MODES, "links");
+  const mode = select(MODES, CrawlMode.LINKS);
   const prefix = h("input", { type: "text", placeholder: "/docs/", maxlength: "500" });
   const include = h("textarea", { rows: "2", class: "code", spellcheck: "false" });
   const exclude = h("textarea", { rows: "2", class: "code", spellcheck: "false" });
@@ -158,12 +165,12 @@ export function crawlsSection(ctx, onChange) {
   }
 
   function announce(crawl) {
-    if (crawl.state === "done") {
+    if (crawl.state === CrawlState.DONE) {
       // pages_done counts new sources only: a page the chatbot already held is among the skipped, with its reason.
       const skipped = crawl.pages_skipped ? `, ${crawl.pages_skipped} skipped` : "";
       const failed = crawl.pages_failed ? `, ${crawl.pages_failed} failed` : "";
       listNote.ok(`Crawl of ${crawl.url} done: ${plural(crawl.pages_done, "new page")} added${skipped}${failed}.`);
-    } else if (crawl.state === "cancelled") {
+    } else if (crawl.state === CrawlState.CANCELLED) {
       listNote.ok(`Crawl of ${crawl.url} cancelled: the pages already added stay.`);
     } else listNote.error(`Crawl of ${crawl.url} failed: ${crawl.reason || "unknown reason"}`);
   }

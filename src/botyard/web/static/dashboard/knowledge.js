@@ -1,5 +1,6 @@
 // Knowledge of one chatbot: add Q&A pairs, web pages and files; whole websites (crawls, re-sync); source tags; the
 // live sources table.
+import { SourceStatus } from "/static/shared/names.js";
 import { post, request } from "./api.js";
 import { crawlsSection } from "./crawls.js";
 import { isFinal, sourcesTable } from "./sources.js";
@@ -94,7 +95,7 @@ export function render(ctx) {
     added.seen = true;
     if (!isFinal(source.status)) return;
     added.uuid = null;
-    if (source.status === "success") {
+    if (source.status === SourceStatus.SUCCESS) {
       urlNote.ok(`Page ready: “${source.title}” is in the knowledge.`);
     } else {
       const reason = source.status.replace(/^error:?\s*/, "") || "unknown reason";

@@ -1,5 +1,6 @@
 // One source in a modal panel: what it holds (its chunks, as search finds and cites them, 50 at a time) and, for a
 // Q&A pair, the form that edits its question and answer. The extracted text of pages and files is not kept.
+import { SourceType } from "/static/shared/names.js";
 import { get, post } from "./api.js";
 import { busy, clear, field, h, notice, uid } from "./ui.js";
 
@@ -32,7 +33,7 @@ export function openSourcePanel(source, { edit = false, onSaved = () => {} } = {
     list.append(...page.chunks.map(chunkItem));
     shown += page.chunks.length;
     const kind =
-      source.type === "qa" ? "A Q&A pair is one chunk." : "The extracted text is not kept: these are its chunks.";
+      source.type === SourceType.QA ? "A Q&A pair is one chunk." : "The extracted text is not kept: these are its chunks.";
     summary.textContent = page.total
       ? `${page.total} chunk${page.total === 1 ? "" : "s"}, showing ${shown}. ${kind}`
       : "No chunks yet: the source has not been processed (or had no text).";
@@ -46,7 +47,7 @@ export function openSourcePanel(source, { edit = false, onSaved = () => {} } = {
     onSaved(changed);
     return reload();
   };
-  if (source.type === "qa") dialog.append(qaForm(source, note, saved));
+  if (source.type === SourceType.QA) dialog.append(qaForm(source, note, saved));
   dialog.append(
     h("section", { class: "chunks", "aria-label": "Chunks" }, h("h3", {}, "Chunks"), summary, list, more),
     note.element,

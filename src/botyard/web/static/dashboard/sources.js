@@ -1,12 +1,13 @@
 // The knowledge table: sources with live statuses (polled every second while any is still processing), selection,
 // rename, view (chunks), Q&A edit and delete of one; tags, re-scrape and delete of many at once.
+import { SourceStatus, SourceType } from "/static/shared/names.js";
 import { get, post } from "./api.js";
 import { openSourcePanel } from "./source-panel.js";
 import { badge, busy, clear, confirmDialog, h, notice, select, tableWrap } from "./ui.js";
 
-const TYPES = { qa: "Q&A", link: "URL", upload: "File" };
+const TYPES = { [SourceType.QA]: "Q&A", [SourceType.LINK]: "URL", [SourceType.UPLOAD]: "File" };
 const POLL_MS = 1000;
-export const isFinal = (status) => status === "success" || status.startsWith("error");
+export const isFinal = (status) => status === SourceStatus.SUCCESS || status.startsWith("error");
 
 /** `onChange(sources, tags)` runs after every read, whatever caused it (a tagging, the status polling, a page). */
 export function sourcesTable(ctx, onChange = () => {}) {
@@ -65,7 +66,7 @@ export function sourcesTable(ctx, onChange = () => {}) {
 
   function statusCell(cell, status) {
     cell.dataset.status = status;
-    if (status === "success") return clear(cell, badge("success", "ok"));
+    if (status === SourceStatus.SUCCESS) return clear(cell, badge("success", "ok"));
     if (status.startsWith("error")) {
       const reason = status.replace(/^error:?\s*/, "") || "unknown";
       return clear(cell, badge("error", "bad"), h("span", { class: "reason" }, ` ${reason}`));
@@ -91,7 +92,7 @@ export function sourcesTable(ctx, onChange = () => {}) {
       tokens: h("td", { class: "num" }),
       rename: h("button", { type: "button", class: "small" }, "Rename"),
       view: h("button", { type: "button", class: "small" }, "View"),
-      edit: h("button", { type: "button", class: "small", hidden: source.type !== "qa" }, "Edit"),
+      edit: h("button", { type: "button", class: "small", hidden: source.type !== SourceType.QA }, "Edit"),
       remove: h("button", { type: "button", class: "small danger" }, "Delete"),
       editing: false,
     };
@@ -125,7 +126,7 @@ export function sourcesTable(ctx, onChange = () => {}) {
       parts[name].setAttribute("aria-label", `${verb} ${label}`);
     }
     if (!parts.editing) {
-      const sub = source.type !== "qa" && source.file_name && source.file_name !== label ? source.file_name : "";
+      const sub = source.type !== SourceType.QA && source.file_name && source.file_name !== label ? source.file_name : "";
       clear(parts.title, label, sub ? h("span", { class: "sub" }, sub) : null);
     }
     if (parts.status.dataset.status !== source.status) statusCell(parts.status, source.status);

@@ -1,6 +1,7 @@
 // Test sets (docs/test-sets.md): questions with what a right answer holds, imported from CSV, run against the
 // chatbot's current knowledge, with what changed since the previous run (fixed, broken, new).
 import { renderMarkdown } from "/static/shared/markdown.js";
+import { TestRunStatus } from "/static/shared/names.js";
 import { download, get, post, upload } from "./api.js";
 import { badge, busy, checkbox, clear, field, formatDate, h, headRow, heading, notice, tableWrap } from "./ui.js";
 
@@ -83,8 +84,9 @@ export async function render(ctx) {
   );
 
   function show(target, run) {
-    const status = run.status === "done" ? runSummary(run) : run.status === "failed" ? "The run failed." : "Running…";
-    clear(target, h("p", { class: "summary" }, status), run.status === "done" ? runTable(run) : null);
+    const failed = run.status === TestRunStatus.FAILED ? "The run failed." : "Running…";
+    const status = run.status === TestRunStatus.DONE ? runSummary(run) : failed;
+    clear(target, h("p", { class: "summary" }, status), run.status === TestRunStatus.DONE ? runTable(run) : null);
   }
 
   const actions = {
@@ -97,7 +99,7 @@ export async function render(ctx) {
         let run = await post(`/test-set/${set.uuid}/run`, undefined, { signal: ctx.signal });
         const target = button.closest("li").querySelector(".run");
         show(target, run);
-        while (!["done", "failed"].includes(run.status) && !ctx.signal.aborted) {
+        while (![TestRunStatus.DONE, TestRunStatus.FAILED].includes(run.status) && !ctx.signal.aborted) {
           await sleep(WAIT_MS, ctx.signal);
           run = await get(`/test-run/${run.uuid}`, { signal: ctx.signal });
         }

@@ -5,12 +5,13 @@
 // `end` events carry the source's `reference_source_link` or, for a web page, its address in `file_name`.
 
 import { webUrl } from "./markdown.js";
+import { SourceType } from "./names.js";
 
 /** `{url, title}` of a citation entry: its `url` (or `link`, from a message's `citation_links`), else the
  * source's reference link, else a web page's own address; only http(s) links, else none. */
 export function citationOf(entry, fallbackTitle = "Source", link = null) {
   const given =
-    entry?.url ?? link ?? entry?.reference_source_link ?? (entry?.type === "link" ? entry?.file_name : null);
+    entry?.url ?? link ?? entry?.reference_source_link ?? (entry?.type === SourceType.LINK ? entry?.file_name : null);
   const url = webUrl(given);
   return { url: url ? url.href : null, title: entry?.title || entry?.file_name || fallbackTitle };
 }

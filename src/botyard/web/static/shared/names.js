@@ -94,3 +94,59 @@ export const UnansweredStatus = Object.freeze({
   DISMISSED: "dismissed",
   ACCEPTED: "accepted",
 });
+
+/** A data source's `type`. */
+export const SourceType = Object.freeze({
+  QA: "qa",
+  LINK: "link",
+  UPLOAD: "upload",
+});
+
+/** A data source's `status` on its way to `success`; a failure is `error:<reason>`. */
+export const SourceStatus = Object.freeze({
+  QUEUED: "queued",
+  DOWNLOADING: "downloading",
+  EXTRACTING: "extracting",
+  CHUNKING: "chunking",
+  EMBEDDING: "embedding",
+  SUCCESS: "success",
+});
+
+/** How a crawl finds its pages. */
+export const CrawlMode = Object.freeze({
+  LINKS: "links",
+  SITEMAP: "sitemap",
+});
+
+/** A crawl's `state`. */
+export const CrawlState = Object.freeze({
+  QUEUED: "queued",
+  RUNNING: "running",
+  DONE: "done",
+  CANCELLED: "cancelled",
+  FAILED: "failed",
+});
+
+/** The `state` of a page a crawl found (its `failures` list the failed and skipped ones). */
+export const CrawlPageState = Object.freeze({
+  PENDING: "pending",
+  DONE: "done",
+  FAILED: "failed",
+  SKIPPED: "skipped",
+});
+
+/** A job's `status` (the `botyard_jobs` metric's `state` label). */
+export const JobStatus = Object.freeze({
+  QUEUED: "queued",
+  RUNNING: "running",
+  DONE: "done",
+  FAILED: "failed",
+});
+
+/** A test run's `status`. */
+export const TestRunStatus = Object.freeze({
+  QUEUED: "queued",
+  RUNNING: "running",
+  DONE: "done",
+  FAILED: "failed",
+});
