@@ -9,6 +9,7 @@ from botyard.models.chatbot_event import ChatbotEvent
 from botyard.models.chunk import Chunk
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
+from botyard.models.invitation import Invitation
 from botyard.models.job import Job
 from botyard.models.kinds import (
     AgentType,
@@ -34,6 +35,8 @@ from botyard.models.sync_schedule import SyncSchedule
 from botyard.models.test_set import TestCase, TestResult, TestRun, TestSet
 from botyard.models.tool_function import ToolFunction
 from botyard.models.unanswered_question import UnansweredQuestion
+from botyard.models.user import Role, User
+from botyard.models.user_session import UserSession
 from botyard.models.webhook import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 from botyard.models.widget_settings import WidgetSettings
 
@@ -56,6 +59,7 @@ __all__ = [
     "DataSource",
     "DeliveryStatus",
     "EscalationSettings",
+    "Invitation",
     "Job",
     "KnowledgeChange",
     "Message",
@@ -67,6 +71,7 @@ __all__ = [
     "OutcomeReason",
     "RateLimitHit",
     "Rating",
+    "Role",
     "SessionDocument",
     "SessionMeta",
     "SourceFile",
@@ -81,6 +86,8 @@ __all__ = [
     "UnansweredQuestion",
     "UnansweredReason",
     "UnansweredStatus",
+    "User",
+    "UserSession",
     "Visibility",
     "Webhook",
     "WebhookDelivery",
