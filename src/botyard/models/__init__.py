@@ -18,7 +18,9 @@ from botyard.models.kinds import (
     MessageKind,
     MessageState,
     OutcomeReason,
+    Permission,
     Rating,
+    Role,
     UnansweredReason,
     UnansweredStatus,
     Visibility,
@@ -35,7 +37,7 @@ from botyard.models.sync_schedule import SyncSchedule
 from botyard.models.test_set import TestCase, TestResult, TestRun, TestSet
 from botyard.models.tool_function import ToolFunction
 from botyard.models.unanswered_question import UnansweredQuestion
-from botyard.models.user import Role, User
+from botyard.models.user import User
 from botyard.models.user_session import UserSession
 from botyard.models.webhook import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 from botyard.models.widget_settings import WidgetSettings
@@ -69,6 +71,7 @@ __all__ = [
     "MessageMeta",
     "MessageState",
     "OutcomeReason",
+    "Permission",
     "RateLimitHit",
     "Rating",
     "Role",

@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, UuidPk, utcnow
+from botyard.models.kinds import Role
 
-
-class Role(StrEnum):
-    """What a person may do in their account (the permissions of each: `people/roles.py`)."""
-
-    OWNER = "owner"
-    ADMIN = "admin"
-    EDITOR = "editor"
-    OPERATOR = "operator"
-    VIEWER = "viewer"
+__all__ = ["Role", "User"]
 
 
 class User(UuidPk, Base):

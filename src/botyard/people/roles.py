@@ -16,20 +16,9 @@ An API key acts as an admin of its account: everything a program could do before
 
 from __future__ import annotations
 
-from enum import StrEnum
+from botyard.models.kinds import Permission, Role
 
-from botyard.models.user import Role
-
-
-class Permission(StrEnum):
-    READ = "read"
-    SELF = "self"
-    CHAT = "chat"
-    LIVE = "live"
-    KNOWLEDGE = "knowledge"
-    MANAGE = "manage"
-    ACCESS = "access"
-    OWNERSHIP = "ownership"
+__all__ = ["GRANTS", "KEY_ROLE", "Permission", "allows", "permissions_of"]
 
 
 _EVERYONE = frozenset({Permission.READ, Permission.SELF})
