@@ -186,7 +186,11 @@ async function show() {
   const path = location.hash.replace(/^#/, "") || "/";
   const target = resolve(path);
   const open = OPEN.has(target?.module);
-  if (state.me === null && !(open && target.module !== "./signin.js")) state.me = (await whoAmI()) ?? false;
+  const unknown = state.me === null || (!state.me && getKey()); // a key put in the tab since: ask who it is
+  if (unknown && !(open && target.module !== "./signin.js")) {
+    state.me = (await whoAmI()) ?? false;
+    if (!state.me && getKey()) return signOut("Your API key was not accepted. Please sign in again.");
+  }
   if (token !== state.token) return;
   const signedIn = Boolean(state.me);
   if (!signedIn && !open) return go("#/signin");
