@@ -53,6 +53,20 @@ def test_over_https_the_cookies_are_secure(app_client: TestClient, db: Db, clien
     assert all("secure" in line.lower() for line in _cookie_lines(response).values())
 
 
+def test_behind_a_trusted_proxy_that_says_https_the_cookies_are_secure(
+    settings: Settings, fake_dns: FakeDns, db: Db, client: TestClient
+) -> None:
+    add_person(db, "acme@example.com", EMAIL, Role.EDITOR)
+    proxied = create_app(settings.model_copy(update={"trusted_proxies": ["127.0.0.1"]}), resolver=fake_dns)
+    body = {"email": EMAIL, "password": PASSWORD}
+    for peer, secure in ((("127.0.0.1", 5000), True), (("192.0.2.9", 5000), False)):  # a proxy; anyone else
+        with TestClient(proxied, client=peer) as behind:
+            response = behind.post("/api/v1/auth/sign-in", json=body, headers={"X-Forwarded-Proto": "https"})
+        assert response.status_code == 200, response.text
+        lines = _cookie_lines(response).values()
+        assert all(("secure" in line.lower()) is secure for line in lines), (peer, lines)
+
+
 def test_the_cookie_signs_requests_like_a_key(client: TestClient, db: Db) -> None:
     editor = person(client, db, "acme@example.com", EMAIL, Role.EDITOR)
     assert editor.ok(editor.get("/auth/me"))["user"]["email"] == EMAIL
