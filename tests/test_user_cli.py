@@ -8,9 +8,9 @@ from starlette.testclient import TestClient
 from botyard.config import Settings
 from botyard.models import Role
 from tests.support.api import assert_error
+from tests.support.cli import botyard
 from tests.support.database import Db
 from tests.support.people import PASSWORD, SAME_ORIGIN, add_person, sign_in
-from tests.test_cli import botyard
 
 NEW_PASSWORD = "another long password"
 
