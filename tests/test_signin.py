@@ -45,9 +45,11 @@ def test_sign_in_sets_a_protected_cookie_and_tells_who(client: TestClient, db: D
     assert token not in response.text and response.cookies["botyard_csrf"] not in response.text
 
 
-def test_over_https_the_cookies_are_secure(app_client: TestClient, db: Db, client: TestClient) -> None:
+def test_over_https_the_cookies_are_secure(settings: Settings, fake_dns: FakeDns, db: Db, client: TestClient) -> None:
     add_person(db, "acme@example.com", EMAIL, Role.EDITOR)
-    with TestClient(app_client.app, base_url="https://testserver") as https:
+    # An app of its own: entering the shared client's app again would run (and end) its lifespan a second time.
+    app = create_app(settings, resolver=fake_dns)
+    with TestClient(app, base_url="https://testserver") as https:
         response = https.post("/api/v1/auth/sign-in", json={"email": EMAIL, "password": PASSWORD})
     assert response.status_code == 200
     assert all("secure" in line.lower() for line in _cookie_lines(response).values())
