@@ -47,8 +47,9 @@ The chatbot's rate limit is set to 100 messages a second per session, so it neve
 
 What is synthetic. Loading 10k-100k chunks through the API would mean embedding them at about 20 chunks/s, so the
 chatbot and its sessions are made through the API but its knowledge is written straight into the database with
-the service's own tables and engine: `data_source` rows (uploads in state `success`) and `chunk` rows, then the
-chatbot's knowledge version is bumped (`ChunkRepository.bump_version`, as ingestion does).
+the service's own tables and engine: `data_source` rows (uploads in state `success`) and `chunk` rows (with the
+index terms ingestion keeps, `sources.terms`), then the chatbot's knowledge version is bumped
+(`ChunkRepository.bump_version`, as ingestion does).
 - Text: documents of 4-16 chunks, each with a title; chunks of 150-230 words with a heading, in sentences of 8-20
   words. 70% of the words are drawn with Zipf weights from the ~21,700 whole English words of MiniLM's WordPiece
   vocabulary (which is ordered by frequency: "the", "of", "and" come most often), 30% from the document's topic:
@@ -123,6 +124,7 @@ from botyard.embedding.use import UseEmbedder
 from botyard.models import Chunk, DataSource
 from botyard.passages import passages
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS
+from botyard.retrieval.stored_terms import analysed
 from botyard.sources.repository import ChunkRepository
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -278,6 +280,7 @@ class Knowledge:
             text, used = self._chunk_text(self.themes.words[theme], own)
             heading = f"{title} > {topic[int(rng.integers(len(topic)))].capitalize()}"
             estimate = round(len(text.split()) * 1.3)
+            terms_tag, terms = analysed(heading, text)  # as ingestion keeps them (`sources.terms`)
             batch.chunks.append(
                 {
                     "uuid": new_uuid(),
@@ -290,6 +293,8 @@ class Knowledge:
                     "embedding": encode_vector(vectors[position]),
                     "passage_vectors": self._passage_vectors(text, vectors[position]),
                     "embedder": EMBEDDER.name,
+                    "terms": terms,
+                    "terms_tag": terms_tag,
                 }
             )
             size, tokens = size + len(text), tokens + estimate

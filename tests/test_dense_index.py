@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from botyard.embedding import encode_vector
-from botyard.retrieval.dense import DenseIndex
+from botyard.retrieval.dense import DenseIndex, held_all
 
 BOTH = np.array([0.6, 0.8, 0.0, 0.6, 0.8], dtype=np.float32)
 SECOND_ONLY = np.array([0.0, 0.0, 1.0, 0.0, 0.0], dtype=np.float32)
@@ -66,3 +66,14 @@ def test_scoring_leaves_every_reference_count_as_it_was() -> None:
     for _ in range(200):
         dense.scores(question)
     assert abs(sys.getrefcount(None) - before) < 100  # the bug: 200 fewer (other code may hold one or two more)
+
+
+def test_vectors_read_for_a_build_are_decoded_in_batches_and_kept_in_their_rows() -> None:
+    originals = (BOTH, None, OTHER_SIZE, SECOND_ONLY, None)
+    held = held_all([None if vector is None else encode_vector(vector) for vector in originals])
+    for vector, original in zip(held, originals, strict=True):
+        if original is None:
+            assert vector is None
+        else:  # float16, in its own row; another model's length is kept as it is (the index leaves it out)
+            assert vector is not None and vector.dtype == np.float16 and np.allclose(vector, original, atol=1e-3)
+    assert held_all([None, None]) == [None, None]

@@ -134,3 +134,27 @@ def test_two_known_words_written_as_one_are_not_unseen() -> None:
     german = index_of(["Am Mittwoch schließen wir am Nachmittag.", "Eine Stunde Arbeit kostet 60 Euro."])
     assert german.unseen(german.terms("Mittwochnachmittag Arbeitsstunde")) == frozenset()
     assert german.unseen(german.terms("Fahrradcodierung")) == {"fahrradcodier"}
+
+
+def test_term_counts_are_the_documents_holding_each_term_after_a_build_and_an_update() -> None:
+    # A build reads its counts from tantivy's term dictionary; an update counts in Python: both must be the number
+    # of live documents holding each term, which BM25's bound (`max_score`) and the speller read.
+    texts = [*GERMAN, *CHINESE, *ENGLISH, "Reifen Reifen Reifen", "Reifen und Schläuche"]
+    sources = ["shop"] * (len(texts) - 2) + ["tyres"] * 2
+    pairs = enumerate(zip(sources, texts, strict=True))
+    index = LexicalIndex([Document(row, source, text) for row, (source, text) in pairs])
+
+    def expected(of: LexicalIndex, rows: list[tuple[int, str]]) -> dict[str, int]:
+        counted: dict[str, int] = {}
+        for row, text in rows:
+            for term in of.analyze(text, row):
+                counted[term] = counted.get(term, 0) + 1
+        return counted
+
+    assert dict(index._frequencies) == expected(index, list(enumerate(texts)))
+    assert index._frequencies[analyzer("german").analyze("Reifen")[0]] == 3  # held by three rows, not five times
+    removed = [Document(row, "tyres", texts[row]) for row in (len(texts) - 2, len(texts) - 1)]
+    newer = index.updated({"tyres"}, removed, [Document(len(texts), "tyres", "Reifen und Ventile")])
+    assert newer is not None
+    live = [*enumerate(texts[:-2]), (len(texts), "Reifen und Ventile")]
+    assert dict(newer._frequencies) == expected(newer, live)

@@ -41,6 +41,7 @@ ALL_EVENTS = [
     "feedback",
     "source_failed",
     "test_run_finished",
+    "contact_form_sent",
 ]
 
 
@@ -114,6 +115,10 @@ def test_each_event_reaches_the_receiver_once_with_a_valid_signature(
     assert widget_ask(client, chat, "I want to talk to a real person please").status_code == 200
     alice.ok(alice.post(f"/session/{chat}/live-chat/start"))
     alice.ok(alice.post(f"/session/{chat}/live-chat/end"))
+    alice.ok(alice.post(f"/chatbot/{bot}/office-hours", {"enabled": True, "week": {}}))  # after hours from now on
+    assert widget_ask(client, chat, "I want to talk to a real person please").status_code == 200
+    left = {"email": "ann@example.com", "message": "Call me back"}
+    assert client.post(f"/api/v1/widget/session/{chat}/contact", json=left).status_code == 201
     source = alice.ok(alice.post(f"/chatbot/{bot}/data-source/url", {"url": hooks.url("/gone")}))["uuid"]
     case = {"question": "Do you sell bicycles?", "expect_refuse": True}
     test_set = alice.ok(alice.post(f"/chatbot/{bot}/test-sets", {"name": "Smoke", "cases": [case]}))["uuid"]
@@ -145,6 +150,12 @@ def test_each_event_reaches_the_receiver_once_with_a_valid_signature(
     assert data["human_requested"] == {"session_uuid": chat, "reason": "asked for a person", "message_uuid": answer}
     assert data["live_chat_started"]["session_uuid"] == chat and data["live_chat_ended"]["session_uuid"] == chat
     assert_uuid(data["live_chat_started"]["message_uuid"])
+    assert data["contact_form_sent"] == {
+        "session_uuid": chat,
+        "message_uuid": data["contact_form_sent"]["message_uuid"],
+        "email": "ann@example.com",
+        "message": "Call me back",
+    }
     assert data["test_run_finished"] == {
         "test_set_uuid": test_set, "test_run_uuid": run, "status": "done",
         "total": 1, "passed": data["test_run_finished"]["passed"], "fixed": 0, "broken": 0,

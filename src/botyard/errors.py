@@ -41,6 +41,7 @@ class ErrorCode(StrEnum):
     LIVE_CHAT_ACTIVE = "live_chat_active"
     LIVE_CHAT_INACTIVE = "live_chat_inactive"
     HUMAN_REQUEST_INACTIVE = "human_request_inactive"
+    CONTACT_FORM_CLOSED = "contact_form_closed"
     ORIGIN_NOT_ALLOWED = "origin_not_allowed"
     SETUP_REFUSED = "setup_refused"
     SETUP_DONE = "setup_done"
@@ -77,6 +78,7 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.LIVE_CHAT_ACTIVE: 409,
     ErrorCode.LIVE_CHAT_INACTIVE: 409,
     ErrorCode.HUMAN_REQUEST_INACTIVE: 409,
+    ErrorCode.CONTACT_FORM_CLOSED: 409,
     ErrorCode.ORIGIN_NOT_ALLOWED: 403,
     ErrorCode.SETUP_REFUSED: 403,
     ErrorCode.SETUP_DONE: 409,

@@ -20,6 +20,7 @@ from botyard.api_docs import install as install_api_docs
 from botyard.chat.feedback.router import router as feedback_router
 from botyard.chat.history.router import router as history_router
 from botyard.chat.router import router as chat_router
+from botyard.chatbots.handoff.router import router as handoff_router
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
 from botyard.crawl.router import router as crawl_router
@@ -119,6 +120,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         session_documents_router,
         live_router,
         inbox_router,
+        handoff_router,
         hit_testing_router,
         webhooks_router,
         about_router,

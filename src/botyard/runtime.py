@@ -28,8 +28,10 @@ from botyard.embedding import Embedder, build_embedder, close_embedder
 from botyard.ingestion.chunk import ChunkingConfig
 from botyard.ingestion.parse import ParseLimits
 from botyard.jobs.runner import JobHandler, JobRunner, RunnerConfig
+from botyard.live.notify import OperatorMailer
 from botyard.llm.provider import Provider
 from botyard.llm.registry import ModelRegistry
+from botyard.mail import Mailer
 from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.retriever import Retriever
@@ -74,6 +76,7 @@ def job_handlers(
         SessionTagger(embedder, judge, answerer, ToolCaller(egress, settings.tool_call_timeout)),
         ConversationPurger(),
         WebhookSender(egress, clock),
+        OperatorMailer(Mailer(settings), settings.public_url),
     ]
 
 

@@ -4,7 +4,7 @@ they do not fit the agent's model, the reply that says so: `answering.documents`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -20,9 +20,11 @@ from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roste
 from botyard.answering.sweep import stream_owner
 from botyard.chat import access, conversation, ratelimit
 from botyard.chatbots import service as chatbots
+from botyard.chatbots.handoff.service import handoff
 from botyard.db.session import Database
 from botyard.errors import not_found
 from botyard.i18n import DEFAULT, Language
+from botyard.live import contact
 from botyard.live import service as live
 from botyard.models import (
     Chatbot,
@@ -118,10 +120,13 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
     filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)
     values = {**SessionMeta.of(read.session).variables, **filled}
     agent = None if live_chat else await router.choose(read.roster.cards, ask.query, _last_agent(read.turns), values)
+    agent, after_hours = await _office_hours(database, read.chatbot.uuid, agent, now)
     admitted = admission(agent, ask.query, read.chatbot.show_citations, read.new_documents, read.earlier_documents)
     linked = [document.uuid for document in admitted.documents]
     try:
-        message = await database.write_briefly(lambda db: _store(db, ask, read, agent, filled, now, linked))
+        message = await database.write_briefly(
+            lambda db: _store(db, ask, read, agent, filled, now, linked, after_hours=after_hours)
+        )
     except IntegrityError as error:  # the session (or its chatbot) was deleted between the two transactions
         raise not_found("Session") from error
     return Prepared(
@@ -163,9 +168,11 @@ async def _store(
     filled: dict[str, str],
     now: datetime,
     documents: list[str],
+    *,
+    after_hours: bool = False,
 ) -> Message:
     """The write transaction: the rate-limit count, the query's message and its documents, the variables it gave,
-    the hand-off."""
+    the hand-off (after hours: the contact form's offer instead)."""
     session = read.session
     await ratelimit.admit(db, read.chatbot, _windows(ask, session, read.chatbot, read.owner_uuid), now)
     meta = MessageMeta().with_values(streaming_owner=stream_owner())
@@ -187,10 +194,24 @@ async def _store(
         data = {"session_uuid": session.uuid, "message_uuid": message.uuid, "variables": filled}
         await webhooks.emit(db, session.chatbot_uuid, WebhookEvent.VARIABLES_COLLECTED, data, now)
     asking = agent is not None and agent.human_requested
+    if asking and after_hours:
+        await contact.offer(db, session, now, message.uuid)
+        asking = False
     flagged = asking and await live.flag_for_operators(db, session.uuid, now, "asked for a person", message.uuid)
     if not flagged and (live.is_live(session) or live.is_flagged(session)):  # else the `human_requested` event
         await live.record(db, session, ChatbotEventKind.USER_MESSAGE, now, message_uuid=message.uuid, query=ask.query)
     return message
+
+
+async def _office_hours(
+    database: Database, chatbot_uuid: str, agent: ChosenAgent | None, now: datetime
+) -> tuple[ChosenAgent | None, bool]:
+    """A hand-off outside the chatbot's office hours promises no person: its reply is the after-hours message (the
+    form follows, `live.contact`). Read only for a hand-off; True when it is after hours."""
+    if agent is None or not agent.human_requested:
+        return agent, False
+    rules = await database.read_briefly(lambda db: handoff(db, chatbot_uuid, now))
+    return (agent, False) if rules.open else (replace(agent, reply=rules.after_hours_message), True)
 
 
 def _windows(ask: Ask, session: ChatSession, chatbot: Chatbot, owner_uuid: str | None) -> list[ratelimit.Window]:

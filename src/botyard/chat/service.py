@@ -101,6 +101,24 @@ async def add_transcript_row(
     return added
 
 
+async def add_visitor_row(
+    db: AsyncSession, session: ChatSession, text: str, kind: MessageKind, now: datetime, **meta: str
+) -> Message:
+    """A visitor's row outside an answered exchange (a message left through the after-hours form): the text as the
+    query, an empty response, `meta` beside the kind; the session's last activity moves to `now`."""
+    message = Message(
+        session_uuid=session.uuid,
+        query=text,
+        response="",
+        meta={**MessageMeta.transcript_row(kind).dump(), **meta},
+        created_at=now,
+        modified_at=now,
+    )
+    added = await MessageRepository(db).add(message)
+    await ChatSessionRepository(db).touch(session.uuid, now)
+    return added
+
+
 async def get_owned_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> ChatSession:
     """The account's session, or the 404 a missing session gets (another account's session answers the same)."""
     return await ChatSessionRepository(db).get_owned(account_uuid, session_uuid)

@@ -111,6 +111,6 @@ def _transcript_lines(message: Message) -> list[str]:
         return [f"Operator: {one_line(message.response)}"]
     if kind in (MessageKind.LIVE_CHAT_START, MessageKind.LIVE_CHAT_END):
         return [assistant]
-    if kind == MessageKind.LIVE_CHAT_USER:
+    if kind in (MessageKind.LIVE_CHAT_USER, MessageKind.CONTACT_FORM):
         return [user]
     return [user, assistant]

@@ -35,6 +35,16 @@ class ChatbotEventRepository(Repository[ChatbotEvent]):
         )
         return await self.all(statement)
 
+    async def last_of_session(self, session_uuid: str, kinds: Sequence[str]) -> ChatbotEvent | None:
+        """The session's latest event of the given kinds."""
+        statement = (
+            select(ChatbotEvent)
+            .where(ChatbotEvent.session_uuid == session_uuid, ChatbotEvent.kind.in_(kinds))
+            .order_by(ChatbotEvent.id.desc())
+            .limit(1)
+        )
+        return await self.one_or_none(statement)
+
     async def last_id_of_chatbot(self, chatbot_uuid: str) -> int:
         statement = select(ChatbotEvent.id).where(ChatbotEvent.chatbot_uuid == chatbot_uuid)
         return int((await self.session.execute(statement.order_by(ChatbotEvent.id.desc()).limit(1))).scalar() or 0)

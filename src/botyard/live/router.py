@@ -35,7 +35,9 @@ _EVENTS: dict[int | str, dict[str, Any]] = {
         "`human_requested` ({session_uuid, reason, message_uuid}), `user_message` ({session_uuid, message_uuid, "
         "query}: a user wrote in a flagged or live session), `live_chat_started`, `operator_message` "
         "({message_uuid}), `live_chat_ended`, `human_request_dismissed` (an operator cleared the request), "
-        "`conversation_seen` (an operator opened it: its unread count is 0), `tags_assigned` ({tags}); every event "
+        "`conversation_seen` (an operator opened it: its unread count is 0), `tags_assigned` ({tags}), "
+        "`contact_form_offered` ({message_uuid}: asked for a person after office hours), `contact_form_sent` "
+        "({message_uuid, email, message}); every event "
         "also carries `id`, `type`, `session_uuid` and `created_at`. `ping` every 15 s.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }

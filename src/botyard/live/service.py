@@ -21,6 +21,7 @@ from botyard.chat.conversation import set_outcome
 from botyard.chat.service import add_transcript_row, get_owned_session, get_session
 from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode
+from botyard.live.notify import About, queue_mail
 from botyard.live.repository import ChatbotEventRepository
 from botyard.live.wakeup import announce
 from botyard.models import (
@@ -48,7 +49,7 @@ CONVERSATION_SEEN = ChatbotEventKind.CONVERSATION_SEEN
 
 WIDGET_EVENTS = (LIVE_CHAT_STARTED, OPERATOR_MESSAGE, LIVE_CHAT_ENDED)
 """What the widget hears of its session's live chat."""
-WEBHOOK_EVENTS = frozenset({HUMAN_REQUESTED, LIVE_CHAT_STARTED, LIVE_CHAT_ENDED})
+WEBHOOK_EVENTS = frozenset({HUMAN_REQUESTED, LIVE_CHAT_STARTED, LIVE_CHAT_ENDED, ChatbotEventKind.CONTACT_FORM_SENT})
 """The events also sent to the chatbot's webhooks (the same names)."""
 
 
@@ -77,12 +78,14 @@ async def flag_for_operators(
     db: AsyncSession, session_uuid: str, now: datetime, reason: str, message_uuid: str | None = None
 ) -> bool:
     """Mark the session as asking for a person, once (the first time, reason and asking message are kept), and tell
-    operators. False when it was flagged already."""
+    operators: by their event streams, and by email when the chatbot has notification addresses (`notify`). False
+    when it was flagged already."""
     session = await get_session(db, session_uuid)
     if session is None or is_flagged(session):
         return False
     SessionMeta.of(session).flagged(iso(now), message_uuid).store(session)
     await record(db, session, HUMAN_REQUESTED, now, reason=reason, message_uuid=message_uuid)
+    await queue_mail(db, session, About.WAITING, message_uuid)
     return True
 
 

@@ -9,6 +9,7 @@ from botyard.models.chatbot_event import ChatbotEvent
 from botyard.models.chunk import Chunk
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
+from botyard.models.handoff_settings import HandoffSettings
 from botyard.models.invitation import Invitation
 from botyard.models.job import Job
 from botyard.models.kinds import (
@@ -61,6 +62,7 @@ __all__ = [
     "DataSource",
     "DeliveryStatus",
     "EscalationSettings",
+    "HandoffSettings",
     "Invitation",
     "Job",
     "KnowledgeChange",

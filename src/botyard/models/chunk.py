@@ -32,4 +32,9 @@ class Chunk(UuidPk, Base):
     rows (`encode_matrix`): the offline answerer ranks passages by meaning with them. None until embedded."""
     embedder: Mapped[str | None] = mapped_column(String(200), default=None)
     """The `Embedder.name` that produced `embedding`: a chunk embedded by another model is embedded again."""
+    terms: Mapped[str | None] = mapped_column(Text, default=None)
+    """The index terms of the heading and text, analysed at ingestion and joined by spaces: a search index's build
+    joins them instead of analysing the text again (`retrieval.stored_terms`). None: not kept (no language shows)."""
+    terms_tag: Mapped[str | None] = mapped_column(String(80), default=None)
+    """The language `terms` were analysed in, with the analysis code's key: a build uses them only when both match."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

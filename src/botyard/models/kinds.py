@@ -42,6 +42,9 @@ class MessageKind(StrEnum):
     """The announcement that the AI is back: empty query."""
     LIVE_CHAT_USER = "live_chat_user"
     """A user's message during a live chat: empty response."""
+    CONTACT_FORM = "contact_form"
+    """A message a visitor left through the after-hours form: the message as the query, the address in
+    `meta_json.email`, empty response."""
 
 
 class MessageState(StrEnum):
@@ -71,6 +74,10 @@ class ChatbotEventKind(StrEnum):
     """An operator cleared the request for a person without taking the conversation over."""
     CONVERSATION_SEEN = "conversation_seen"
     """An operator opened the conversation in the inbox: its messages so far are read."""
+    CONTACT_FORM_OFFERED = "contact_form_offered"
+    """The visitor asked for a person after office hours: the form for an email address and a message is shown."""
+    CONTACT_FORM_SENT = "contact_form_sent"
+    """The visitor left an email address and a message through that form ({message_uuid, email, message})."""
 
 
 class WidgetRole(StrEnum):

@@ -21,6 +21,7 @@ class WebhookEvent(StrEnum):
     FEEDBACK = "feedback"
     SOURCE_FAILED = "source_failed"
     TEST_RUN_FINISHED = "test_run_finished"
+    CONTACT_FORM_SENT = "contact_form_sent"
     PING = "ping"
 
 

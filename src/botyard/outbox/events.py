@@ -10,6 +10,7 @@ The body every receiver gets: `{"id", "type", "created_at", "chatbot_uuid", "dat
 - `source_failed`: `data_source_uuid`, `title`, `type`, `status` (`error:<reason>`)
 - `test_run_finished`: `test_set_uuid`, `test_run_uuid`, `status` (`done`/`failed`), `total`, `passed`, `fixed`,
   `broken` (questions that pass or fail now and did not before)
+- `contact_form_sent`: `session_uuid`, `message_uuid` (the transcript row), `email`, `message` (left after hours)
 - `ping` (the test endpoint, to one webhook): `webhook_uuid`
 """
 

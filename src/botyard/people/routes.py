@@ -26,6 +26,10 @@ _V1_ROUTES: dict[str, Permission] = {
     "GET /chatbot/{uuid}/widget": READ,
     "POST /chatbot/{uuid}/widget": MANAGE,
     "GET /chatbot/{uuid}/analytics": READ,
+    "GET /chatbot/{uuid}/office-hours": READ,
+    "POST /chatbot/{uuid}/office-hours": MANAGE,
+    "GET /chatbot/{uuid}/notifications": READ,
+    "POST /chatbot/{uuid}/notifications": MANAGE,
     "GET /service": READ,
     # agents and tool functions
     "GET /chatbot/{uuid}/agents": READ,
@@ -104,6 +108,7 @@ _V1_ROUTES: dict[str, Permission] = {
     "POST /messages/delete": MANAGE,
     # inbox and live chat
     "GET /chatbot/{uuid}/inbox": READ,
+    "GET /inbox/waiting": READ,
     "GET /chatbot/{uuid}/events": READ,
     "POST /session/{uuid}/human-request/dismiss": LIVE,
     "POST /session/{uuid}/seen": LIVE,
@@ -157,6 +162,8 @@ PUBLIC: frozenset[str] = frozenset(
         f"POST {V1}/widget/session/{{session_uuid}}/message/stream",
         f"POST {V1}/widget/session/{{session_uuid}}/message/{{message_uuid}}/feedback",
         f"GET {V1}/widget/session/{{session_uuid}}/events",
+        f"GET {V1}/widget/session/{{session_uuid}}/contact",
+        f"POST {V1}/widget/session/{{session_uuid}}/contact",
     }
 )
 """The `/api` routes that nobody signs: the setup link, sign-in and the links that open a session, the widget."""

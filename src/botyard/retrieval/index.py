@@ -53,6 +53,13 @@ def lexical_text(row: ChunkRow) -> str:
     return "\n".join(part for part in (row.source_title, row.heading, row.text) if part)
 
 
+def _document(row_id: int, row: ChunkRow) -> Document:
+    """What the lexical index takes of a row, with the terms kept at ingestion (`stored_terms`)."""
+    return Document(
+        row_id, row.data_source_uuid, row.text, row.source_title, row.terms, row.terms_tag, row.heading or ""
+    )
+
+
 def _content_order(row: ChunkRow) -> tuple[str, str, str, str, int, str]:
     return (row.text, row.heading, row.source_title, row.data_source_uuid, row.position, row.uuid)
 
@@ -91,7 +98,7 @@ class ChatbotIndex:
         ordered = [rows[index] for index in order]
         self.rows = rows_of(ordered, Texts(workdir.texts if workdir is not None else None))
         self.lexical = LexicalIndex(
-            [Document(row_id, row.data_source_uuid, lexical_text(row)) for row_id, row in enumerate(ordered)],
+            [_document(row_id, row) for row_id, row in enumerate(ordered)],
             stem=stem,
             path=str(workdir.tantivy) if workdir is not None else None,
         )
@@ -134,8 +141,8 @@ class ChatbotIndex:
         gone = {row: self.rows[row] for row in removed.tolist()}
         lexical = self.lexical.updated(
             sources,
-            [Document(row, chunk.data_source_uuid, lexical_text(chunk)) for row, chunk in gone.items()],
-            [Document(start + i, row.data_source_uuid, lexical_text(row)) for i, row in enumerate(fresh)],
+            [_document(row, chunk) for row, chunk in gone.items()],
+            [_document(start + i, row) for i, row in enumerate(fresh)],
         )
         if lexical is None:
             return None

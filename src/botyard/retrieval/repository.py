@@ -4,14 +4,14 @@ passage vectors of the few chunks an answer quotes from."""
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import LargeBinary, case, null, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import Chatbot, Chunk, DataSource, KnowledgeChange
-from botyard.retrieval.dense import Stored, held
+from botyard.retrieval.dense import Stored, held_all
 
 STREAMED_ROWS = 2_000
 """Rows read from the database at a time while an index's chunks stream in."""
@@ -34,6 +34,9 @@ class ChunkRow:
     """The o200k count of `text`, made at ingestion (answerers report usage without counting again)."""
     source_file_name: str = ""
     """The source's file name (citations show it); like its title and meta, as of the knowledge version."""
+    terms: str | None = None
+    """The terms kept at ingestion (`stored_terms`), held only by the rows read for a build or an update."""
+    terms_tag: str | None = None
 
 
 class RetrievalRepository:
@@ -67,42 +70,46 @@ class RetrievalRepository:
         vectors in the same order: only those the current embedder made, None otherwise (other models' vectors are
         in another space). Apart, so that the index keeps them once, in its matrices, not also beside each row.
 
-        One statement: on PostgreSQL (read committed) a statement sees one snapshot, so a source replaced meanwhile
-        appears whole, old or new. The caller reads the version first: the chunks are then at least as new as the
-        version they are cached under, and a newer version only costs one more rebuild.
+        One statement for the chunks: on PostgreSQL (read committed) a statement sees one snapshot, so a source
+        replaced meanwhile appears whole, old or new. The caller reads the version first: the chunks are then at least
+        as new as the version they are cached under, and a newer version only costs one more rebuild. The sources'
+        facts are read apart, once per source (joined, 100k chunks decoded their source's JSON meta 100k times); a
+        chunk whose source row is gone by then (deleted meanwhile) is left out, as the join left it out.
         """
+        known = await self._sources(chatbot_uuid, sources)
         current = case((Chunk.embedder == embedder, Chunk.embedding), else_=null()) if embedder else null()
         vector = type_coerce(current, LargeBinary)
-        statement = (
-            select(
-                Chunk.uuid,
-                Chunk.data_source_uuid,
-                Chunk.position,
-                Chunk.heading,
-                Chunk.text,
-                Chunk.tokens,
-                vector.label("vector"),
-                DataSource.title,
-                DataSource.type,
-                DataSource.meta,
-                DataSource.file_name,
-            )
-            .join(DataSource, DataSource.uuid == Chunk.data_source_uuid)
-            .where(Chunk.chatbot_uuid == chatbot_uuid)
-        )
+        chunk = (Chunk.uuid, Chunk.data_source_uuid, Chunk.position, Chunk.heading, Chunk.text, Chunk.tokens)
+        analysed = (Chunk.terms, Chunk.terms_tag)
+        statement = select(*chunk, *analysed, vector.label("vector")).where(Chunk.chatbot_uuid == chatbot_uuid)
         if sources is not None:
             statement = statement.where(Chunk.data_source_uuid.in_(sorted(sources)))
-        # Streamed, each vector made float16 as it comes: read whole, 100k chunks' float32 vectors held 358 MB at once
-        # (besides the index being built from them), and the rows' result objects as much again.
+        # Streamed through Core (the ORM's row processing cost a third of the read), each partition's vectors made
+        # float16 at once: read whole, 100k chunks' float32 vectors held 358 MB at once (besides the index being
+        # built from them), and the rows' result objects as much again.
         rows: list[ChunkRow] = []
         vectors: list[Stored] = []
-        reader = _RowReader()
-        result = await self.session.stream(statement)
+        headings: dict[str, str] = {}
+        connection = await self.session.connection()
+        result = await connection.stream(statement)
         async for partition in result.partitions(STREAMED_ROWS):
-            for row in partition:
-                rows.append(reader.read(row))
-                vectors.append(None if row.vector is None else held(row.vector))
+            kept = [row for row in partition if row.data_source_uuid in known]
+            rows.extend(_row(row, known[row.data_source_uuid], headings) for row in kept)
+            vectors.extend(held_all([row.vector for row in kept]))
         return rows, vectors
+
+    async def _sources(self, chatbot_uuid: str, sources: Collection[str] | None) -> dict[str, ChunkRow]:
+        """What rows show of each of the chatbot's sources (or of these `sources`), as a row without a chunk of its
+        own: its strings and meta are then shared by its rows (at 100k chunks a copy per row held about 38 MB)."""
+        statement = select(DataSource.uuid, DataSource.title, DataSource.type, DataSource.meta, DataSource.file_name)
+        statement = statement.where(DataSource.chatbot_uuid == chatbot_uuid)
+        if sources is not None:
+            statement = statement.where(DataSource.uuid.in_(sorted(sources)))
+        found: dict[str, ChunkRow] = {}
+        for row in await self.session.execute(statement):
+            meta = dict(row.meta or {})
+            found[row.uuid] = ChunkRow("", row.uuid, 0, "", "", row.title or "", row.type, meta, 0, row.file_name or "")
+        return found
 
     async def passage_vectors(self, chunk_uuids: Sequence[str], embedder: str) -> dict[str, bytes]:
         """The stored passage vectors of these chunks that `embedder` produced (by chunk uuid): a few primary-key
@@ -115,34 +122,20 @@ class RetrievalRepository:
         return {row.uuid: row.passage_vectors for row in await self.session.execute(statement)}
 
 
-class _RowReader:
-    """Chunk rows from a `chunks` result. Each source's values are made once and shared by its rows (and equal
-    headings by theirs): at 100k chunks a copy per row held about 38 MB."""
-
-    def __init__(self) -> None:
-        self._sources: dict[str, ChunkRow] = {}
-        self._headings: dict[str, str] = {}
-
-    def read(self, row: Any) -> ChunkRow:
-        source = self._sources.get(row.data_source_uuid)
-        if source is None:
-            source = self._sources[row.data_source_uuid] = ChunkRow(
-                uuid="",
-                data_source_uuid=row.data_source_uuid,
-                position=0,
-                heading="",
-                text="",
-                source_title=row.title or "",
-                source_type=row.type,
-                source_meta=dict(row.meta or {}),
-                source_file_name=row.file_name or "",
-            )
-        heading = row.heading or ""
-        return replace(
-            source,
-            uuid=row.uuid,
-            position=row.position,
-            heading=self._headings.setdefault(heading, heading),
-            text=row.text,
-            tokens=row.tokens,
-        )
+def _row(row: Any, source: ChunkRow, headings: dict[str, str]) -> ChunkRow:
+    """A chunk's row, sharing its source's strings and meta (`_sources`) and equal headings' strings."""
+    heading = row.heading or ""
+    return ChunkRow(
+        row.uuid,
+        row.data_source_uuid,
+        row.position,
+        headings.setdefault(heading, heading),
+        row.text,
+        source.source_title,
+        source.source_type,
+        source.source_meta,
+        row.tokens,
+        source.source_file_name,
+        row.terms,
+        row.terms_tag,
+    )

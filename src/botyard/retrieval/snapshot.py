@@ -72,6 +72,8 @@ SHAPING = (
     "retrieval/rows.py",
     "retrieval/snapshot.py",
     "retrieval/spelling.py",
+    "retrieval/stored_terms.py",
+    "retrieval/lexical_document.py",
     "passages.py",
 )
 """The modules whose code shapes what an index holds. Their source is part of a snapshot's key: a new stop word, a

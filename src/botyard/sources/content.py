@@ -17,10 +17,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.errors import AppError, ErrorCode
 from botyard.ingestion.qa import atomic_chunk, content_hash, qa_text
-from botyard.models import DataSource
+from botyard.models import Chunk, DataSource
 from botyard.sources.repository import ChunkRepository, DataSourceRepository
 from botyard.sources.schemas import QaUpdate, SourceChunks
 from botyard.sources.service import QA_TITLE_LENGTH, get_owned, schedule_processing
+from botyard.sources.terms import keep_terms
 
 
 async def chunks_of(db: AsyncSession, account_uuid: str, source_uuid: str, offset: int, limit: int) -> SourceChunks:
@@ -52,7 +53,7 @@ async def update_qa(db: AsyncSession, account_uuid: str, source_uuid: str, body:
     if (question, answer) == (old_question, old_answer):
         return source
     text = qa_text(question, answer)
-    chunk = await asyncio.to_thread(atomic_chunk, source, text)  # counting tokens of up to 200k characters
+    chunk = await asyncio.to_thread(_chunk_of, source, text)  # counting tokens of up to 200k characters
     await ChunkRepository(db).replace(source, [chunk])
     values = {
         "meta": {**source.meta, "question": question, "answer": answer},
@@ -66,3 +67,9 @@ async def update_qa(db: AsyncSession, account_uuid: str, source_uuid: str, body:
     source = await DataSourceRepository(db).update(source, values)
     await schedule_processing(db, source)
     return source
+
+
+def _chunk_of(source: DataSource, text: str) -> Chunk:
+    chunk = atomic_chunk(source, text)
+    keep_terms([chunk])
+    return chunk

@@ -15,6 +15,7 @@ EventName = Literal[
     "feedback",
     "source_failed",
     "test_run_finished",
+    "contact_form_sent",
 ]
 """The events a webhook may subscribe to (`ping` is sent by the test endpoint only)."""
 EVENT_NAMES: tuple[EventName, ...] = (
@@ -25,6 +26,7 @@ EVENT_NAMES: tuple[EventName, ...] = (
     "feedback",
     "source_failed",
     "test_run_finished",
+    "contact_form_sent",
 )
 Url = Annotated[str, StringConstraints(min_length=1, max_length=2048, strip_whitespace=True)]
 Events = Annotated[list[EventName], Field(min_length=1, max_length=len(EVENT_NAMES))]

@@ -19,6 +19,7 @@ from botyard.chat.ratelimit import CallingVisitor
 from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
 from botyard.deps import AppClock, AppDatabase, ClientNetwork, CurrentAccount, DbSession, ReadDbSession
+from botyard.live import contact
 from botyard.live import service as live
 from botyard.live.event_stream import (
     MAX_EVENT_ID,
@@ -35,6 +36,8 @@ from botyard.widget import service
 from botyard.widget.origins import check_origin
 from botyard.widget.schemas import (
     WidgetConfig,
+    WidgetContact,
+    WidgetContactCreate,
     WidgetEntry,
     WidgetFeedbackCreate,
     WidgetMessageCreate,
@@ -76,6 +79,14 @@ _FEEDBACK: dict[int | str, dict[str, Any]] = {
         "session (missing, another session's or chatbot's, a live-chat row, or still streaming)."
     },
     429: {"description": "Over the chatbot's rate limit for this client address's feedback: `Retry-After`."},
+}
+_CONTACT: dict[int | str, dict[str, Any]] = {
+    **_REFUSED,
+    409: {
+        "description": "`contact_form_closed`: no form is open (nobody asked for a person after hours, or the "
+        "message was sent already)."
+    },
+    422: {"description": "`validation_error`: not an email address, or an empty or too long message."},
 }
 _EVENTS: dict[int | str, dict[str, Any]] = {
     **_REFUSED,
@@ -182,6 +193,29 @@ async def widget_feedback(
     session, opened = await service.open_session(db, session_uuid)
     check_origin(request, opened.allowed_origins)
     return await service.give_feedback(db, opened, session, message_uuid, body, visitor, clock())
+
+
+@router.get("/widget/session/{session_uuid}/contact", response_model=WidgetContact, responses=_REFUSED)
+async def widget_contact(session_uuid: str, request: Request, db: ReadDbSession) -> WidgetContact:
+    """Whether the after-hours form is open: the visitor asked for a person outside the chatbot's office hours (the
+    widget asks after each answer). No key."""
+    session, opened = await service.open_session(db, session_uuid)
+    check_origin(request, opened.allowed_origins)
+    return await contact.state(db, session.uuid)
+
+
+@router.post(
+    "/widget/session/{session_uuid}/contact", status_code=201, response_model=WidgetContact, responses=_CONTACT
+)
+async def widget_leave_contact(
+    session_uuid: str, body: WidgetContactCreate, request: Request, db: DbSession, clock: AppClock
+) -> WidgetContact:
+    """Leave an email address and a message through the open after-hours form: stored in the conversation (the
+    owner's inbox), sent to the chatbot's notification addresses and as the webhook event `contact_form_sent`."""
+    session, opened = await service.open_session(db, session_uuid)
+    check_origin(request, opened.allowed_origins)
+    await contact.leave(db, session, str(body.email), body.message, clock())
+    return {"offered": False, "sent": True}
 
 
 @router.get("/widget/session/{session_uuid}/events", response_class=StreamingResponse, responses=_EVENTS)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, EmailStr, Field, StringConstraints
 from typing_extensions import TypedDict
 
 from botyard.chat.feedback.schemas import Comment, Feedback
@@ -28,6 +28,8 @@ Host = Annotated[str, StringConstraints(max_length=255), AfterValidator(normalis
 Question = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
 ShortText = Annotated[str, StringConstraints(max_length=200, strip_whitespace=True)]
 DeviceId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
+MAX_CONTACT_CHARS = 4000
+"""A message left after hours: a few paragraphs, not a document."""
 
 
 class WidgetSettingsUpdate(RequestModel):
@@ -123,3 +125,17 @@ class WidgetEntry(TypedDict):
     created_at: str
     feedback: Feedback | None
     """The end user's verdict on an assistant answer (null: none yet, or not an answer)."""
+
+
+class WidgetContactCreate(RequestModel):
+    """What a visitor leaves through the after-hours form."""
+
+    email: EmailStr = Field(description="Where the team writes back.")
+    message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_CONTACT_CHARS)]
+
+
+class WidgetContact(TypedDict):
+    offered: bool
+    """The form is open: the visitor asked for a person after office hours and has not written yet."""
+    sent: bool
+    """The visitor's message went through the last form."""

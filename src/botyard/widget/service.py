@@ -51,6 +51,9 @@ _ROLE_OF_KIND = {
     MessageKind.OPERATOR: WidgetRole.OPERATOR,
 }
 
+_VISITOR_ROWS = (MessageKind.LIVE_CHAT_USER, MessageKind.CONTACT_FORM)
+"""Rows of the visitor's words alone (no answer follows them)."""
+
 
 @dataclass(frozen=True)
 class OpenChatbot:
@@ -192,7 +195,7 @@ def entries(messages: Sequence[Message], verdicts: Mapping[str, Feedback] | None
             shown.append(_entry(message, WidgetRole.USER, message.query))
         if kind is not None and kind in _ROLE_OF_KIND:
             shown.append(_entry(message, _ROLE_OF_KIND[kind], message.response))
-        elif kind != MessageKind.LIVE_CHAT_USER and message.state != MessageState.STREAMING:
+        elif kind not in _VISITOR_ROWS and message.state != MessageState.STREAMING:
             entry = _entry(message, WidgetRole.ASSISTANT, message.response, _citations(message.cite_data))
             shown.append(entry | {"feedback": verdicts.get(message.uuid)})
     return shown

@@ -103,6 +103,22 @@ class HistoryRepository(Repository[ChatSession]):
         )
         return [QueuedSession(row[0], row[1], row[2]) for row in (await self.session.execute(statement)).all()]
 
+    async def waiting_of_account(self, account_uuid: str, limit: int) -> list[tuple[ChatSession, str]]:
+        """The account's sessions that wait for a person (asked, and no operator has them), with their chatbot's
+        name, the longest waiting first."""
+        statement = (
+            select(ChatSession, Chatbot.name)
+            .join(Chatbot, Chatbot.uuid == ChatSession.chatbot_uuid)
+            .where(
+                Chatbot.account_uuid == account_uuid,
+                ChatSession.human_requested.is_(True),
+                ChatSession.live_chat.is_(False),
+            )
+            .order_by(ChatSession.modified_at, ChatSession.uuid)
+            .limit(limit)
+        )
+        return [(row[0], row[1]) for row in (await self.session.execute(statement)).all()]
+
     async def queries(self, message_uuids: Sequence[str]) -> dict[str, str]:
         """The query of each of these messages that still exists."""
         found: dict[str, str] = {}

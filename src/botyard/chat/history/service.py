@@ -61,6 +61,15 @@ async def operator_queue(db: AsyncSession, chatbot_uuid: str) -> list[tuple[Queu
     return [(found, queries.get(asked[found.session.uuid] or "")) for found in queued]
 
 
+async def waiting(db: AsyncSession, account_uuid: str, limit: int) -> list[tuple[ChatSession, str, str | None]]:
+    """The account's sessions waiting for a person, each with its chatbot's name and the query that asked."""
+    repository = HistoryRepository(db)
+    found = await repository.waiting_of_account(account_uuid, limit)
+    asked = {session.uuid: SessionMeta.of(session).human_requested_message for session, _ in found}
+    queries = await repository.queries([uuid for uuid in asked.values() if uuid])
+    return [(session, name, queries.get(asked[session.uuid] or "")) for session, name in found]
+
+
 def preview(text: str | None) -> str:
     """A question as a list shows it: on one line, at most `PREVIEW_LENGTH` characters."""
     line = " ".join((text or "").split())

@@ -13,7 +13,7 @@ from botyard.db.base import utcnow
 from botyard.deps import CurrentAccount, DbSession, ReadDbSession
 from botyard.live import service as live
 from botyard.live.inbox import service
-from botyard.live.inbox.schemas import Inbox, Seen
+from botyard.live.inbox.schemas import Inbox, Seen, Waiting
 
 router = APIRouter(tags=["live chat"])
 
@@ -33,6 +33,13 @@ async def get_inbox(uuid: str, db: ReadDbSession, account: CurrentAccount) -> In
     with the message that asked (else its first question), since when it waits, and its unread messages (the
     visitor's, since an operator last opened it), and their total. At most 200."""
     return await service.inbox(db, account, uuid)
+
+
+@router.get("/inbox/waiting", response_model=Waiting)
+async def get_waiting(db: ReadDbSession, account: CurrentAccount) -> Waiting:
+    """The visitors of all the account's chatbots who wait for a person (asked, and no operator has them yet), the
+    longest waiting first, at most 100: what the dashboard announces on every page."""
+    return await service.waiting_everywhere(db, account)
 
 
 @router.post("/session/{uuid}/human-request/dismiss", response_model=Session, responses=_SESSION | _DISMISS)

@@ -33,3 +33,21 @@ class Inbox(TypedDict):
 class Seen(TypedDict):
     session_uuid: str
     seen_at: str
+
+
+class WaitingSession(TypedDict):
+    """A conversation of any of the account's chatbots that waits for a person (not a hosted object)."""
+
+    chatbot_uuid: str
+    chatbot_name: str
+    session_uuid: str
+    waiting_since: str | None
+    preview: str
+    """The message that asked for a person (or that was left after hours), on one line."""
+
+
+class Waiting(TypedDict):
+    waiting: int
+    """How many are listed (at most `MAX_WAITING`)."""
+    sessions: list[WaitingSession]
+    """The longest waiting first."""

@@ -6,11 +6,11 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat.history.service import QueuedSession, operator_queue, preview
+from botyard.chat.history.service import QueuedSession, operator_queue, preview, waiting
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.live import service as live
-from botyard.live.inbox.schemas import Inbox, InboxSession, Seen
+from botyard.live.inbox.schemas import Inbox, InboxSession, Seen, Waiting, WaitingSession
 from botyard.models import SessionMeta
 
 
@@ -44,3 +44,22 @@ def _entry(found: QueuedSession, asking: str | None) -> InboxSession:
 async def seen(db: AsyncSession, account_uuid: str, session_uuid: str, now: datetime) -> Seen:
     session = await live.mark_seen(db, account_uuid, session_uuid, now)
     return {"session_uuid": session.uuid, "seen_at": iso(now)}
+
+
+MAX_WAITING = 100
+
+
+async def waiting_everywhere(db: AsyncSession, account_uuid: str) -> Waiting:
+    """What the dashboard's shell announces on every page: the visitors of all the account's chatbots who wait."""
+    sessions: list[WaitingSession] = [
+        {
+            "chatbot_uuid": session.chatbot_uuid,
+            "chatbot_name": name,
+            "session_uuid": session.uuid,
+            "waiting_since": SessionMeta.of(session).human_requested_at,
+            "preview": preview(asked),
+        }
+        for session, name, asked in await waiting(db, account_uuid, MAX_WAITING)
+    ]
+    sessions.sort(key=lambda entry: entry["waiting_since"] or "")
+    return {"waiting": len(sessions), "sessions": sessions}

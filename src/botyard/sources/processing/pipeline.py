@@ -33,6 +33,7 @@ from botyard.sources.processing.embed import embed_chunks, embed_stale, stale_ch
 from botyard.sources.processing.jobs import PROCESS_SOURCE
 from botyard.sources.processing.stages import SHOW_AFTER, StageReporter
 from botyard.sources.repository import ChunkRepository, DataSourceRepository, SourceFileRepository
+from botyard.sources.terms import keep_terms
 
 __all__ = ["Extracted", "IngestionConfig", "SourceFailed", "SourceProcessor", "SourceRetry"]
 
@@ -171,6 +172,11 @@ class SourceProcessor:
         return chunks, tokens
 
     def _chunks(self, source: DataSource, extracted: Extracted) -> list[Chunk]:
+        chunks = self._pieces(source, extracted)
+        keep_terms(chunks)
+        return chunks
+
+    def _pieces(self, source: DataSource, extracted: Extracted) -> list[Chunk]:
         if extracted.atomic:
             return [atomic_chunk(source, extracted.markdown)]
         found = chunk_markdown(extracted.markdown, self.config.chunking)

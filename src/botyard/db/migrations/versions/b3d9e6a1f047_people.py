@@ -2,7 +2,7 @@
 link (invitation); api keys get a name and their last use
 
 Revision ID: b3d9e6a1f047
-Revises: e5a1c3d7f902
+Revises: b4d8e2f61a93
 Create Date: 2026-11-28 09:30:00.000000
 """
 
@@ -16,7 +16,7 @@ from alembic import op
 import botyard.db.base
 
 revision: str = "b3d9e6a1f047"
-down_revision: str | None = "e5a1c3d7f902"
+down_revision: str | None = "b4d8e2f61a93"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -7,6 +7,7 @@ import { citationOf } from "../shared/citations.js";
 import { renderMarkdown } from "../shared/markdown.js";
 import { ChatbotEventKind, WidgetRole } from "../shared/names.js";
 import { readEvents } from "../shared/sse.js";
+import { offerContact } from "./contact.js";
 import { addFeedback, feedbackSender } from "./feedback.js";
 import {
   citationMap,
@@ -142,6 +143,7 @@ async function restore() {
       else {
         for (const message of await response.json()) showStored(message);
         listen();
+        offerContact(page.log, sessionPath()); // a form left open before the reload
         page.log.scrollTop = page.log.scrollHeight;
       }
     } catch (error) {
@@ -208,6 +210,7 @@ async function ask(text) {
       if (answer?.isConnected && answered) addFeedback(answer, answered, null, rating);
     });
     setBusy(false);
+    if (answered) offerContact(page.log, sessionPath()); // after hours, a hand-off offers a form
   }
 }
 

@@ -26,6 +26,11 @@ const ENGLISH = {
   feedback_comment: "What was wrong? (optional)",
   feedback_send: "Send feedback",
   feedback_thanks: "Thank you for your feedback.",
+  contact_title: "Leave us a message",
+  contact_email: "Your email address",
+  contact_message: "Your message",
+  contact_send: "Send message",
+  contact_thanks: "Thank you. We will write to you by email.",
 };
 
 let words = ENGLISH;

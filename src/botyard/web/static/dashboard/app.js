@@ -4,6 +4,7 @@ import { Permission } from "/static/shared/names.js";
 import { get, getKey, signOut, whoAmI } from "./api.js";
 import { describeService, serviceDetails, serviceInfo } from "./service.js";
 import { clear, h, heading, select, uid } from "./ui.js";
+import { waitingWatch } from "./waiting.js";
 
 const ID = "([0-9a-f]{32})";
 const route = (path, module, nav, title) => ({ pattern: new RegExp(`^${path}$`), module, nav, title });
@@ -59,6 +60,7 @@ const who = h("p", { class: "service-info", "aria-label": "Signed in as" });
 const service = h("p", { class: "service-info", "aria-label": "Service" });
 const inboxBadge = h("span", { class: "unread" });
 const unread = { chatbot: null, count: 0 };
+const waiting = waitingWatch();
 
 /** The Inbox link's badge: the unread messages of the current chatbot's inbox. */
 function showUnread(chatbot, count) {
@@ -99,7 +101,7 @@ function layout() {
     skip,
     h("a", { class: "brand", href: "#/chatbots" }, "Botyard"),
     h("nav", { "aria-label": "Main" }, navList),
-    h("div", { class: "account" }, service, switcher, who, signOutButton, everywhereButton),
+    h("div", { class: "account" }, waiting.element, service, switcher, who, signOutButton, everywhereButton),
   );
   switchSelect.addEventListener("change", () => {
     sessionStorage.setItem(CURRENT, switchSelect.value);
@@ -277,3 +279,4 @@ window.addEventListener("hashchange", show);
 window.addEventListener("botyard:inbox-unread", (event) => showUnread(event.detail.chatbot, event.detail.unread));
 layout();
 show();
+waiting.start();

@@ -3,6 +3,7 @@
 import { Visibility } from "/static/shared/names.js";
 import { get, post, request } from "./api.js";
 import { busy, checkbox, clear, confirmDialog, field, h, heading, lines, notice, select } from "./ui.js";
+import { handoffSection } from "./handoff-settings.js";
 import { webhooksSection } from "./webhooks.js";
 
 const VISIBILITY = [
@@ -62,6 +63,7 @@ export async function render(ctx) {
     }),
     embed,
     await widgetForm(ctx),
+    handoffSection(ctx),
     await webhooksSection(ctx),
     dangerZone(ctx, bot),
   );

@@ -18,6 +18,8 @@ const DESCRIBE = {
   [ChatbotEventKind.LIVE_CHAT_ENDED]: () => "A live chat ended.",
   [ChatbotEventKind.HUMAN_REQUEST_DISMISSED]: () => "An operator dismissed a request for a person.",
   [ChatbotEventKind.CONVERSATION_SEEN]: () => "",
+  [ChatbotEventKind.CONTACT_FORM_OFFERED]: () => "A visitor asked for a person after hours: the form was offered.",
+  [ChatbotEventKind.CONTACT_FORM_SENT]: (data) => `A visitor left a message after hours (${data.email ?? ""}).`,
 };
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -195,7 +197,8 @@ class Inbox {
     const text = describe(data);
     if (text) this.logActivity(text, data.created_at);
     const opened = data.session_uuid === this.openUuid;
-    const visitor = event === ChatbotEventKind.USER_MESSAGE || event === ChatbotEventKind.HUMAN_REQUESTED;
+    const visitor = [ChatbotEventKind.USER_MESSAGE, ChatbotEventKind.HUMAN_REQUESTED, ChatbotEventKind.CONTACT_FORM_SENT]
+      .includes(event);
     // The operator has the conversation open: what the visitor writes there is read as it comes.
     if (opened && visitor) await post(`/session/${data.session_uuid}/seen`, undefined, { signal: this.ctx.signal });
     await Promise.all([this.reload(), opened && event !== ChatbotEventKind.CONVERSATION_SEEN && this.refreshOpen()]);

@@ -98,6 +98,10 @@ export function messageArticles(message) {
       return [article("operator", "Operator", at, h("p", { class: "plain", dir: "auto" }, message.response))];
     case MessageKind.LIVE_CHAT_USER:
       return [article("user", "Visitor", at, h("p", { class: "plain", dir: "auto" }, message.query))];
+    case MessageKind.CONTACT_FORM: {
+      const from = h("p", { class: "agent-line" }, `Left after hours; reply to ${meta.email ?? "(no address)"}`);
+      return [article("user", "Visitor", at, h("p", { class: "plain", dir: "auto" }, message.query), from)];
+    }
   }
   const out = [];
   if (message.query) out.push(article("user", "Visitor", at, h("p", { class: "plain", dir: "auto" }, message.query)));

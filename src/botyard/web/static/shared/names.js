@@ -23,6 +23,7 @@ export const MessageKind = Object.freeze({
   LIVE_CHAT_START: "live_chat_start",
   LIVE_CHAT_END: "live_chat_end",
   LIVE_CHAT_USER: "live_chat_user",
+  CONTACT_FORM: "contact_form",
 });
 
 /** A message's state: `streaming` until its answer is finalised. */
@@ -41,6 +42,8 @@ export const ChatbotEventKind = Object.freeze({
   TAGS_ASSIGNED: "tags_assigned",
   HUMAN_REQUEST_DISMISSED: "human_request_dismissed",
   CONVERSATION_SEEN: "conversation_seen",
+  CONTACT_FORM_OFFERED: "contact_form_offered",
+  CONTACT_FORM_SENT: "contact_form_sent",
 });
 
 /** `role` of an entry of the widget's conversation. */
