@@ -58,8 +58,15 @@ def test_a_mistyped_key_fails_its_checksum() -> None:
     assert not keys.is_well_formed(flipped)
 
 
-PUBLIC_ROUTES = ("/api/v1/widget/", "/api/v1/setup")
-"""Designed to take no key: the widget's API (public and hybrid chatbots only) and the first account's setup."""
+PUBLIC_ROUTES = (
+    "/api/v1/widget/",
+    "/api/v1/setup",
+    "/api/v1/auth/sign-in",
+    "/api/v1/auth/invitation",
+    "/api/v1/auth/password-reset",
+)
+"""Designed to take no key: the widget's API (public and hybrid chatbots only), the first account's setup, and the
+dashboard's sign-in and the links that open a session (an invitation, a password reset)."""
 
 
 def test_every_api_route_requires_a_key(client: TestClient) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
@@ -16,24 +15,12 @@ from starlette.testclient import TestClient
 from botyard.auth import keys
 from botyard.config import Settings
 from tests.support.api import Api
+from tests.support.cli import botyard
+from tests.support.cli import cli_env as _env
 from tests.support.database import database_dump
 from tests.support.processes import spawn, stop
 from tests.support.servers import Server, running
 from tests.support.waiting import START, wait_for
-
-
-def _env(settings: Settings) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BOTYARD_")}
-    env["BOTYARD_DATA_DIR"] = str(settings.data_dir)
-    if settings.database_url:
-        env["BOTYARD_DATABASE_URL"] = settings.database_url
-    return env
-
-
-def botyard(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "botyard", *args], env=_env(settings), capture_output=True, text=True, timeout=START
-    )
 
 
 def test_key_create_prints_only_the_key_and_it_works(

@@ -36,6 +36,34 @@ def test_the_setup_token_creates_the_first_account_once(client: TestClient, sett
     assert_error(again, 409, "setup_done")
 
 
+def test_with_a_password_the_setup_makes_the_owner_and_signs_them_in(client: TestClient, settings: Settings) -> None:
+    token = setup.offer(settings)
+    body = {"token": token, "email": "Owner@Example.com", "name": "Olive", "password": "a long enough password"}
+    created = client.post("/api/v1/setup", json=body, headers={"Sec-Fetch-Site": "same-origin"})
+    assert created.status_code == 200, created.text
+    assert set(created.json()) == {"prefix", "created_at", "revoked_at", "key", "email"}  # the shape of before
+    cookies = {name: created.cookies[name] for name in ("botyard_session", "botyard_csrf")}
+    client.cookies.clear()
+    me = client.get("/api/v1/auth/me", headers={"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())})
+    assert me.status_code == 200, me.text
+    assert me.json()["role"] == "owner" and me.json()["user"]["email"] == "owner@example.com"
+    assert me.json()["user"]["name"] == "Olive"
+    key = created.json()["key"]
+    members = client.get("/api/v1/account/members", headers={"Authorization": f"Bearer {key}"}).json()
+    assert [(m["email"], m["role"]) for m in members] == [("owner@example.com", "owner")]  # the key's own account
+    signed = client.post("/api/v1/auth/sign-in", json={"email": "owner@example.com", "password": body["password"]})
+    client.cookies.clear()
+    assert signed.status_code == 200
+
+
+def test_a_short_password_makes_no_account(client: TestClient, settings: Settings) -> None:
+    token = setup.offer(settings)
+    short = client.post("/api/v1/setup", json={"token": token, "email": "o@example.com", "password": "short"})
+    assert_error(short, 422, "validation_error")
+    assert setup.token_path(settings).exists()  # the link still works
+    assert client.post("/api/v1/setup", json={"token": token, "email": "o@example.com"}).status_code == 200
+
+
 def test_no_setup_once_an_account_exists(alice: Api, client: TestClient, settings: Settings) -> None:
     token = setup.offer(settings)
     try:

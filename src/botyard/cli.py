@@ -1,4 +1,5 @@
-"""Command line: `botyard serve | worker | migrate | backup | restore | account create | key create/list/revoke`."""
+"""Command line: `botyard serve | worker | migrate | backup | restore | account create | key create/list/revoke |
+user reset-link/invite`."""
 
 from __future__ import annotations
 
@@ -242,3 +243,55 @@ def key_revoke(settings: Settings, key_prefix: str) -> None:
     _upgrade(settings)
     record = _in_transaction(settings, lambda db: accounts.revoke_key(db, key_prefix))
     click.echo(f"revoked {record.prefix}", err=True)
+
+
+@main.group()
+def user() -> None:
+    """Manage the people who sign in to the dashboard (no mail server needed: the links are printed)."""
+
+
+_BASE_URL = click.option(
+    "--base-url", default="http://127.0.0.1:8000", show_default=True, help="Where people open the dashboard."
+)
+
+
+@user.command("reset-link")
+@click.option("--email", required=True, help="The member's email.")
+@_BASE_URL
+@click.pass_obj
+def user_reset_link(settings: Settings, email: str, base_url: str) -> None:
+    """Print a one-time password reset link for a member, valid for an hour (a new one replaces it)."""
+    from botyard.db.base import utcnow
+    from botyard.people import resets
+    from botyard.people.links import dashboard_link
+
+    _upgrade(settings)
+    _, token = _in_transaction(settings, lambda db: resets.issue_for_email(db, email, utcnow()))
+    click.echo(dashboard_link(base_url, "reset", token))
+
+
+@user.command("invite")
+@click.option("--account-email", required=True, help="The account's email; it is created if it does not exist.")
+@click.option("--email", required=True, help="The person's email.")
+@click.option(
+    "--role", default="owner", show_default=True, type=click.Choice(["owner", "admin", "editor", "operator", "viewer"])
+)
+@_BASE_URL
+@click.pass_obj
+def user_invite(settings: Settings, account_email: str, email: str, role: str, base_url: str) -> None:
+    """Print an invitation link to an account, valid for 7 days, once: how an account made with `key create` gets
+    its first owner."""
+    from botyard.accounts import service as accounts
+    from botyard.db.base import utcnow
+    from botyard.models import Role
+    from botyard.people import invitations
+    from botyard.people.links import dashboard_link
+    from botyard.people.principal import Principal
+
+    async def invite(db: AsyncSession) -> str:
+        account = await accounts.get_or_create_account(db, account_email)
+        operator = Principal(account_uuid=account.uuid, role=Role.OWNER)  # whoever runs the service holds every right
+        return (await invitations.invite(db, operator, email, Role(role), utcnow())).token
+
+    _upgrade(settings)
+    click.echo(dashboard_link(base_url, "invite", _in_transaction(settings, invite)))

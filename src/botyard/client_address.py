@@ -61,3 +61,9 @@ def _key(address: IPv4Address | IPv6Address) -> str:
     if isinstance(address, IPv6Address):
         return str(IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False))
     return str(address)
+
+
+def from_trusted_proxy(peer: str | None, trusted: Sequence[Network]) -> bool:
+    """Whether the connection comes from one of the trusted proxies (whose `X-Forwarded-*` headers are believed)."""
+    address = _parse(peer)
+    return address is not None and bool(trusted) and _is_trusted(address, trusted)

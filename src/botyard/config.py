@@ -52,6 +52,11 @@ class Settings(BaseSettings):
         description="Addresses or CIDRs of reverse proxies whose `X-Forwarded-For` names the client (comma-separated).",
     )
 
+    # People (dashboard sign-in)
+    session_days: int = Field(
+        default=14, ge=1, le=365, description="How long a dashboard sign-in lasts before the person signs in again."
+    )
+
     # Logs
     log_format: Literal["text", "json"] = Field(
         default="text",

@@ -45,6 +45,13 @@ class ErrorCode(StrEnum):
     ORIGIN_NOT_ALLOWED = "origin_not_allowed"
     SETUP_REFUSED = "setup_refused"
     SETUP_DONE = "setup_done"
+    FORBIDDEN_ROLE = "forbidden_role"
+    CSRF_REFUSED = "csrf_refused"
+    SIGNIN_FAILED = "signin_failed"
+    SIGNIN_THROTTLED = "signin_throttled"
+    EMAIL_TAKEN = "email_taken"
+    LAST_OWNER = "last_owner"
+    LINK_INVALID = "link_invalid"
     INTERNAL_ERROR = "internal_error"
 
     @property
@@ -75,6 +82,13 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.ORIGIN_NOT_ALLOWED: 403,
     ErrorCode.SETUP_REFUSED: 403,
     ErrorCode.SETUP_DONE: 409,
+    ErrorCode.FORBIDDEN_ROLE: 403,
+    ErrorCode.CSRF_REFUSED: 403,
+    ErrorCode.SIGNIN_FAILED: 401,
+    ErrorCode.SIGNIN_THROTTLED: 429,
+    ErrorCode.EMAIL_TAKEN: 409,
+    ErrorCode.LAST_OWNER: 409,
+    ErrorCode.LINK_INVALID: 410,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 """Each code's one status: a code is raised by its name alone (`AppError(ErrorCode.CONFLICT, ...)`), so a code can

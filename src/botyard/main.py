@@ -34,6 +34,7 @@ from botyard.live.inbox.router import router as inbox_router
 from botyard.live.router import router as live_router
 from botyard.live.wakeup import EventWatch
 from botyard.logs import RequestId
+from botyard.members.router import router as members_router
 from botyard.metrics import RequestMetrics, RouteProbe
 from botyard.middleware import RequestBodyGuard
 from botyard.openapi import install as declare_statuses
@@ -41,6 +42,7 @@ from botyard.runtime import Runtime
 from botyard.scrape import router as metrics_router
 from botyard.security_headers import SecurityHeaders
 from botyard.session_documents.router import router as session_documents_router
+from botyard.signin.router import router as signin_router
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
 from botyard.testsets.router import router as testsets_router
@@ -105,6 +107,8 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
     api = APIRouter(prefix="/api/v1")
     routers = (
         accounts_router,
+        signin_router,
+        members_router,
         chatbots_router,
         agents_router,
         sources_router,

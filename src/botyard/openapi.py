@@ -4,7 +4,8 @@ Routers declare what only they know (409 for a duplicate, 403 for a widget's ori
 rate limit), with a description. What follows from the shape of a route is added here, from the route itself, so
 that a new route cannot forget it:
 
-- 401 when the route reads the API key (a dependency on `CurrentAccount` or `OptionalAccount`);
+- 401 and 403 when the route reads who signs it (a dependency on `CurrentAccount`, `OptionalAccount` or
+  `CurrentPrincipal`): no key or session, or a role without the route's permission;
 - 404 when the path names an object (a path parameter): a missing one and another account's answer alike;
 - 400 and 422 when the request has a body or parameters (unreadable JSON; invalid values);
 - 413 for any method that may carry a body (RequestBodyGuard caps every body, before any route is chosen).
@@ -30,8 +31,9 @@ _BODYLESS_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 DESCRIPTIONS = {
     400: "The body could not be read: not JSON (`invalid_json`), or a malformed form.",
-    401: "No API key, or a malformed or revoked one (`unauthorized`).",
-    403: "Refused (see the operation's description).",
+    401: "No API key or dashboard session, or a malformed, revoked or ended one (`unauthorized`).",
+    403: "Refused: the signed-in person's role lacks the permission the operation needs (`forbidden_role`), a change "
+    "signed by the session cookie came without its cross-site token (`csrf_refused`), or see the description.",
     404: "No such object for this key's account (`not_found`); another account's object answers the same.",
     405: "Not answered by this method (`method_not_allowed`).",
     409: "Conflicts with the current state (see the operation's description).",
@@ -83,7 +85,7 @@ def derived_statuses(route_dependant: Dependant, method: str) -> set[int]:
     """The statuses that follow from the route's shape alone (its parameters, body and dependencies)."""
     statuses = set()
     if reads_key(route_dependant):
-        statuses.add(401)
+        statuses |= {401, 403}
     tree = list(_walk(route_dependant))
     if any(dependant.path_params for dependant in tree):
         statuses.add(404)

@@ -49,8 +49,9 @@ def test_sign_in_keeps_the_key_in_session_storage_only(
     expect(page.get_by_role("navigation", name="Main").get_by_role("link")).to_have_count(0)
     page.screenshot(path=artifacts / "dashboard-sign-in.png")
 
+    page.get_by_text("Sign in with an API key instead").click()
     page.get_by_label("API key").fill("by_not-a-real-key")
-    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("button", name="Use the key").click()
     expect(page.get_by_role("alert")).to_contain_text("not accepted")
     assert page.evaluate("() => sessionStorage.length") == 0
 

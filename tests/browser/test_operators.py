@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.browser.test_inbox import ASKING, hand_off_bot, visitor_says
 from tests.support.browser import HostSite, Service
 from tests.support.dashboard import Dashboard
+from tests.support.handoff import ASKING, hand_off_bot, visitor_says
 
 # Records the notifications the page shows (Chromium headless shows none): as the real API, granted.
 NOTIFICATION_SPY = """

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from datetime import timedelta
+
+from fastapi import APIRouter, Request, Response
 
 from botyard.accounts import service, setup
 from botyard.accounts.schemas import ApiKeyCreated, ApiKeyInfo, FirstAccount, SetupClaim
 from botyard.auth import service as api_keys
 from botyard.db.base import iso
-from botyard.deps import AppSettings, CurrentAccount, DbSession
-from botyard.models import ApiKey
+from botyard.deps import AppClock, AppSettings, CurrentAccount, DbSession
+from botyard.models import ApiKey, Role
+from botyard.people import cookies, csrf, members, passwords, sessions
 
 router = APIRouter(tags=["account"])
 
 _SETUP_REFUSALS: dict[int | str, dict[str, str]] = {
-    403: {"description": "`setup_refused`: wrong or used setup token."},
+    403: {"description": "`setup_refused`: wrong or used setup token; `csrf_refused`: sent from another site."},
     409: {"description": "`setup_done`: the service has an account already."},
 }
 
@@ -47,9 +50,29 @@ async def revoke_key(prefix: str, db: DbSession, account: CurrentAccount) -> Api
 
 
 @router.post("/setup", response_model=FirstAccount, responses=_SETUP_REFUSALS)
-async def first_account(body: SetupClaim, db: DbSession, settings: AppSettings) -> FirstAccount:
+async def first_account(
+    body: SetupClaim, request: Request, response: Response, db: DbSession, settings: AppSettings, now: AppClock
+) -> FirstAccount:
     """Create the first account and its key with the one-time token of the setup link `botyard serve` prints while
-    no account exists (no key needed). 409 `setup_done` once any account exists; 403 `setup_refused` for a wrong
-    token."""
+    no account exists (no key needed). With a `password` (10 characters or more) the email becomes the account's
+    owner, a person who signs in to the dashboard, and this reply signs them in (session cookies). 409 `setup_done`
+    once any account exists; 403 `setup_refused` for a wrong token (or a request from another site's page)."""
+    csrf.check_origin(request.headers)
+    password_hash = await passwords.hash_password(body.password) if body.password is not None else None
     issued = await setup.claim(db, settings, body.token, body.email)
+    if password_hash is not None:
+        moment = now()
+        owner = await members.add(
+            db,
+            issued.account.uuid,
+            email=body.email,
+            name=body.name,
+            password_hash=password_hash,
+            role=Role.OWNER,
+            now=moment,
+        )
+        opened = await sessions.open_session(db, owner, moment, timedelta(days=settings.session_days))
+        cookies.set_session(
+            response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
+        )
     return {**_info(issued.record), "key": issued.key, "email": issued.account.email}

@@ -25,3 +25,6 @@ class FirstAccount(ApiKeyCreated):
 class SetupClaim(RequestModel):
     token: Annotated[str, StringConstraints(min_length=1, max_length=200)]
     email: Annotated[str, StringConstraints(min_length=3, max_length=320)]
+    password: Annotated[str, StringConstraints(min_length=1, max_length=1000)] | None = None
+    """With a password, the account's owner is made a person who signs in with it (and this reply signs them in)."""
+    name: Annotated[str, StringConstraints(max_length=200, strip_whitespace=True)] = ""

@@ -11,6 +11,9 @@ from botyard.accounts.repository import AccountRepository
 from botyard.auth import service as api_keys
 from botyard.errors import AppError, ErrorCode
 from botyard.models import Account, ApiKey
+from botyard.people.emails import normalise_email
+
+__all__ = ["IssuedKey", "get_or_create_account", "issue_key", "list_keys", "normalise_email", "revoke_key"]
 
 
 @dataclass(frozen=True)
@@ -18,13 +21,6 @@ class IssuedKey:
     account: Account
     key: str
     record: ApiKey
-
-
-def normalise_email(email: str) -> str:
-    email = email.strip().lower()
-    if "@" not in email or email.startswith("@") or email.endswith("@") or len(email) > 320:
-        raise AppError(ErrorCode.VALIDATION_ERROR, f"Not an email address: {email!r}")
-    return email
 
 
 async def get_or_create_account(db: AsyncSession, email: str) -> Account:

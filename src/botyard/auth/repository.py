@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import or_, select, update
 
 from botyard.db.repository import Repository
 from botyard.models import ApiKey
@@ -21,3 +22,11 @@ class ApiKeyRepository(Repository[ApiKey]):
         return await self.all(
             select(ApiKey).where(ApiKey.account_uuid == account_uuid).order_by(ApiKey.created_at, ApiKey.prefix)
         )
+
+    async def touch(self, uuid: str, now: datetime, *, not_since: datetime) -> None:
+        statement = (
+            update(ApiKey)
+            .where(ApiKey.uuid == uuid, or_(ApiKey.last_used_at.is_(None), ApiKey.last_used_at < not_since))
+            .values(last_used_at=now)
+        )
+        await self.session.execute(statement)

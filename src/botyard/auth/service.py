@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -14,9 +15,18 @@ from botyard.db.base import utcnow
 from botyard.errors import unauthorized
 from botyard.models import ApiKey
 
+USE_PRECISION = timedelta(minutes=1)
+"""`last_used_at` is written at most once a minute per key: a listing shows the minute, and a busy program's
+requests stay reads."""
+
 
 async def authenticate(db: AsyncSession, authorization: str | None) -> str:
     """The account uuid an `Authorization: Bearer <key>` header stands for, or 401."""
+    return (await signing_key(db, authorization)).account_uuid
+
+
+async def signing_key(db: AsyncSession, authorization: str | None) -> ApiKey:
+    """The live key an `Authorization: Bearer <key>` header carries, or 401."""
     if not authorization:
         raise unauthorized("Missing API key: send 'Authorization: Bearer <key>'")
     scheme, _, key = authorization.strip().partition(" ")
@@ -27,14 +37,23 @@ async def authenticate(db: AsyncSession, authorization: str | None) -> str:
     record = await ApiKeyRepository(db).by_hash(key_hash)
     if record is None or not secrets.compare_digest(record.key_hash, key_hash) or record.revoked_at is not None:
         raise unauthorized("Invalid or revoked API key")
-    return record.account_uuid
+    return record
 
 
-async def add_key(db: AsyncSession, account_uuid: str) -> tuple[str, ApiKey]:
+def use_is_due(record: ApiKey, now: datetime) -> bool:
+    return record.last_used_at is None or now - record.last_used_at >= USE_PRECISION
+
+
+async def note_use(db: AsyncSession, key_uuid: str, now: datetime) -> None:
+    """Record that the key was used now, unless another request (of any process) did within the minute."""
+    await ApiKeyRepository(db).touch(key_uuid, now, not_since=now - USE_PRECISION)
+
+
+async def add_key(db: AsyncSession, account_uuid: str, name: str = "") -> tuple[str, ApiKey]:
     """A new key for the account: the plain key (shown once, never stored) and its stored record (its hash)."""
     key = keys.generate_key()
     record = await ApiKeyRepository(db).add(
-        ApiKey(account_uuid=account_uuid, prefix=keys.display_prefix(key), key_hash=keys.hash_key(key))
+        ApiKey(account_uuid=account_uuid, prefix=keys.display_prefix(key), key_hash=keys.hash_key(key), name=name)
     )
     return key, record
 

@@ -10,6 +10,7 @@ from botyard.models.chunk import Chunk
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.handoff_settings import HandoffSettings
+from botyard.models.invitation import Invitation
 from botyard.models.job import Job
 from botyard.models.kinds import (
     AgentType,
@@ -22,7 +23,9 @@ from botyard.models.kinds import (
     MessageKind,
     MessageState,
     OutcomeReason,
+    Permission,
     Rating,
+    Role,
     SourceError,
     SourceStatus,
     SourceType,
@@ -43,6 +46,8 @@ from botyard.models.sync_schedule import SyncSchedule
 from botyard.models.test_set import TestCase, TestResult, TestRun, TestSet
 from botyard.models.tool_function import ToolFunction
 from botyard.models.unanswered_question import UnansweredQuestion
+from botyard.models.user import User
+from botyard.models.user_session import UserSession
 from botyard.models.webhook import DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent
 from botyard.models.widget_settings import WidgetSettings
 
@@ -69,6 +74,7 @@ __all__ = [
     "DeliveryStatus",
     "EscalationSettings",
     "HandoffSettings",
+    "Invitation",
     "Job",
     "JobStatus",
     "KnowledgeChange",
@@ -79,8 +85,10 @@ __all__ = [
     "MessageMeta",
     "MessageState",
     "OutcomeReason",
+    "Permission",
     "RateLimitHit",
     "Rating",
+    "Role",
     "SessionDocument",
     "SessionMeta",
     "SourceError",
@@ -99,6 +107,8 @@ __all__ = [
     "UnansweredQuestion",
     "UnansweredReason",
     "UnansweredStatus",
+    "User",
+    "UserSession",
     "Visibility",
     "Webhook",
     "WebhookDelivery",

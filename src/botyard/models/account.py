@@ -26,4 +26,7 @@ class ApiKey(UuidPk, Base):
     prefix: Mapped[str] = mapped_column(String(32), unique=True)
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    name: Mapped[str] = mapped_column(String(100), default="")
+    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
+    """When a request last came with the key, to the minute (written at most once a minute per key)."""
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -233,3 +233,26 @@ class TestRunStatus(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+
+
+class Role(StrEnum):
+    """`account_user.role`: what a person may do in their account (the permissions of each: `people/roles.py`)."""
+
+    OWNER = "owner"
+    ADMIN = "admin"
+    EDITOR = "editor"
+    OPERATOR = "operator"
+    VIEWER = "viewer"
+
+
+class Permission(StrEnum):
+    """What a route needs (`people/routes.py`) and a role grants (`people/roles.py`); `GET /auth/me` lists them."""
+
+    READ = "read"
+    SELF = "self"
+    CHAT = "chat"
+    LIVE = "live"
+    KNOWLEDGE = "knowledge"
+    MANAGE = "manage"
+    ACCESS = "access"
+    OWNERSHIP = "ownership"

@@ -57,7 +57,7 @@ export async function render(ctx) {
       '"default_value": {"content", "static": 0|1}}.',
   );
 
-  const save = h("button", { type: "submit", class: "primary" }, "Save agent");
+  const save = h("button", { type: "submit", "data-needs": "knowledge", class: "primary" }, "Save agent");
   const form = h(
     "form",
     { class: "card" },

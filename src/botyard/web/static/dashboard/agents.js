@@ -40,7 +40,7 @@ function createForm(bot, reload) {
   const create = h("button", { type: "submit", class: "primary" }, "Create agent");
   const form = h(
     "form",
-    { class: "card" },
+    { class: "card", "data-needs": "knowledge" },
     h("div", { class: "row" }, field("Name", name), field("Type", type)),
     field("Description", description, "Routing compares each question with the agents' names and descriptions."),
     create,

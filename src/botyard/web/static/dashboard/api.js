@@ -1,5 +1,8 @@
-// The owner API from the browser: the Bearer key lives in sessionStorage only (this tab, until it closes or the
-// owner signs out). Errors are ApiError with the server's `error` message; a 401 signs out.
+// The API from the browser. A person signs in with their email and password: the session lives in an HttpOnly
+// cookie the browser sends by itself, and every change echoes the readable `botyard_csrf` cookie in the
+// X-Botyard-CSRF header (the server refuses a cookie-signed change without it). Pasting an API key still works: the
+// Bearer key then lives in sessionStorage only (this tab, until it closes or the owner signs out). Errors are
+// ApiError with the server's `error` message; a 401 signs out.
 
 const KEY = "botyard.key";
 export const BASE = "/api/v1";
@@ -21,14 +24,35 @@ export function signIn(key) {
   sessionStorage.setItem(KEY, key);
 }
 
-/** Clears everything this tab kept and tells the app (which shows the sign-in page). */
-export function signOut(reason = "") {
+/** The session's cross-site token (a cookie this origin's scripts may read), or "". */
+export function csrfToken() {
+  const found = document.cookie.split("; ").find((item) => item.startsWith("botyard_csrf="));
+  return found ? decodeURIComponent(found.slice("botyard_csrf=".length)) : "";
+}
+
+/**
+ * Clears everything this tab kept and tells the app (which shows the sign-in page). `everywhere`: the person's
+ * sessions in every browser end too. A session cookie is ended on the server first (best effort: a session that has
+ * ended already is the same as one ended now).
+ */
+export async function signOut(reason = "", { everywhere = false } = {}) {
+  if (!getKey() && csrfToken()) {
+    const path = everywhere ? "/auth/sign-out-everywhere" : "/auth/sign-out";
+    try {
+      await fetch(BASE + path, { method: "POST", headers: { "X-Botyard-CSRF": csrfToken() } });
+    } catch {
+      // offline: the cookie expires by itself; the tab forgets it either way
+    }
+  }
   sessionStorage.clear();
   window.dispatchEvent(new CustomEvent("botyard:signed-out", { detail: { reason } }));
 }
 
-function authHeaders(key, extra = {}) {
-  return key ? { Authorization: `Bearer ${key}`, ...extra } : { ...extra };
+/** A key in the tab signs with Bearer; otherwise the session cookie goes by itself, and changes carry its token. */
+function authHeaders(key, extra = {}, method = "GET") {
+  if (key) return { Authorization: `Bearer ${key}`, ...extra };
+  const token = method === "GET" || method === "HEAD" ? "" : csrfToken();
+  return token ? { "X-Botyard-CSRF": token, ...extra } : { ...extra };
 }
 
 async function errorFrom(response) {
@@ -42,8 +66,11 @@ async function errorFrom(response) {
   return new ApiError(response.status, message, body?.code ?? "", body);
 }
 
-function refused(status, key) {
-  if (status === 401 && key && key === getKey()) signOut("Your API key was not accepted. Please sign in again.");
+/** A 401 `unauthorized` (not a wrong password at sign-in) means the key or the session no longer signs anything. */
+function refused(error, key) {
+  if (error.status !== 401 || error.code !== "unauthorized") return;
+  if (key && key === getKey()) signOut("Your API key was not accepted. Please sign in again.");
+  else if (!key && !getKey()) signOut("Your session has ended. Please sign in again.");
 }
 
 /**
@@ -63,7 +90,7 @@ function apiUrl(path, query = {}) {
 export async function request(method, path, options = {}) {
   const key = options.key ?? getKey();
   const url = apiUrl(path, options.query);
-  const headers = authHeaders(key, options.headers);
+  const headers = authHeaders(key, options.headers, method);
   const init = { method, headers, signal: options.signal };
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
@@ -71,8 +98,9 @@ export async function request(method, path, options = {}) {
   }
   const response = await fetch(url, init);
   if (!response.ok) {
-    refused(response.status, key);
-    throw await errorFrom(response);
+    const error = await errorFrom(response);
+    refused(error, key);
+    throw error;
   }
   const text = await response.text();
   return text ? JSON.parse(text) : null;
@@ -89,8 +117,9 @@ export async function download(path, fallback, options = {}) {
   const key = getKey();
   const response = await fetch(apiUrl(path, options.query), { headers: authHeaders(key), signal: options.signal });
   if (!response.ok) {
-    refused(response.status, key);
-    throw await errorFrom(response);
+    const error = await errorFrom(response);
+    refused(error, key);
+    throw error;
   }
   const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") ?? "");
   const href = URL.createObjectURL(await response.blob());
@@ -107,7 +136,7 @@ export async function download(path, fallback, options = {}) {
  */
 export async function openStream(method, path, options = {}) {
   const key = getKey();
-  const headers = authHeaders(key, { Accept: "text/event-stream", ...options.headers });
+  const headers = authHeaders(key, { Accept: "text/event-stream", ...options.headers }, method);
   const init = { method, headers, signal: options.signal, cache: "no-store" };
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
@@ -115,8 +144,9 @@ export async function openStream(method, path, options = {}) {
   }
   const response = await fetch(BASE + path, init);
   if (!response.ok) {
-    refused(response.status, key);
-    throw await errorFrom(response);
+    const error = await errorFrom(response);
+    refused(error, key);
+    throw error;
   }
   return response;
 }
@@ -135,7 +165,7 @@ export function upload(path, fields, onProgress) {
       if (value !== undefined && value !== null && value !== "") form.append(name, value);
     }
     xhr.open("POST", BASE + path);
-    if (key) xhr.setRequestHeader("Authorization", `Bearer ${key}`);
+    for (const [name, value] of Object.entries(authHeaders(key, {}, "POST"))) xhr.setRequestHeader(name, value);
     xhr.responseType = "text";
     xhr.upload.addEventListener("progress", (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);
@@ -152,13 +182,24 @@ export function upload(path, fields, onProgress) {
         resolve({ status: xhr.status, body });
         return;
       }
-      refused(xhr.status, key);
       const message = body && typeof body.error === "string" ? body.error : `HTTP ${xhr.status}`;
-      reject(new ApiError(xhr.status, message, body?.code ?? "", body));
+      const error = new ApiError(xhr.status, message, body?.code ?? "", body);
+      refused(error, key);
+      reject(error);
     });
     xhr.addEventListener("error", () => reject(new ApiError(0, "The upload failed: network error")));
     xhr.addEventListener("abort", () => reject(new ApiError(0, "The upload was cancelled")));
     xhr.send(form);
   });
   return { promise, abort: () => xhr.abort() };
+}
+
+/** Who signs this tab's requests (GET /auth/me: the key, else the session cookie), or null when nobody does. */
+export async function whoAmI() {
+  try {
+    const response = await fetch(`${BASE}/auth/me`, { headers: authHeaders(getKey()) });
+    return response.ok ? await response.json() : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,6 +1,7 @@
 // The dashboard shell: layout, hash router, sign-in state. Pages are ES modules loaded on first visit; each exports
 // render(ctx) and may return a cleanup function (called when the owner leaves the page).
-import { get, getKey, signOut } from "./api.js";
+import { Permission } from "/static/shared/names.js";
+import { get, getKey, signOut, whoAmI } from "./api.js";
 import { describeService, serviceDetails, serviceInfo } from "./service.js";
 import { clear, h, heading, select, uid } from "./ui.js";
 import { waitingWatch } from "./waiting.js";
@@ -10,6 +11,10 @@ const route = (path, module, nav, title) => ({ pattern: new RegExp(`^${path}$`),
 const ROUTES = [
   route("/signin", "./signin.js", "", "Sign in"),
   route("/setup", "./setup.js", "", "Create your account"),
+  route("/invite", "./invite.js", "", "Join the team"),
+  route("/reset", "./reset.js", "", "Choose a new password"),
+  route("/members", "./members.js", "members", "Members"),
+  route("/keys", "./keys.js", "keys", "API keys"),
   route("/chatbots", "./chatbots.js", "chatbots", "Chatbots"),
   route(`/chatbot/${ID}`, "./chatbot-settings.js", "chatbots", "Chatbot settings"),
   route(`/bot/${ID}/knowledge`, "./knowledge.js", "knowledge", "Knowledge"),
@@ -35,13 +40,23 @@ const BOT_PAGES = [
   ["analytics", "Analytics"],
 ];
 const CURRENT = "botyard.chatbot";
+const OPEN = new Set(["./signin.js", "./setup.js", "./invite.js", "./reset.js"]);
+const LINKS = { setup: "/setup", invite: "/invite", reset: "/reset" };
+const PERMISSIONS = Object.values(Permission);
 
-const state = { chatbots: null, flash: "", cleanup: null, controller: null, token: 0, first: true };
+// me: who is signed in (GET /auth/me), null until asked, false when nobody is.
+const state = { chatbots: null, flash: "", cleanup: null, controller: null, token: 0, first: true, me: null, links: {} };
 const main = document.getElementById("main");
 const navList = h("ul", { class: "nav-links" });
 const switchSelect = select([], undefined, { id: uid("bot") });
 const switcher = h("div", { class: "switcher" }, h("label", { for: switchSelect.id }, "Chatbot"), switchSelect);
 const signOutButton = h("button", { type: "button", class: "quiet", onclick: () => signOut() }, "Sign out");
+const everywhereButton = h(
+  "button",
+  { type: "button", class: "quiet", onclick: () => signOut("", { everywhere: true }) },
+  "Sign out everywhere",
+);
+const who = h("p", { class: "service-info", "aria-label": "Signed in as" });
 const service = h("p", { class: "service-info", "aria-label": "Service" });
 const inboxBadge = h("span", { class: "unread" });
 const unread = { chatbot: null, count: 0 };
@@ -86,7 +101,7 @@ function layout() {
     skip,
     h("a", { class: "brand", href: "#/chatbots" }, "Botyard"),
     h("nav", { "aria-label": "Main" }, navList),
-    h("div", { class: "account" }, waiting.element, service, switcher, signOutButton),
+    h("div", { class: "account" }, waiting.element, service, switcher, who, signOutButton, everywhereButton),
   );
   switchSelect.addEventListener("change", () => {
     sessionStorage.setItem(CURRENT, switchSelect.value);
@@ -102,11 +117,28 @@ export function currentChatbot() {
   return list.find((bot) => bot.uuid === remembered) ?? list[0] ?? null;
 }
 
+/** Whether the signed-in person (or key) may do what `permission` covers (the server decides; this hides controls). */
+export function can(permission) {
+  return Boolean(state.me?.permissions?.includes(permission));
+}
+
+function showWho() {
+  const me = state.me || null;
+  const person = me?.user;
+  who.hidden = !me;
+  everywhereButton.hidden = !person || Boolean(getKey());
+  who.textContent = person ? `${person.name} · ${me.role}` : me ? `API key · ${me.role}` : "";
+  who.title = person ? person.email : "";
+  // Controls a role may not use are marked data-needs="<permission>" and hidden by the stylesheet.
+  document.body.dataset.cannot = me ? PERMISSIONS.filter((item) => !can(item)).join(" ") : "";
+}
+
 function renderNav(active, botUuid) {
-  const signedIn = Boolean(getKey());
+  const signedIn = Boolean(state.me);
   clear(navList);
   switcher.hidden = !signedIn || !(state.chatbots ?? []).length;
   signOutButton.hidden = service.hidden = !signedIn;
+  showWho();
   if (!signedIn) return;
   if (botUuid) sessionStorage.setItem(CURRENT, botUuid);
   const bot = currentChatbot();
@@ -121,6 +153,9 @@ function renderNav(active, botUuid) {
     clear(switchSelect, ...options);
     switchSelect.value = bot.uuid;
     switchSelect.title = bot.name; // the whole name, where the header is too narrow for it
+  }
+  if (can(Permission.ACCESS)) {
+    navList.append(link("#/members", "Members", "members"), link("#/keys", "API keys", "keys"));
   }
 }
 
@@ -145,15 +180,21 @@ async function show() {
   const controller = new AbortController();
   state.controller = controller;
 
-  const setup = location.hash.match(/^#setup=([A-Za-z0-9_-]+)$/);
-  if (setup) {
-    state.setupToken = setup[1];
-    history.replaceState(null, "", "#/setup"); // the one-time token leaves the address bar and the history
+  const link = location.hash.match(/^#(setup|invite|reset)=([A-Za-z0-9_-]+)$/);
+  if (link) {
+    state.links[link[1]] = link[2];
+    history.replaceState(null, "", `#${LINKS[link[1]]}`); // the one-time token leaves the address bar and the history
   }
   const path = location.hash.replace(/^#/, "") || "/";
-  const signedIn = Boolean(getKey());
   const target = resolve(path);
-  const open = target?.module === "./signin.js" || target?.module === "./setup.js";
+  const open = OPEN.has(target?.module);
+  const unknown = state.me === null || (!state.me && getKey()); // a key put in the tab since: ask who it is
+  if (unknown && !(open && target.module !== "./signin.js")) {
+    state.me = (await whoAmI()) ?? false;
+    if (!state.me && getKey()) return signOut("Your API key was not accepted. Please sign in again.");
+  }
+  if (token !== state.token) return;
+  const signedIn = Boolean(state.me);
   if (!signedIn && !open) return go("#/signin");
   if (signedIn && (!target || target.module === "./signin.js")) return go("#/chatbots");
 
@@ -185,7 +226,11 @@ async function show() {
       chatbots: state.chatbots,
       signal: controller.signal,
       flash: takeFlash(),
-      setupToken: state.setupToken,
+      setupToken: state.links.setup,
+      inviteToken: state.links.invite,
+      resetToken: state.links.reset,
+      me: state.me,
+      can,
       go,
       refreshChatbots: async () => {
         await refreshChatbots();
@@ -194,6 +239,7 @@ async function show() {
       },
       signedIn: () => {
         state.chatbots = null;
+        state.me = null;
         go("#/chatbots");
       },
     };
@@ -225,6 +271,7 @@ export function go(hash) {
 
 window.addEventListener("botyard:signed-out", (event) => {
   state.chatbots = null;
+  state.me = false;
   state.flash = event.detail?.reason ?? "";
   go("#/signin");
 });

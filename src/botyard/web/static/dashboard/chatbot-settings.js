@@ -82,7 +82,7 @@ function settingsForm(ctx, bot, onSaved) {
   const visibility = select(VISIBILITY, bot.meta.visibility);
   const strictness = select(STRICTNESS, bot.answering.strictness);
   const language = select(languageOptions(bot.answering), bot.answering.language ?? "");
-  const save = h("button", { type: "submit", class: "primary" }, "Save settings");
+  const save = h("button", { type: "submit", "data-needs": "manage", class: "primary" }, "Save settings");
   const form = h(
     "form",
     { class: "card" },
@@ -207,7 +207,7 @@ async function widgetForm(ctx) {
     image_hosts: area(widget.image_hosts),
   };
   inputs.welcome_message.value = widget.welcome_message ?? "";
-  const save = h("button", { type: "submit", class: "primary" }, "Save widget");
+  const save = h("button", { type: "submit", "data-needs": "manage", class: "primary" }, "Save widget");
   const form = h(
     "form",
     { class: "card" },

@@ -30,7 +30,11 @@ export function render(ctx) {
   const link = (href, label, text) => h("a", { class: "button small", href, "aria-label": label }, text);
 
   function row(bot) {
-    const remove = h("button", { type: "button", class: "danger small", "aria-label": `Delete ${bot.name}` }, "Delete");
+    const remove = h(
+      "button",
+      { type: "button", class: "danger small", "aria-label": `Delete ${bot.name}`, "data-needs": "manage" },
+      "Delete",
+    );
     remove.addEventListener("click", async () => {
       if (!(await confirmDialog(`Delete the chatbot “${bot.name}” with all its knowledge and conversations?`))) return;
       await busy(remove, note, async () => {
@@ -68,8 +72,7 @@ export function render(ctx) {
 
   ctx.main.append(
     heading("Chatbots"),
-    h("h2", {}, "New chatbot"),
-    form,
+    h("div", { "data-needs": "manage" }, h("h2", {}, "New chatbot"), form),
     note.element,
     h("h2", {}, "All chatbots"),
     empty,

@@ -226,7 +226,7 @@ export function crawlsSection(ctx, onChange) {
     "section",
     { "aria-labelledby": "site-h" },
     h("h2", { id: "site-h" }, "Whole website"),
-    h("div", { class: "grid" }, form, fresh.element),
+    h("div", { class: "grid", "data-needs": "knowledge" }, form, fresh.element),
     crawlCard,
   );
   load();

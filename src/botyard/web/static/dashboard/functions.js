@@ -31,7 +31,7 @@ export function functionsSection(ctx, agent, offline = false) {
   const cancel = h("button", { type: "button", hidden: true }, "Cancel edit");
   const form = h(
     "form",
-    { class: "card" },
+    { class: "card", "data-needs": "knowledge" },
     formTitle,
     h("div", { class: "row" }, field("Function name", name, "Letters, digits, _ and -."), field("Method", method)),
     field("Function URL", url),

@@ -24,7 +24,7 @@ function notificationsForm(bot, signal) {
   const note = notice();
   const status = h("p", { class: "hint", "aria-live": "polite" });
   const emails = h("textarea", { rows: "3", placeholder: "ops@example.com" });
-  const save = h("button", { type: "submit" }, "Save addresses");
+  const save = h("button", { type: "submit", "data-needs": "manage" }, "Save addresses");
   const form = h(
     "form",
     { class: "card", "aria-labelledby": "notify-h" },
@@ -60,7 +60,7 @@ function officeHoursForm(bot, signal) {
   const days = Object.fromEntries(DAYS.map((day) => [day, h("input", { type: "text", placeholder: "closed" })]));
   const message = h("textarea", { rows: "2", maxlength: "2000" });
   const state = h("p", { class: "hint", "aria-live": "polite" });
-  const save = h("button", { type: "submit" }, "Save office hours");
+  const save = h("button", { type: "submit", "data-needs": "manage" }, "Save office hours");
   const form = h(
     "form",
     { class: "card", "aria-labelledby": "hours-h" },

@@ -16,7 +16,7 @@ export class SessionPane {
     this.end = h("button", { type: "button", class: "danger" }, "End live chat");
     this.reply = h("textarea", { rows: "3", required: true });
     this.send = h("button", { type: "submit", class: "primary" }, "Send reply");
-    this.replyForm = h("form", { class: "composer" }, field("Reply", this.reply), this.send);
+    this.replyForm = h("form", { class: "composer", "data-needs": "live" }, field("Reply", this.reply), this.send);
     this.note = notice();
     this.badges = h("span", { class: "actions" });
     this.shown = false;

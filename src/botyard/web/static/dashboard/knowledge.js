@@ -26,7 +26,11 @@ export function render(ctx) {
   function tagItem(tag) {
     const dot = h("span", { class: "dot" });
     dot.style.backgroundColor = tag.color;
-    const remove = h("button", { type: "button", class: "small quiet", "aria-label": `Delete tag ${tag.name}` }, "×");
+    const remove = h(
+      "button",
+      { type: "button", class: "small quiet", "aria-label": `Delete tag ${tag.name}`, "data-needs": "knowledge" },
+      "×",
+    );
     remove.addEventListener("click", async () => {
       if (!(await confirmDialog(`Delete the tag “${tag.name}”? Its sources stay.`))) return;
       await busy(remove, tagNote, async () => {
@@ -142,7 +146,7 @@ export function render(ctx) {
     heading(`Knowledge: ${ctx.chatbot.name}`),
     h(
       "section",
-      { "aria-labelledby": "add-h" },
+      { "aria-labelledby": "add-h", "data-needs": "knowledge" },
       h("h2", { id: "add-h" }, "Add knowledge"),
       h(
         "div",
@@ -157,7 +161,7 @@ export function render(ctx) {
       "section",
       { "aria-labelledby": "tags-h" },
       h("h2", { id: "tags-h" }, "Source tags"),
-      h("div", { class: "card" }, tagForm, tagNote.element, tagList),
+      h("div", { class: "card" }, h("div", { "data-needs": "knowledge" }, tagForm), tagNote.element, tagList),
     ),
     h("section", { "aria-labelledby": "sources-h" }, h("h2", { id: "sources-h" }, "Sources"), table.element),
   );

@@ -15,7 +15,7 @@ export function render(ctx) {
   const message = h("textarea", { rows: "2", required: true, placeholder: "Ask a question", dir: "auto" });
   const send = h("button", { type: "submit", class: "primary" }, "Send");
   const stop = h("button", { type: "button", hidden: true }, "Stop");
-  const composer = h("form", { class: "composer" }, field("Message", message), send, stop);
+  const composer = h("form", { class: "composer", "data-needs": "chat" }, field("Message", message), send, stop);
   const restart = h("button", { type: "button" }, "New conversation");
   const sessionLine = h("p", { class: "hint" });
 

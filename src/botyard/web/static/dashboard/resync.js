@@ -48,7 +48,7 @@ export function keepFresh(ctx, onChange) {
 
   const form = h(
     "form",
-    { class: "inline-form" },
+    { class: "inline-form", "data-needs": "knowledge" },
     field("Schedule", schedule, "Every web page is checked with one small request; changed pages are re-indexed."),
     save,
   );

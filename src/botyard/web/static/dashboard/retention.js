@@ -5,7 +5,7 @@ import { busy, field, h, notice } from "./ui.js";
 export function retentionForm(bot, signal) {
   const note = notice();
   const days = h("input", { type: "number", min: "1", max: "3650", step: "1", inputmode: "numeric" });
-  const save = h("button", { type: "submit" }, "Save retention");
+  const save = h("button", { type: "submit", "data-needs": "manage" }, "Save retention");
   const form = h(
     "form",
     { class: "card inline-form", "aria-labelledby": "retention-h" },

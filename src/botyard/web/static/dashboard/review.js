@@ -36,10 +36,10 @@ function groupCard(bot, group, actions) {
   const pair = group.items.map((entry) => entry.qa_source_uuid).find(Boolean);
   const edit = pair ? checkbox("Replace the answer of the Q&A pair that answered", true) : null;
   const save = h("button", { type: "submit", class: "primary" }, "Save answer");
-  const right = h("button", { type: "button", onclick: () => actions.accept(group, right) }, "This answer is right");
+  const right = h("button", { type: "button", "data-needs": "knowledge", onclick: () => actions.accept(group, right) }, "This answer is right");
   const form = h(
     "form",
-    { class: "answer-form" },
+    { class: "answer-form", "data-needs": "knowledge" },
     field("Right answer", answer, "The chatbot answers this question with it from now on."),
     edit?.element,
     h("div", { class: "actions" }, save, right),

@@ -1,7 +1,8 @@
-// First run: the one-time setup link `botyard serve` prints (#setup=<token>) creates the first account and its
-// key, shown here once. The token came in the URL fragment (never sent to a server) and was taken out of the address
-// bar by the router before this page renders.
-import { post, signIn } from "./api.js";
+// First run: the one-time setup link `botyard serve` prints (#setup=<token>) creates the first account, its owner
+// (the email and password given here, signed in by a session cookie) and its first API key, shown here once for
+// programs. The token came in the URL fragment (never sent to a server) and was taken out of the address bar by the
+// router before this page renders.
+import { post } from "./api.js";
 import { busy, field, h, heading, notice } from "./ui.js";
 
 export function render(ctx) {
@@ -18,15 +19,30 @@ export function render(ctx) {
     );
     return;
   }
-  const email = h("input", { type: "email", name: "email", autocomplete: "email", required: true });
+  const email = h("input", { type: "email", name: "email", autocomplete: "username", required: true });
+  const name = h("input", { type: "text", name: "name", autocomplete: "name", maxlength: "200" });
+  const password = h("input", {
+    type: "password",
+    name: "password",
+    autocomplete: "new-password",
+    required: true,
+    minlength: "10",
+  });
   const button = h("button", { type: "submit", class: "primary" }, "Create account");
-  const form = h("form", { class: "card narrow" }, field("Your email address", email), button);
+  const form = h(
+    "form",
+    { class: "card narrow" },
+    field("Your email address", email),
+    field("Your name", name),
+    field("Choose a password", password, "10 characters or more."),
+    button,
+  );
   const result = h("div");
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     await busy(button, note, async () => {
-      const created = await post("/setup", { token: ctx.setupToken, email: email.value.trim() }, { key: "" });
-      signIn(created.key);
+      const body = { token: ctx.setupToken, email: email.value.trim(), name: name.value.trim(), password: password.value };
+      const created = await post("/setup", body, { key: "" });
       form.remove();
       showKey(result, created.key, ctx);
     });
@@ -36,7 +52,7 @@ export function render(ctx) {
       "section",
       { class: "signin" },
       heading("Create your account"),
-      h("p", { class: "lead" }, "The first account of this Botyard. You get an API key for the dashboard and the API."),
+      h("p", { class: "lead" }, "The first account of this Botyard: you become its owner, and get an API key for programs."),
       form,
       result,
       note.element,
@@ -63,7 +79,7 @@ function showKey(container, key, ctx) {
     h(
       "div",
       { class: "card narrow", role: "status" },
-      h("p", {}, "Your API key, shown only this once. Keep it somewhere safe: it signs you in here and calls the API."),
+      h("p", {}, "You are signed in. Your API key for programs, shown only this once: keep it somewhere safe."),
       output,
       h("p", {}, copy, " ", go),
     ),

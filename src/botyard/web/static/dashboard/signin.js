@@ -1,9 +1,24 @@
-// Sign in: the owner pastes an API key; it is checked with GET /chatbots and kept in sessionStorage only.
-import { get, signIn } from "./api.js";
+// Sign in: a person with their email and password (the server sets an HttpOnly session cookie), or, for programs
+// and tests, an API key pasted here (checked with GET /chatbots and kept in sessionStorage only).
+import { get, post, signIn } from "./api.js";
 import { busy, field, h, heading, notice } from "./ui.js";
 
 export function render(ctx) {
   const note = notice();
+  const email = h("input", { type: "email", name: "email", autocomplete: "username", required: true });
+  const password = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true });
+  const button = h("button", { type: "submit", class: "primary" }, "Sign in");
+  const form = h("form", { class: "card narrow" }, field("Email", email), field("Password", password), button);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await busy(button, note, async () => {
+      await post("/auth/sign-in", { email: email.value.trim(), password: password.value }, { key: "" });
+      password.value = "";
+      note.ok("Signed in.");
+      ctx.signedIn();
+    });
+  });
+
   const input = h("input", {
     type: "password",
     name: "key",
@@ -12,19 +27,19 @@ export function render(ctx) {
     required: true,
     placeholder: "by_…",
   });
-  const button = h("button", { type: "submit", class: "primary" }, "Sign in");
-  const form = h(
+  const useKey = h("button", { type: "submit" }, "Use the key");
+  const keyForm = h(
     "form",
     { class: "card narrow" },
-    field("API key", input, "First time? Open the setup link botyard serve printed. Or: botyard key create --email you@example.com"),
-    button,
+    field("API key", input, "Kept in this browser tab only, until you sign out or close the tab."),
+    useKey,
   );
-  form.addEventListener("submit", async (event) => {
+  keyForm.addEventListener("submit", async (event) => {
     event.preventDefault();
     const key = input.value.trim();
     if (!key) return note.error("Paste your API key first.");
     note.ok("Checking the key…");
-    await busy(button, note, async () => {
+    await busy(useKey, note, async () => {
       try {
         await get("/chatbots", { key, signal: ctx.signal });
       } catch (error) {
@@ -41,11 +56,18 @@ export function render(ctx) {
       "section",
       { class: "signin" },
       heading("Sign in to Botyard"),
-      h("p", { class: "lead" }, "The key stays in this browser tab only, until you sign out or close the tab."),
+      h("p", { class: "lead" }, "First time? Open the setup link botyard serve printed, or the invitation you were sent."),
       form,
       note.element,
+      h("p", { class: "hint" }, "Forgot your password? Ask an owner or admin of your account for a reset link."),
+      h(
+        "details",
+        { class: "key-signin" },
+        h("summary", {}, "Sign in with an API key instead"),
+        keyForm,
+      ),
     ),
   );
   if (ctx.flash) note.error(ctx.flash);
-  input.focus();
+  email.focus();
 }

@@ -33,10 +33,10 @@ export function sourcesTable(ctx, onChange = () => {}) {
   const empty = h("p", { class: "empty" }, "No knowledge yet: add Q&A pairs, web pages or files above.");
   const progress = h("p", { role: "status", class: "status progress-line" });
   const tagPicker = select([], undefined, { "aria-label": "Tag" });
-  const rescrape = h("button", { type: "button" }, "Re-scrape selected");
-  const remove = h("button", { type: "button", class: "danger" }, "Delete selected");
-  const addTag = h("button", { type: "button" }, "Add tag");
-  const dropTag = h("button", { type: "button" }, "Remove tag");
+  const rescrape = h("button", { type: "button", "data-needs": "knowledge" }, "Re-scrape selected");
+  const remove = h("button", { type: "button", class: "danger", "data-needs": "knowledge" }, "Delete selected");
+  const addTag = h("button", { type: "button", "data-needs": "knowledge" }, "Add tag");
+  const dropTag = h("button", { type: "button", "data-needs": "knowledge" }, "Remove tag");
   const count = h("span", { class: "selection-count" });
   const tagTools = h("span", { class: "tag-tools" }, tagPicker, addTag, dropTag);
   const toolbar = h(
@@ -90,10 +90,10 @@ export function sourcesTable(ctx, onChange = () => {}) {
       status: h("td", { class: "status-cell" }),
       tags: h("td", { class: "tags" }),
       tokens: h("td", { class: "num" }),
-      rename: h("button", { type: "button", class: "small" }, "Rename"),
+      rename: h("button", { type: "button", class: "small", "data-needs": "knowledge" }, "Rename"),
       view: h("button", { type: "button", class: "small" }, "View"),
-      edit: h("button", { type: "button", class: "small", hidden: source.type !== SourceType.QA }, "Edit"),
-      remove: h("button", { type: "button", class: "small danger" }, "Delete"),
+      edit: h("button", { type: "button", class: "small", hidden: source.type !== SourceType.QA, "data-needs": "knowledge" }, "Edit"),
+      remove: h("button", { type: "button", class: "small danger", "data-needs": "knowledge" }, "Delete"),
       editing: false,
     };
     const entry = { source, parts };

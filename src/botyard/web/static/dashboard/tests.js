@@ -75,7 +75,7 @@ export async function render(ctx) {
   const add = h("button", { type: "submit", class: "primary" }, "Import");
   const form = h(
     "form",
-    { class: "card" },
+    { class: "card", "data-needs": "knowledge" },
     h("h2", {}, "New test set"),
     field("CSV file", file, "Columns: question, expect_any (texts separated by |), expect (refuse)."),
     field("Name", name),

@@ -2,7 +2,7 @@
 // every few seconds for the waiting conversations of all the account's chatbots, shows their count as a badge that
 // links to the longest waiting one, and, once the operator allowed it (a click: browsers ask only after one), a
 // system notification for each visitor who starts waiting while the dashboard is open.
-import { get, getKey } from "./api.js";
+import { csrfToken, get, getKey } from "./api.js";
 import { h } from "./ui.js";
 
 const POLL_MS = 5000;
@@ -44,7 +44,7 @@ export function waitingWatch() {
 
   async function poll() {
     try {
-      if (!getKey()) {
+      if (!getKey() && !csrfToken()) { // signed in by neither a key nor a session cookie
         badge.hidden = allow.hidden = true;
         first = true;
         known.clear();

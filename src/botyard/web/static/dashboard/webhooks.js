@@ -64,7 +64,7 @@ function addForm(ctx, draw, secretBox) {
   const add = h("button", { type: "submit", class: "primary" }, "Add webhook");
   const form = h(
     "form",
-    { class: "card" },
+    { class: "card", "data-needs": "manage" },
     h("h3", {}, "Add a webhook"),
     field("URL", url),
     h("fieldset", {}, h("legend", {}, "Events"), ...boxes.map(([, box]) => box.element)),

@@ -150,3 +150,24 @@ export const TestRunStatus = Object.freeze({
   DONE: "done",
   FAILED: "failed",
 });
+
+/** A person's role in their account. */
+export const Role = Object.freeze({
+  OWNER: "owner",
+  ADMIN: "admin",
+  EDITOR: "editor",
+  OPERATOR: "operator",
+  VIEWER: "viewer",
+});
+
+/** What a role may do (`GET /auth/me` lists the signed-in person's). */
+export const Permission = Object.freeze({
+  READ: "read",
+  SELF: "self",
+  CHAT: "chat",
+  LIVE: "live",
+  KNOWLEDGE: "knowledge",
+  MANAGE: "manage",
+  ACCESS: "access",
+  OWNERSHIP: "ownership",
+});

@@ -1,0 +1,102 @@
+"""The members of an account: list them, change a role, remove one, and the rules that guard ownership.
+
+- Only an owner grants the owner role, or changes or removes an owner (`ownership`); an admin who tries gets 403
+  `forbidden_role`.
+- An account keeps at least one owner: the last one can be neither demoted nor removed (409 `last_owner`), not
+  even by themselves.
+- A member of another account answers 404, like a missing one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.errors import AppError, ErrorCode
+from botyard.models import Role, User
+from botyard.people.emails import normalise_email
+from botyard.people.principal import Principal
+from botyard.people.repository import SessionRepository, UserRepository
+from botyard.people.roles import Permission
+
+
+def forbidden(message: str) -> AppError:
+    return AppError(ErrorCode.FORBIDDEN_ROLE, message)
+
+
+def check_may_grant(actor: Principal, role: Role) -> None:
+    if role is Role.OWNER and not actor.can(Permission.OWNERSHIP):
+        raise forbidden("Only an owner can make someone an owner")
+
+
+async def members(db: AsyncSession, account_uuid: str) -> Sequence[User]:
+    return await UserRepository(db).of_account(account_uuid)
+
+
+async def member(db: AsyncSession, account_uuid: str, user_uuid: str) -> User:
+    return await UserRepository(db).get_owned(account_uuid, user_uuid)
+
+
+async def _guarded(db: AsyncSession, actor: Principal, user_uuid: str) -> User:
+    """The member an admin or owner acts on, with the ownership rule checked."""
+    user = await member(db, actor.account_uuid, user_uuid)
+    if user.role == Role.OWNER and not actor.can(Permission.OWNERSHIP):
+        raise forbidden("Only an owner can change or remove an owner")
+    return user
+
+
+async def _keep_an_owner(db: AsyncSession, user: User) -> None:
+    if user.role == Role.OWNER and await UserRepository(db).count_owners(user.account_uuid) <= 1:
+        raise AppError(ErrorCode.LAST_OWNER, "The account's last owner cannot leave: make someone else owner first")
+
+
+async def change_role(db: AsyncSession, actor: Principal, user_uuid: str, role: Role) -> User:
+    check_may_grant(actor, role)
+    user = await _guarded(db, actor, user_uuid)
+    if role != Role.OWNER:
+        await _keep_an_owner(db, user)
+    user.role = role.value
+    await db.flush()
+    return user
+
+
+async def remove(db: AsyncSession, actor: Principal, user_uuid: str) -> None:
+    """Remove the member (their sessions end with them, at once)."""
+    user = await _guarded(db, actor, user_uuid)
+    await _keep_an_owner(db, user)
+    await SessionRepository(db).end_all(user.uuid)
+    await UserRepository(db).delete(user)
+
+
+async def check_email_free(db: AsyncSession, email: str) -> str:
+    """The normalised email, or 409 `email_taken` when a person of any account has it (one person, one account)."""
+    email = normalise_email(email)
+    if await UserRepository(db).by_email(email) is not None:
+        raise AppError(ErrorCode.EMAIL_TAKEN, f"{email} already belongs to a member of this service")
+    return email
+
+
+async def add(
+    db: AsyncSession, account_uuid: str, *, email: str, name: str, password_hash: str, role: Role, now: datetime
+) -> User:
+    """A new member (the setup's first owner, or an invitation accepted)."""
+    email = await check_email_free(db, email)
+    user = User(
+        account_uuid=account_uuid,
+        email=email,
+        name=name.strip() or email,
+        password_hash=password_hash,
+        role=role.value,
+        created_at=now,
+    )
+    return await UserRepository(db).add(user)
+
+
+async def by_email(db: AsyncSession, email: str) -> User | None:
+    return await UserRepository(db).by_email(normalise_email(email))
+
+
+async def has_members(db: AsyncSession, account_uuid: str) -> bool:
+    return await UserRepository(db).any_of_account(account_uuid)

@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Select, delete, func, select
+
+from botyard.db.repository import Repository
+from botyard.models import Invitation, Role, User, UserSession
+
+
+class UserRepository(Repository[User]):
+    model = User
+    noun = "Member"
+
+    def owned_statement(self, account_uuid: str, uuid: str) -> Select[Any]:
+        return select(User).where(User.uuid == uuid, User.account_uuid == account_uuid)
+
+    async def by_email(self, email: str) -> User | None:
+        return await self.one_or_none(select(User).where(User.email == email))
+
+    async def by_reset_hash(self, reset_hash: str) -> User | None:
+        return await self.one_or_none(select(User).where(User.reset_hash == reset_hash))
+
+    async def of_account(self, account_uuid: str) -> Sequence[User]:
+        return await self.all(
+            select(User).where(User.account_uuid == account_uuid).order_by(User.created_at, User.email)
+        )
+
+    async def count_owners(self, account_uuid: str) -> int:
+        statement = select(func.count()).where(User.account_uuid == account_uuid, User.role == Role.OWNER.value)
+        return int((await self.session.execute(statement)).scalar_one())
+
+    async def any_of_account(self, account_uuid: str) -> bool:
+        return await self.one_or_none(select(User).where(User.account_uuid == account_uuid).limit(1)) is not None
+
+
+class SessionRepository(Repository[UserSession]):
+    model = UserSession
+
+    async def signed_in(self, token_hash: str, now: datetime) -> tuple[UserSession, User] | None:
+        """The live session of this token and its person, in one indexed read (every cookie request makes it)."""
+        statement = (
+            select(UserSession, User)
+            .join(User, User.uuid == UserSession.user_uuid)
+            .where(UserSession.token_hash == token_hash, UserSession.expires_at > now)
+        )
+        row = (await self.session.execute(statement)).first()
+        return None if row is None else (row[0], row[1])
+
+    async def end(self, session_uuid: str) -> None:
+        await self.session.execute(delete(UserSession).where(UserSession.uuid == session_uuid))
+
+    async def end_all(self, user_uuid: str) -> int:
+        result = await self.session.execute(delete(UserSession).where(UserSession.user_uuid == user_uuid))
+        return int(getattr(result, "rowcount", 0) or 0)
+
+    async def end_expired(self, user_uuid: str, now: datetime) -> None:
+        await self.session.execute(
+            delete(UserSession).where(UserSession.user_uuid == user_uuid, UserSession.expires_at <= now)
+        )
+
+
+class InvitationRepository(Repository[Invitation]):
+    model = Invitation
+    noun = "Invitation"
+
+    def owned_statement(self, account_uuid: str, uuid: str) -> Select[Any]:
+        return select(Invitation).where(Invitation.uuid == uuid, Invitation.account_uuid == account_uuid)
+
+    async def by_token_hash(self, token_hash: str) -> Invitation | None:
+        return await self.one_or_none(select(Invitation).where(Invitation.token_hash == token_hash))
+
+    async def pending(self, account_uuid: str, now: datetime) -> Sequence[Invitation]:
+        statement = (
+            select(Invitation)
+            .where(
+                Invitation.account_uuid == account_uuid,
+                Invitation.accepted_at.is_(None),
+                Invitation.expires_at > now,
+            )
+            .order_by(Invitation.created_at, Invitation.email)
+        )
+        return await self.all(statement)
+
+    async def withdraw_for(self, account_uuid: str, email: str) -> None:
+        """Delete the account's open invitations of this email (a new one replaces them)."""
+        await self.session.execute(
+            delete(Invitation).where(
+                Invitation.account_uuid == account_uuid, Invitation.email == email, Invitation.accepted_at.is_(None)
+            )
+        )

@@ -1,0 +1,140 @@
+"""Dashboard sign-in by email and password, sign-out (of this browser or of every one), who am I, and the two links
+that open a session: an invitation accepted and a password reset. Sign-in answers with the session cookies
+(`people/cookies.py`); no reply ever carries a password or a token."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+
+from botyard.db.base import iso
+from botyard.deps import AppClock, AppDatabase, AppSettings, CurrentPrincipal, DbSession
+from botyard.errors import validation_error
+from botyard.members.schemas import member_view
+from botyard.models import User
+from botyard.people import cookies, csrf, invitations, members, passwords, resets, sessions
+from botyard.people.principal import Principal, of_user
+from botyard.people.roles import permissions_of
+from botyard.people.signin import sign_in as check_sign_in
+from botyard.signin.schemas import (
+    AcceptInvitation,
+    InvitationPreview,
+    LinkBody,
+    Me,
+    ResetPassword,
+    SignedOut,
+    SignInBody,
+)
+
+router = APIRouter(prefix="/auth", tags=["sign-in"])
+
+_CROSS_SITE: dict[int | str, dict[str, Any]] = {
+    403: {"description": "`csrf_refused`: the request came from another site's page."}
+}
+_SIGN_IN: dict[int | str, dict[str, Any]] = _CROSS_SITE | {
+    401: {"description": "`signin_failed`: wrong email or password."},
+    429: {"description": "`signin_throttled`: too many wrong passwords; `Retry-After` says when to try again."},
+}
+_LINK: dict[int | str, dict[str, Any]] = _CROSS_SITE | {
+    410: {"description": "`link_invalid`: the link expired, was used, or never existed."}
+}
+
+
+def me_view(principal: Principal, user: User | None) -> Me:
+    return {
+        "account_uuid": principal.account_uuid,
+        "role": principal.role.value,
+        "permissions": permissions_of(principal.role),
+        "user": member_view(user) if user is not None else None,
+    }
+
+
+async def _signed_in(
+    db: DbSession, user: User, request: Request, response: Response, settings: AppSettings, now: AppClock
+) -> Me:
+    """Open a session for `user` in the request's transaction and answer with its cookies."""
+    moment = now()
+    opened = await sessions.open_session(db, user, moment, timedelta(days=settings.session_days))
+    cookies.set_session(
+        response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
+    )
+    return me_view(of_user(opened.user, None), opened.user)
+
+
+@router.post("/sign-in", response_model=Me, responses=_SIGN_IN)
+async def sign_in(
+    body: SignInBody, request: Request, response: Response, database: AppDatabase, settings: AppSettings, now: AppClock
+) -> Me:
+    """Sign in to the dashboard with an email and a password: the reply sets the session cookie (HttpOnly) and the
+    cross-site token cookie whose value the dashboard echoes in `X-Botyard-CSRF` on every change."""
+    csrf.check_origin(request.headers)
+    moment = now()
+    opened = await check_sign_in(database, body.email, body.password, moment, timedelta(days=settings.session_days))
+    cookies.set_session(
+        response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
+    )
+    return me_view(of_user(opened.user), opened.user)
+
+
+@router.get("/me", response_model=Me)
+async def me(db: DbSession, principal: CurrentPrincipal) -> Me:
+    """Who signs the request, with the role's permissions (an API key: `user` null, role `admin`)."""
+    user = await members.member(db, principal.account_uuid, principal.user_uuid) if principal.user_uuid else None
+    return me_view(principal, user)
+
+
+@router.post("/sign-out", response_model=SignedOut)
+async def sign_out(request: Request, response: Response, db: DbSession, principal: CurrentPrincipal) -> SignedOut:
+    """Sign this browser out: its session ends and its cookies are cleared."""
+    if principal.session_uuid is not None:
+        await sessions.end(db, principal.session_uuid)
+    cookies.clear_session(response, request)
+    return {"ended": 1 if principal.session_uuid else 0}
+
+
+@router.post(
+    "/sign-out-everywhere",
+    response_model=SignedOut,
+    responses={422: {"description": "`validation_error`: an API key signed the request; it has no sessions."}},
+)
+async def sign_out_everywhere(
+    request: Request, response: Response, db: DbSession, principal: CurrentPrincipal
+) -> SignedOut:
+    """End every session of the signed-in person, in every browser, at once."""
+    if principal.user_uuid is None:
+        raise validation_error("An API key has no sessions: revoke the key instead")
+    ended = await sessions.end_all(db, principal.user_uuid)
+    cookies.clear_session(response, request)
+    return {"ended": ended}
+
+
+@router.post("/invitation", response_model=InvitationPreview, responses=_LINK)
+async def preview_invitation(body: LinkBody, db: DbSession, now: AppClock) -> InvitationPreview:
+    """What an invitation link offers (the email and the role), while it can still be accepted."""
+    invitation = await invitations.open_invitation(db, body.token, now())
+    return {"email": invitation.email, "role": invitation.role, "expires_at": iso(invitation.expires_at)}
+
+
+@router.post("/invitation/accept", response_model=Me, responses=_LINK)
+async def accept_invitation(
+    body: AcceptInvitation, request: Request, response: Response, db: DbSession, settings: AppSettings, now: AppClock
+) -> Me:
+    """Accept an invitation: choose a name and a password (10 characters or more); the reply signs you in."""
+    csrf.check_origin(request.headers)
+    password_hash = await passwords.hash_password(body.password)  # before the transaction's first statement
+    user = await invitations.accept(db, body.token, name=body.name, password_hash=password_hash, now=now())
+    return await _signed_in(db, user, request, response, settings, now)
+
+
+@router.post("/password-reset", response_model=Me, responses=_LINK)
+async def reset_password(
+    body: ResetPassword, request: Request, response: Response, db: DbSession, settings: AppSettings, now: AppClock
+) -> Me:
+    """Set a new password with a reset link's token: every other session of the person ends, and the reply signs
+    this browser in."""
+    csrf.check_origin(request.headers)
+    password_hash = await passwords.hash_password(body.password)
+    user = await resets.reset(db, body.token, password_hash=password_hash, now=now())
+    return await _signed_in(db, user, request, response, settings, now)
