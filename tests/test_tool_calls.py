@@ -55,6 +55,7 @@ class ToolServer:
                 )  # fmt: skip
                 if parts.path == "/slow":
                     owner.release.wait(timeout=60)
+                    return  # the caller gave up long ago: an answer would only meet a closed socket
                 if parts.path == "/moved":  # a Location no URL parser accepts
                     self.send_response(302)
                     self.send_header("Location", "http://[::1")

@@ -45,7 +45,7 @@ def test_a_waiting_visitor_is_announced_on_every_page(
     chat = server.api("POST", f"/chatbot/{bot}/session/create", {})["uuid"]
     visitor_says(server, chat, ASKING)
 
-    badge = page.get_by_role("status").filter(has_text="visitor waiting")
+    badge = page.get_by_role("link").filter(has_text="visitor waiting")
     expect(badge).to_be_visible()
     expect(page.get_by_role("heading", level=1)).to_have_text("Knowledge: Night desk")  # still where it was
     page.screenshot(path=str(artifacts / "operators-badge.png"))

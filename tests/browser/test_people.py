@@ -110,7 +110,7 @@ def test_an_invitation_from_the_members_page(new_browser: Callable[[], BrowserCo
     member = page.locator("tbody tr", has_text=invited).first
     expect(member.get_by_role("combobox")).to_have_value("operator")
     member.get_by_role("combobox").select_option("viewer")
-    expect(page.get_by_role("status").first).to_contain_text("is now viewer")
+    expect(page.get_by_role("status").filter(has_text="is now viewer")).to_be_visible()
     newcomer.page.reload()
     expect(newcomer.page.get_by_label("Signed in as")).to_have_text("Otto · viewer")
     assert admin.problems == [] and newcomer.problems == []
@@ -156,7 +156,7 @@ def test_an_editor_and_a_viewer_at_once(new_browser: Callable[[], BrowserContext
     editing.get_by_label("Question").fill(QUESTION)
     editing.get_by_label("Answer").fill(ANSWER)
     editing.get_by_role("button", name="Add Q&A").click()
-    expect(editing.get_by_role("status").first).to_contain_text("Q&A pair added.")
+    expect(editing.get_by_role("status").filter(has_text="Q&A pair added.")).to_be_visible()
 
     reading.reload()
     expect(row_of(reading, QUESTION)).to_be_visible()  # the viewer sees the editor's source

@@ -82,7 +82,7 @@ def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_three_clic
         group.get_by_label("Right answer").fill(FIX)
         page.screenshot(path=artifacts / "review-dashboard.png", full_page=True)
         group.get_by_role("button", name="Save answer").click()  # click 3
-        expect(page.get_by_role("status").first).to_contain_text(f"Q&A pair updated: “{QUESTION}”")
+        expect(page.get_by_role("status").filter(has_text=f"Q&A pair updated: “{QUESTION}”")).to_be_visible()
         expect(groups).to_have_count(0)
         expect(page.locator(".summary")).to_contain_text("Nothing to review")
         assert dashboard.problems == []
@@ -115,7 +115,7 @@ def test_the_tests_page_runs_a_set_and_shows_what_a_change_fixed(
     page.get_by_label("CSV file").set_input_files({"name": "smoke.csv", "mimeType": "text/csv", "buffer": CSV.encode()})
     page.get_by_label("Name").fill("Smoke")
     page.get_by_role("button", name="Import").click()
-    expect(page.get_by_role("status").first).to_contain_text("Test set “Smoke” imported: 3 questions.")
+    expect(page.get_by_role("status").filter(has_text="Test set “Smoke” imported: 3 questions.")).to_be_visible()
     card = page.locator("li.test-set")
     expect(card).to_have_count(1)
     card.get_by_role("button", name="Run").click()

@@ -8,7 +8,8 @@ import { h } from "./ui.js";
 const POLL_MS = 5000;
 
 export function waitingWatch() {
-  const badge = h("a", { class: "waiting-badge", role: "status", "aria-live": "polite", hidden: true });
+  // A link that is also a polite live region: a role of "status" would hide from assistive technology that it is a link.
+  const badge = h("a", { class: "waiting-badge", "aria-live": "polite", hidden: true });
   const allow = h("button", { type: "button", class: "quiet", hidden: true }, "Notify me");
   allow.title = "Show a notification when a visitor asks for a person";
   const known = new Set();
