@@ -14,10 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.pool import QueuePool
 
 from botyard.config import Settings
-from botyard.db.engine import create_engine, create_sqlite_writer
+from botyard.db.engine import IDLE_IN_TRANSACTION_SECONDS, create_engine, create_sqlite_writer
 from botyard.db.session import CHECKPOINT_EVERY, Database
 from botyard.models import Account
-from tests.support.database import Db
+from tests.support.database import POSTGRES_ENV, Db
 from tests.support.loop import with_loop_ticks
 
 
@@ -56,6 +56,19 @@ def test_a_failed_transaction_writes_nothing(client: object, db: Db) -> None:
         return list(await session.scalars(select(Account.email)))
 
     assert "half@example.com" not in db.run(emails)
+
+
+@pytest.mark.skipif(not os.environ.get(POSTGRES_ENV), reason=f"{POSTGRES_ENV} is not set (CI sets it)")
+def test_postgresql_ends_a_transaction_left_idle(tmp_path: Path) -> None:
+    async def shown() -> Any:
+        engine = create_engine(Settings(data_dir=tmp_path, database_url=os.environ[POSTGRES_ENV]))
+        try:
+            async with engine.connect() as connection:
+                return await connection.scalar(text("SHOW idle_in_transaction_session_timeout"))
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(shown()) == f"{IDLE_IN_TRANSACTION_SECONDS // 60}min"
 
 
 def test_the_pool_follows_the_settings(tmp_path: Path) -> None:

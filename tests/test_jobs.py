@@ -295,6 +295,47 @@ def test_concurrent_runners_never_run_a_job_twice(db: Db) -> None:
     assert {state[0] for state in job_states(db).values()} == {"done"}
 
 
+@dataclass
+class SlowWriter(Recorder):
+    """A handler whose one write takes a while inside its transaction (a write of many rows)."""
+
+    writing: asyncio.Event | None = None
+
+    async def run(self, ctx: JobContext[Numbered]) -> None:
+        self.runs.append(ctx.job_uuid)
+
+        async def record(session: AsyncSession) -> None:
+            session.add(Account(email=f"{ctx.job_uuid}@example.com"))
+            await session.flush()  # the transaction holds its locks from here
+            assert self.writing is not None
+            self.writing.set()
+            await asyncio.sleep(0.3)
+            self.done.append(ctx.job_uuid)
+
+        await ctx.write(record)
+        await asyncio.sleep(30)  # the runner stops long before
+
+
+def test_a_runner_stopping_lets_the_write_under_way_end_and_leaves_no_transaction_open(db: Db) -> None:
+    # Cancelling a task inside a PostgreSQL driver call can leave its connection open in the transaction, holding
+    # its locks, so the next writer of those rows waits forever (how a CI run once hung): the write ends first.
+    handler = SlowWriter()
+    [job] = add_jobs(db, 1)
+
+    async def stop_while_writing() -> None:
+        handler.writing = asyncio.Event()
+        runner = JobRunner(db.database, [handler], FAST)
+        await runner.start()
+        await until(handler.writing.is_set, what="the write under way")
+        await runner.stop()
+
+    call(db, stop_while_writing)
+    assert handler.done == [job]
+    assert db.run(lambda session: session.scalar(select(Account.email))) == f"{job}@example.com"
+    assert job_states(db)[job][0] == "running"  # cancelled after its write: recovered when its lease expires
+    db.wipe()  # would wait forever on a lock left behind
+
+
 def test_deleting_a_source_cancels_its_pending_jobs(db: Db) -> None:
     async def setup(session: AsyncSession) -> str:
         account = Account(email="jobs@example.com")

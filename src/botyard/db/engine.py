@@ -42,6 +42,8 @@ LOCK_WAIT_SECONDS = 30.0
 """How long a SQLite writer waits for another process to release the write lock before it fails."""
 FIRST_RETRY_SECONDS = 0.0005
 LAST_RETRY_SECONDS = 0.004
+IDLE_IN_TRANSACTION_SECONDS = 300
+"""PostgreSQL ends a session whose transaction stayed idle (no statement) this long, and frees its locks."""
 WRITER_POOL = {"pool_size": 2, "max_overflow": 2}
 """A process runs one SQLite write transaction at a time (`Database`): two connections are plenty."""
 
@@ -53,7 +55,11 @@ def create_engine(settings: Settings) -> AsyncEngine:
         engine = create_async_engine(url, pool_reset_on_return=None, **_pool(settings))
         _configure_sqlite(engine, busy_timeout_ms=READ_BUSY_TIMEOUT_MS, begin="DEFERRED")
         return engine
-    return create_async_engine(url, pool_pre_ping=True, **_pool(settings))
+    # A transaction left open (its task cancelled inside the driver, see `session.uninterrupted`) would hold its
+    # locks for as long as the process lives; the server ends one idle that long. No unit of work of ours waits
+    # between two statements for more than a few seconds.
+    idle = {"idle_in_transaction_session_timeout": str(IDLE_IN_TRANSACTION_SECONDS * 1000)}
+    return create_async_engine(url, pool_pre_ping=True, connect_args={"server_settings": idle}, **_pool(settings))
 
 
 def create_sqlite_writer(settings: Settings) -> AsyncEngine | None:

@@ -29,6 +29,24 @@ CHECKPOINT_EVERY = 100
 holds 1,000 pages (`wal_autocheckpoint`), and a brief write adds a few (an answer's two or three, about ten)."""
 
 
+async def uninterrupted(work: Awaitable[T]) -> T:
+    """`work`, a brief unit of work, run to its end even when the caller is cancelled; the cancellation reaches the
+    caller once it has ended. A cancellation that lands inside a PostgreSQL driver call can leave the connection
+    hung, or open in its transaction and holding its locks (asyncpg #1265, SQLAlchemy #12099): the next writer of
+    those rows then waits forever. Whatever cancels tasks that write (a runner stopping, a job's time limit) wraps
+    their units of work in this."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.wait([task])  # cancelling the wait leaves the task running
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()
+
+
 class Database:
     """An engine for readers and the way to write: on PostgreSQL the same engine; on SQLite a write engine whose
     transactions take the write lock up front, one at a time per process (`create_sqlite_writer`)."""

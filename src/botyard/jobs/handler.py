@@ -15,7 +15,7 @@ from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.db.session import Database
+from botyard.db.session import Database, uninterrupted
 from botyard.jobs.kinds import JobPayload
 from botyard.jobs.repository import JobRepository
 
@@ -56,25 +56,40 @@ class JobContext(Generic[P_co]):
     finished: bool = False
     """Set by `finish`: the job is already done, the runner has nothing left to record."""
 
+    # Each unit of work runs to its end even when the job is cancelled (its time limit, a lost lease, the runner
+    # stopping): see `uninterrupted`. The cancellation lands between units, never inside one.
+
     async def read(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         """Run `work` in a read-only transaction (no lease check: reading changes nothing)."""
-        async with self.database.transaction(write=False) as session:
-            return await work(session)
+
+        async def unit() -> T:
+            async with self.database.transaction(write=False) as session:
+                return await work(session)
+
+        return await uninterrupted(unit())
 
     async def write(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         """Run `work` in a write transaction, only while this runner still holds the job's lease."""
-        async with self.database.transaction() as session:
-            if not await JobRepository(session).holds_lease(self.job_uuid, self.owner):
-                raise LeaseLost(self.job_uuid)
-            return await work(session)
+
+        async def unit() -> T:
+            async with self.database.transaction() as session:
+                if not await JobRepository(session).holds_lease(self.job_uuid, self.owner):
+                    raise LeaseLost(self.job_uuid)
+                return await work(session)
+
+        return await uninterrupted(unit())
 
     async def finish(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
         """Run `work` and mark the job done in one transaction, so its results and its completion commit together
         (and a crash in between cannot make it run again). Fenced like `write`: the completion is the check."""
-        async with self.database.transaction() as session:
-            if not await JobRepository(session).finish(self.job_uuid, self.owner):
-                raise LeaseLost(self.job_uuid)
-            result = await work(session)
+
+        async def unit() -> T:
+            async with self.database.transaction() as session:
+                if not await JobRepository(session).finish(self.job_uuid, self.owner):
+                    raise LeaseLost(self.job_uuid)
+                return await work(session)
+
+        result = await uninterrupted(unit())
         self.finished = True
         return result
 

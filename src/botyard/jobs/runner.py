@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import TypeVar
 
 from botyard.db.base import utcnow
-from botyard.db.session import Database
+from botyard.db.session import Database, uninterrupted
 from botyard.jobs.handler import AnyHandler, JobContext, LeaseLost, PermanentError, RetryLater
 from botyard.jobs.kinds import JobPayload, PayloadError
 from botyard.jobs.reasons import described, next_step
@@ -61,6 +61,7 @@ class JobRunner:
         self.config = config or RunnerConfig()
         self.owner = runner_id()
         self._wake = asyncio.Event()
+        self._stopping = False
         self._loop_task: asyncio.Task[None] | None = None
         self._running: set[asyncio.Task[None]] = set()
 
@@ -73,11 +74,13 @@ class JobRunner:
         self._loop_task = asyncio.create_task(self._loop(), name="job-runner")
 
     async def stop(self) -> None:
-        """Stop claiming and cancel running jobs; their leases expire and another runner picks them up."""
+        """Stop claiming and cancel running jobs; their leases expire and another runner picks them up. The loop is
+        not cancelled but told to end at its next turn, and a job's cancellation waits for the unit of work it is in
+        (`uninterrupted`): no transaction of the runner is cut off inside the database driver."""
+        self._stopping = True
+        self._wake.set()
         if self._loop_task is not None:
-            self._loop_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._loop_task
+            await self._loop_task
         for task in list(self._running):
             task.cancel()
         await asyncio.gather(*self._running, return_exceptions=True)
@@ -89,10 +92,15 @@ class JobRunner:
     async def recover(self) -> int:
         """Put back in the queue the jobs whose lease expired, and forget those that finished long ago."""
         now = self.config.clock()
-        async with self.database.transaction() as session:
-            repository = JobRepository(session)
-            count = await repository.recover_expired(now)
-            await repository.prune_finished(now - KEEP_DONE, now - KEEP_FAILED)
+
+        async def unit() -> int:
+            async with self.database.transaction() as session:
+                repository = JobRepository(session)
+                count = await repository.recover_expired(now)
+                await repository.prune_finished(now - KEEP_DONE, now - KEEP_FAILED)
+                return count
+
+        count = await uninterrupted(unit())
         if count:
             log.warning("recovered %d jobs whose lease expired", count)
         return count
@@ -108,6 +116,9 @@ class JobRunner:
     async def _claim(self) -> Job | None:
         if not self.handlers:
             return None
+        return await uninterrupted(self._claim_unit())
+
+    async def _claim_unit(self) -> Job | None:
         # A look first, in a read transaction: on SQLite a write transaction takes the database's one write lock,
         # which every idle poll (5 a second per process) would otherwise take from the answers' writes.
         async with self.database.transaction(write=False) as session:
@@ -119,7 +130,7 @@ class JobRunner:
 
     async def _loop(self) -> None:
         last_recovery = asyncio.get_running_loop().time()
-        while True:
+        while not self._stopping:
             now = asyncio.get_running_loop().time()
             if now - last_recovery > self.config.lease_seconds / 2:
                 await self._guarded(self.recover())
@@ -189,18 +200,25 @@ class JobRunner:
             await self._failed(job, handler, payload, reason, detail, permanent)
             return
         finally:
-            heartbeat.cancel()
+            heartbeat.cancel()  # a renewal under way ends first (`uninterrupted`)
+            await asyncio.wait([heartbeat])
         if ctx.finished:
             return
+        await uninterrupted(self._finish(job.uuid, lease_owner))
+
+    async def _finish(self, job_uuid: str, lease_owner: str) -> None:
         async with self.database.transaction() as session:
-            await JobRepository(session).finish(job.uuid, lease_owner)
+            await JobRepository(session).finish(job_uuid, lease_owner)
+
+    async def _renew(self, job_uuid: str, lease_owner: str) -> bool:
+        async with self.database.transaction() as session:
+            return await JobRepository(session).renew(job_uuid, lease_owner, self.lease, self.config.clock())
 
     async def _heartbeat(self, job_uuid: str, lease_owner: str, work: asyncio.Task[None]) -> None:
         while True:
             await asyncio.sleep(self.config.lease_seconds / 3)
             try:
-                async with self.database.transaction() as session:
-                    held = await JobRepository(session).renew(job_uuid, lease_owner, self.lease, self.config.clock())
+                held = await uninterrupted(self._renew(job_uuid, lease_owner))
             except Exception:
                 log.exception("could not renew the lease of job %s", job_uuid)
                 continue
@@ -213,6 +231,11 @@ class JobRunner:
     ) -> None:
         """Retry later with backoff, or give up: fail the job and let the handler record `reason` (on `payload`, when
         the row's could be read)."""
+        await uninterrupted(self._record_failure(job, handler, payload, reason, detail, permanent))
+
+    async def _record_failure(
+        self, job: Job, handler: AnyHandler, payload: JobPayload | None, reason: str, detail: str, permanent: bool
+    ) -> None:
         lease_owner = str(job.lease_owner)
         async with self.database.transaction() as session:
             jobs = JobRepository(session)
