@@ -47,6 +47,7 @@ class ErrorCode(StrEnum):
     SETUP_DONE = "setup_done"
     FORBIDDEN_ROLE = "forbidden_role"
     CSRF_REFUSED = "csrf_refused"
+    NOT_A_PERSON = "not_a_person"
     SIGNIN_FAILED = "signin_failed"
     SIGNIN_THROTTLED = "signin_throttled"
     EMAIL_TAKEN = "email_taken"
@@ -84,6 +85,7 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.SETUP_DONE: 409,
     ErrorCode.FORBIDDEN_ROLE: 403,
     ErrorCode.CSRF_REFUSED: 403,
+    ErrorCode.NOT_A_PERSON: 409,
     ErrorCode.SIGNIN_FAILED: 401,
     ErrorCode.SIGNIN_THROTTLED: 429,
     ErrorCode.EMAIL_TAKEN: 409,

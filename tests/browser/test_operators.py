@@ -4,9 +4,11 @@ message left there reaches the owner's inbox. Screenshots: `tests/artifacts/oper
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
@@ -95,3 +97,58 @@ def test_after_hours_the_widget_offers_a_form_that_reaches_the_inbox(
     expect(waiting).to_have_count(1)
     expect(waiting.first).to_contain_text("Please call me back about invoice 77.")
     expect(inbox.get_by_text("A visitor left a message after hours (ann@example.org).")).to_be_visible()
+
+
+def _operator(browser: Browser, server: Service, name: str) -> tuple[BrowserContext, Dashboard, str]:
+    """An operator invited by the service's key, signed in to the dashboard 360 px wide (a phone)."""
+    email = f"{name.lower()}-{secrets.token_hex(4)}@example.com"
+    link = server.api("POST", "/account/invitation/create", {"email": email, "role": "operator"})["link"]
+    body = {"token": link.split("#invite=", 1)[1], "name": name, "password": "a long enough password"}
+    assert httpx.post(f"{server.base}/api/v1/auth/invitation/accept", json=body, timeout=30).status_code == 200
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    board = Dashboard(context, server)
+    board.page.goto(f"{server.base}/dashboard")
+    board.page.get_by_label("Email").fill(email)
+    board.page.get_by_label("Password").fill("a long enough password")
+    board.page.get_by_role("button", name="Sign in", exact=True).click()
+    expect(board.page.get_by_role("heading", name="Chatbots", level=1)).to_be_visible()
+    return context, board, email
+
+
+def test_an_operator_says_when_they_are_away_and_signs_their_replies(
+    browser: Browser, context: BrowserContext, server: Service, host_site: HostSite, artifacts: Path
+) -> None:
+    bot = hand_off_bot(server, "Named desk")
+    server.api("POST", f"/chatbot/{bot}/update", {"visibility": "public"})
+    operator, board, email = _operator(browser, server, "Nadia")
+    try:
+        page = board.page
+        presence = page.get_by_role("button", name="Available")
+        expect(presence).to_be_visible()
+        presence.click()
+        away = page.get_by_role("button", name="Away")
+        expect(away).to_have_attribute("aria-pressed", "true")
+        members = {member["email"]: member["away"] for member in server.api("GET", "/account/members")}
+        assert members[email] is True
+        page.screenshot(path=str(artifacts / "operators-away-360.png"))
+        away.click()  # back: other tests' visitors are promised a person by whoever is there
+        expect(page.get_by_role("button", name="Available")).to_have_attribute("aria-pressed", "false")
+        assert {m["email"]: m["away"] for m in server.api("GET", "/account/members")}[email] is False
+
+        chat = _frame(context.new_page(), host_site.page_url(bot))
+        box = chat.get_by_role("textbox", name="Message")
+        box.fill(ASKING)
+        box.press("Enter")
+        expect(chat.locator("article.msg-assistant").last).to_contain_text("let our team know")
+        inbox = board.open(f"/bot/{bot}/inbox", "Inbox: Named desk")
+        inbox.get_by_role("list", name="Sessions waiting for a person").locator("button[data-session]").click()
+        inbox.get_by_role("button", name="Take over").click()
+        inbox.get_by_label("Reply").fill("Hello, I can help with the invoice.")
+        inbox.get_by_role("button", name="Send reply").click()
+        reply = chat.get_by_role("article", name="Operator: Nadia")
+        expect(reply).to_contain_text("Hello, I can help with the invoice.")
+        expect(reply.locator(".by")).to_have_text("Nadia")
+        expect(inbox.get_by_role("log", name="Transcript")).to_contain_text("Operator Nadia")
+        assert board.problems == []
+    finally:
+        operator.close()

@@ -37,6 +37,7 @@ from botyard.models import (
     WebhookEvent,
 )
 from botyard.outbox import events as webhooks
+from botyard.people.availability import someone_there
 from botyard.retrieval.relevance import Strictness
 from botyard.session_documents import service as session_documents
 from botyard.session_documents.budget import AttachedDocument
@@ -120,7 +121,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
     filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)
     values = {**SessionMeta.of(read.session).variables, **filled}
     agent = None if live_chat else await router.choose(read.roster.cards, ask.query, _last_agent(read.turns), values)
-    agent, after_hours = await _office_hours(database, read.chatbot.uuid, agent, now)
+    agent, after_hours = await _office_hours(database, read.chatbot, agent, now)
     admitted = admission(agent, ask.query, read.chatbot.show_citations, read.new_documents, read.earlier_documents)
     linked = [document.uuid for document in admitted.documents]
     try:
@@ -204,14 +205,20 @@ async def _store(
 
 
 async def _office_hours(
-    database: Database, chatbot_uuid: str, agent: ChosenAgent | None, now: datetime
+    database: Database, chatbot: Chatbot, agent: ChosenAgent | None, now: datetime
 ) -> tuple[ChosenAgent | None, bool]:
-    """A hand-off outside the chatbot's office hours promises no person: its reply is the after-hours message (the
-    form follows, `live.contact`). Read only for a hand-off; True when it is after hours."""
+    """A hand-off outside the chatbot's office hours, or while everyone who takes conversations said they are away,
+    promises no person: its reply is the after-hours message (the form follows, `live.contact`). Read only for a
+    hand-off; True when nobody is promised."""
     if agent is None or not agent.human_requested:
         return agent, False
-    rules = await database.read_briefly(lambda db: handoff(db, chatbot_uuid, now))
-    return (agent, False) if rules.open else (replace(agent, reply=rules.after_hours_message), True)
+
+    async def promised(db: AsyncSession) -> tuple[bool, str]:
+        rules = await handoff(db, chatbot.uuid, now)
+        return rules.open and await someone_there(db, chatbot.account_uuid), rules.after_hours_message
+
+    person, message = await database.read_briefly(promised)
+    return (agent, False) if person else (replace(agent, reply=message), True)
 
 
 def _windows(ask: Ask, session: ChatSession, chatbot: Chatbot, owner_uuid: str | None) -> list[ratelimit.Window]:

@@ -84,15 +84,15 @@ async def outcome_counts(db: AsyncSession, since: datetime) -> dict[str, int]:
 
 
 async def add_transcript_row(
-    db: AsyncSession, session: ChatSession, text: str, kind: MessageKind, now: datetime
+    db: AsyncSession, session: ChatSession, text: str, kind: MessageKind, now: datetime, operator: str | None = None
 ) -> Message:
-    """A live-chat row of the session's transcript: an announcement or an operator's reply (empty query); the
-    session's last activity moves to `now`."""
+    """A live-chat row of the session's transcript: an announcement or an operator's reply (empty query), signed by
+    the `operator`'s name when a person wrote it; the session's last activity moves to `now`."""
     message = Message(
         session_uuid=session.uuid,
         query="",
         response=text,
-        meta=MessageMeta.transcript_row(kind).dump(),
+        meta=MessageMeta.transcript_row(kind, operator).dump(),
         created_at=now,
         modified_at=now,
     )

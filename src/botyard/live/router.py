@@ -14,11 +14,12 @@ from botyard.chat import service
 from botyard.chat.schemas import Message, Session
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
-from botyard.deps import AppDatabase, CurrentAccount, DbSession
+from botyard.deps import AppDatabase, CurrentAccount, CurrentPrincipal, DbSession
 from botyard.live import service as live
 from botyard.live.event_stream import MAX_EVENT_ID, AppEventWatch, StreamedEvent, event_response, start_after
 from botyard.live.schemas import OperatorReply
 from botyard.live.wakeup import chatbot_topic
+from botyard.people.availability import operator_name
 
 router = APIRouter(tags=["live chat"])
 
@@ -45,17 +46,22 @@ _EVENTS: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/session/{uuid}/live-chat/start", response_model=Session, responses=_ACTIVE)
-async def start_live_chat(uuid: str, db: DbSession, account: CurrentAccount) -> Session:
+async def start_live_chat(uuid: str, db: DbSession, principal: CurrentPrincipal) -> Session:
     """Take the session over: the start announcement is added to the transcript and the AI stops answering it
-    (the user's messages are stored for the operator). 409 `live_chat_active` if an operator already has it."""
-    return service.session_to_wire(await live.start(db, account, uuid, utcnow()))
+    (the user's messages are stored for the operator). A person signed in to the dashboard signs it with their name
+    (`meta_json.operator_name`, and the event's). 409 `live_chat_active` if an operator already has it."""
+    name = await operator_name(db, principal)
+    return service.session_to_wire(await live.start(db, principal.account_uuid, uuid, utcnow(), name))
 
 
 @router.post("/session/{uuid}/live-chat/message", response_model=Message, responses=_INACTIVE)
-async def operator_message(uuid: str, body: OperatorReply, db: DbSession, account: CurrentAccount) -> Message:
-    """Reply to the user as the operator (a transcript row with an empty query and `meta_json.kind` `operator`).
+async def operator_message(uuid: str, body: OperatorReply, db: DbSession, principal: CurrentPrincipal) -> Message:
+    """Reply to the user as the operator (a transcript row with an empty query and `meta_json.kind` `operator`;
+    `meta_json.operator_name` is the name of the person signed in to the dashboard, absent for an API key).
     409 `live_chat_inactive` unless a live chat is on."""
-    return await service.message_on_wire(db, await live.reply(db, account, uuid, body.text, utcnow()))
+    name = await operator_name(db, principal)
+    reply = await live.reply(db, principal.account_uuid, uuid, body.text, utcnow(), name)
+    return await service.message_on_wire(db, reply)
 
 
 @router.post("/session/{uuid}/live-chat/end", response_model=Session, responses=_INACTIVE)

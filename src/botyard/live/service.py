@@ -116,30 +116,40 @@ def monitored_phrase(reply: str, phrases: Sequence[str]) -> str | None:
     return next((phrase for phrase in phrases if phrase.strip() and phrase.casefold() in folded), None)
 
 
-async def start(db: AsyncSession, account_uuid: str, session_uuid: str, now: datetime) -> ChatSession:
-    """An operator takes the session over: the start announcement goes into the transcript, the AI stops."""
+async def start(
+    db: AsyncSession, account_uuid: str, session_uuid: str, now: datetime, operator: str | None = None
+) -> ChatSession:
+    """An operator (`operator`: their name, None for an API key) takes the session over: the start announcement goes
+    into the transcript, the AI stops."""
     session = await get_owned_session(db, account_uuid, session_uuid)
     if is_live(session):
         raise AppError(ErrorCode.LIVE_CHAT_ACTIVE, "An operator already has this session")
     settings = await escalation_settings(db, session.chatbot_uuid)
     text = settings.live_chat_start_announcement
-    row = await add_transcript_row(db, session, text, MessageKind.LIVE_CHAT_START, now)
+    row = await add_transcript_row(db, session, text, MessageKind.LIVE_CHAT_START, now, operator)
     asked = session.human_requested
     SessionMeta.of(session).live_started().store(session)
-    await record(db, session, LIVE_CHAT_STARTED, now, message_uuid=row.uuid)
+    await record(db, session, LIVE_CHAT_STARTED, now, message_uuid=row.uuid, **_signed(operator))
     why = OutcomeReason.VISITOR_ASKED if asked else OutcomeReason.OPERATOR
     await set_outcome(db, session.uuid, ConversationOutcome.HANDED_OFF, why)
     return session
 
 
-async def reply(db: AsyncSession, account_uuid: str, session_uuid: str, text: str, now: datetime) -> Message:
-    """An operator's message to the user of a live session."""
+async def reply(
+    db: AsyncSession, account_uuid: str, session_uuid: str, text: str, now: datetime, operator: str | None = None
+) -> Message:
+    """An operator's message to the user of a live session, signed with their name (`operator`)."""
     session = await get_owned_session(db, account_uuid, session_uuid)
     if not is_live(session):
         raise AppError(ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session: start a live chat first")
-    message = await add_transcript_row(db, session, text, MessageKind.OPERATOR, now)
-    await record(db, session, OPERATOR_MESSAGE, now, message_uuid=message.uuid)
+    message = await add_transcript_row(db, session, text, MessageKind.OPERATOR, now, operator)
+    await record(db, session, OPERATOR_MESSAGE, now, message_uuid=message.uuid, **_signed(operator))
     return message
+
+
+def _signed(operator: str | None) -> dict[str, str]:
+    """An event's `operator_name`, when a person (not an API key) acted."""
+    return {"operator_name": operator} if operator else {}
 
 
 async def end(db: AsyncSession, account_uuid: str, session_uuid: str, now: datetime) -> ChatSession:

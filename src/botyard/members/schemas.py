@@ -16,6 +16,8 @@ class Member(TypedDict):
     name: str
     role: str
     created_at: str
+    away: bool
+    """Said by a person who takes conversations: not there now (`POST /api/v1/auth/availability`)."""
 
 
 class RoleChange(RequestModel):
@@ -69,6 +71,7 @@ def member_view(user: User) -> Member:
         "name": user.name,
         "role": user.role,
         "created_at": iso(user.created_at),
+        "away": user.away,
     }
 
 

@@ -133,9 +133,16 @@ class MessageMeta:
         return cls(dict(message.meta or {}))
 
     @classmethod
-    def transcript_row(cls, kind: MessageKind) -> MessageMeta:
-        """The meta of a live-chat row: only its kind."""
-        return cls({"kind": kind.value})
+    def transcript_row(cls, kind: MessageKind, operator_name: str | None = None) -> MessageMeta:
+        """The meta of a live-chat row: its kind, and the name of the person who wrote or started it (none for an
+        API key)."""
+        return cls({"kind": kind.value, **({"operator_name": operator_name} if operator_name else {})})
+
+    @property
+    def operator_name(self) -> str | None:
+        """The person who wrote this live-chat row (or took the chat over); None for an API key or another row."""
+        value = self.raw.get("operator_name")
+        return value if isinstance(value, str) and value else None
 
     @property
     def kind(self) -> MessageKind | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, String
+from sqlalchemy import ForeignKey, String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, UuidPk, utcnow
@@ -30,3 +30,6 @@ class User(UuidPk, Base):
     signin_blocked_until: Mapped[datetime | None] = mapped_column(default=None)
     reset_hash: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     reset_expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    away: Mapped[bool] = mapped_column(default=False, server_default=false())
+    """Said by a person who takes conversations: not there now. When every such person of the account is away, a
+    visitor who asks for a person is offered the contact form instead of a wait (`people.availability`)."""

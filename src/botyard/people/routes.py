@@ -138,6 +138,7 @@ _V1_ROUTES: dict[str, Permission] = {
     "POST /account/invitation/create": ACCESS,
     "POST /account/invitation/{uuid}/withdraw": ACCESS,
     "GET /auth/me": SELF,
+    "POST /auth/availability": LIVE,
     "POST /auth/sign-out": SELF,
     "POST /auth/sign-out-everywhere": SELF,
 }

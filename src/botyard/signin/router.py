@@ -14,12 +14,13 @@ from botyard.deps import AppClock, AppDatabase, AppSettings, CurrentPrincipal, D
 from botyard.errors import validation_error
 from botyard.members.schemas import member_view
 from botyard.models import User
-from botyard.people import cookies, csrf, invitations, members, passwords, resets, sessions
+from botyard.people import availability, cookies, csrf, invitations, members, passwords, resets, sessions
 from botyard.people.principal import Principal, of_user
 from botyard.people.roles import permissions_of
 from botyard.people.signin import sign_in as check_sign_in
 from botyard.signin.schemas import (
     AcceptInvitation,
+    Availability,
     InvitationPreview,
     LinkBody,
     Me,
@@ -82,6 +83,15 @@ async def sign_in(
 async def me(db: DbSession, principal: CurrentPrincipal) -> Me:
     """Who signs the request, with the role's permissions (an API key: `user` null, role `admin`)."""
     user = await members.member(db, principal.account_uuid, principal.user_uuid) if principal.user_uuid else None
+    return me_view(principal, user)
+
+
+@router.post("/availability", response_model=Me, responses={409: {"description": "`not_a_person`: an API key."}})
+async def set_availability(body: Availability, db: DbSession, principal: CurrentPrincipal) -> Me:
+    """Say whether you are there to take conversations (people with the `live` permission). When every such person
+    of the account is away, a visitor who asks for a person is told nobody is available and offered the contact
+    form, as after office hours."""
+    user = await availability.set_away(db, principal, body.away)
     return me_view(principal, user)
 
 

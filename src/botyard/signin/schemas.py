@@ -42,6 +42,12 @@ class Me(TypedDict):
     user: Member | None
 
 
+class Availability(RequestModel):
+    away: bool
+    """True: not there now (a visitor who asks for a person is offered the contact form when everyone who takes
+    conversations is away); false: there."""
+
+
 class InvitationPreview(TypedDict):
     email: str
     role: str

@@ -31,7 +31,7 @@ from botyard.live.event_stream import (
     start_after,
 )
 from botyard.live.wakeup import session_topic
-from botyard.models import ChatbotEventKind
+from botyard.models import ChatbotEventKind, MessageMeta
 from botyard.widget import service
 from botyard.widget.origins import check_origin
 from botyard.widget.schemas import (
@@ -253,6 +253,8 @@ def _session_events(session_uuid: str) -> EventReader:
         for event in found:
             row = rows.get(str(event.data.get("message_uuid")))
             data = {"text": row.response if row is not None else "", "created_at": iso(event.created_at)}
+            if row is not None and (name := MessageMeta.of(row).operator_name) is not None:
+                data["operator_name"] = name
             if event.kind == ChatbotEventKind.OPERATOR_MESSAGE and row is not None:
                 data["message_uuid"] = row.uuid
             shown.append((event.id, event.kind, data))

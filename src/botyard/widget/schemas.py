@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import AfterValidator, BaseModel, EmailStr, Field, StringConstraints
 from typing_extensions import TypedDict
@@ -125,6 +125,8 @@ class WidgetEntry(TypedDict):
     created_at: str
     feedback: Feedback | None
     """The end user's verdict on an assistant answer (null: none yet, or not an answer)."""
+    operator_name: NotRequired[str]
+    """An operator's message, or a live chat's start, by a person: their name."""
 
 
 class WidgetContactCreate(RequestModel):

@@ -204,7 +204,7 @@ def entries(messages: Sequence[Message], verdicts: Mapping[str, Feedback] | None
 def _entry(
     message: Message, role: WidgetRole, text: str, citations: dict[str, WidgetCitation] | None = None
 ) -> WidgetEntry:
-    return {
+    entry: WidgetEntry = {
         "uuid": message.uuid,
         "role": role.value,
         "text": text,
@@ -212,6 +212,9 @@ def _entry(
         "created_at": iso(message.created_at),
         "feedback": None,
     }
+    if (name := MessageMeta.of(message).operator_name) is not None:
+        entry["operator_name"] = name
+    return entry
 
 
 def _citations(cite_data: dict[str, Any]) -> dict[str, WidgetCitation]:

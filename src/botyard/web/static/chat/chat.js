@@ -161,7 +161,7 @@ function showStored(message) {
     addEntry(WidgetRole.ANNOUNCEMENT).textContent = message.text;
   } else if (message.role === WidgetRole.OPERATOR) {
     shownOperatorMessages.add(message.uuid);
-    showAnswer(addEntry(WidgetRole.OPERATOR), message.text, new Map(), config.image_hosts);
+    showOperatorMessage(message.text, message.operator_name);
   } else if (message.role === WidgetRole.ASSISTANT && message.text) {
     const entry = addEntry(WidgetRole.ASSISTANT);
     entry.dataset.state = "done";
@@ -291,11 +291,23 @@ function listen() {
   events.addEventListener(ChatbotEventKind.LIVE_CHAT_STARTED, announce);
   events.addEventListener(ChatbotEventKind.LIVE_CHAT_ENDED, announce);
   events.addEventListener(ChatbotEventKind.OPERATOR_MESSAGE, (event) => {
-    const { text, message_uuid: uuid } = payload(event);
+    const { text, message_uuid: uuid, operator_name: name } = payload(event);
     if (shownOperatorMessages.has(uuid)) return;
     shownOperatorMessages.add(uuid);
-    keepingScroll(page.log, () => showAnswer(addEntry(WidgetRole.OPERATOR), text, new Map(), config.image_hosts));
+    keepingScroll(page.log, () => showOperatorMessage(text, name));
   });
+}
+
+/** An operator's reply, signed with their name when a person (not a program with the key) wrote it. */
+function showOperatorMessage(text, name) {
+  const entry = addEntry(WidgetRole.OPERATOR);
+  showAnswer(entry, text, new Map(), config.image_hosts);
+  if (typeof name !== "string" || !name) return;
+  const by = document.createElement("p");
+  by.className = "by";
+  by.textContent = name;
+  entry.prepend(by);
+  entry.setAttribute("aria-label", `${word(LABELS[WidgetRole.OPERATOR])}: ${name}`);
 }
 
 function addEntry(role) {

@@ -1,7 +1,7 @@
 // The dashboard shell: layout, hash router, sign-in state. Pages are ES modules loaded on first visit; each exports
 // render(ctx) and may return a cleanup function (called when the owner leaves the page).
 import { Permission } from "/static/shared/names.js";
-import { get, getKey, signOut, whoAmI } from "./api.js";
+import { get, getKey, post, signOut, whoAmI } from "./api.js";
 import { describeService, serviceDetails, serviceInfo } from "./service.js";
 import { clear, h, heading, select, uid } from "./ui.js";
 import { waitingWatch } from "./waiting.js";
@@ -57,6 +57,9 @@ const everywhereButton = h(
   "Sign out everywhere",
 );
 const who = h("p", { class: "service-info", "aria-label": "Signed in as" });
+// A person who takes conversations says whether they are there: when everyone is away, visitors who ask for a
+// person are offered the contact form instead of a wait.
+const presence = h("button", { type: "button", class: "quiet presence", onclick: () => toggleAway() });
 const service = h("p", { class: "service-info", "aria-label": "Service" });
 const inboxBadge = h("span", { class: "unread" });
 const unread = { chatbot: null, count: 0 };
@@ -101,7 +104,7 @@ function layout() {
     skip,
     h("a", { class: "brand", href: "#/chatbots" }, "Botyard"),
     h("nav", { "aria-label": "Main" }, navList),
-    h("div", { class: "account" }, waiting.element, service, switcher, who, signOutButton, everywhereButton),
+    h("div", { class: "account" }, waiting.element, service, switcher, who, presence, signOutButton, everywhereButton),
   );
   switchSelect.addEventListener("change", () => {
     sessionStorage.setItem(CURRENT, switchSelect.value);
@@ -129,8 +132,29 @@ function showWho() {
   everywhereButton.hidden = !person || Boolean(getKey());
   who.textContent = person ? `${person.name} · ${me.role}` : me ? `API key · ${me.role}` : "";
   who.title = person ? person.email : "";
+  presence.hidden = !person || !can(Permission.LIVE);
+  const away = Boolean(person?.away);
+  presence.textContent = away ? "Away" : "Available";
+  presence.dataset.away = String(away);
+  presence.setAttribute("aria-pressed", String(away));
+  presence.title = away
+    ? "You are away. Click when you are back to take conversations."
+    : "You take conversations. Click when you step away: if everyone is away, visitors get the contact form.";
   // Controls a role may not use are marked data-needs="<permission>" and hidden by the stylesheet.
   document.body.dataset.cannot = me ? PERMISSIONS.filter((item) => !can(item)).join(" ") : "";
+}
+
+async function toggleAway() {
+  const away = presence.dataset.away !== "true";
+  presence.disabled = true;
+  try {
+    state.me = await post("/auth/availability", { away });
+    showWho();
+  } catch (error) {
+    presence.title = `Could not change it: ${error.message}`;
+  } finally {
+    presence.disabled = false;
+  }
 }
 
 function renderNav(active, botUuid) {

@@ -80,6 +80,11 @@ const parse = (text) => {
   }
 };
 
+/** Who wrote an operator's row: the person's name, or "Operator" for a program with the API key. */
+function operatorLabel(meta) {
+  return typeof meta.operator_name === "string" && meta.operator_name ? `Operator ${meta.operator_name}` : "Operator";
+}
+
 function article(kind, who, time, ...content) {
   const label = h("span", { class: "who" }, who, time ? ` · ${formatDate(time)}` : "");
   return h("article", { class: `msg msg-${kind}` }, label, ...content);
@@ -95,11 +100,13 @@ export function messageArticles(message) {
     case MessageKind.LIVE_CHAT_END:
       return [article("announcement", "Announcement", at, h("p", { dir: "auto" }, message.response))];
     case MessageKind.OPERATOR:
-      return [article("operator", "Operator", at, h("p", { class: "plain", dir: "auto" }, message.response))];
+      return [
+        article("operator", operatorLabel(meta), at, h("p", { class: "plain", dir: "auto" }, message.response)),
+      ];
     case MessageKind.LIVE_CHAT_USER:
       return [article("user", "Visitor", at, h("p", { class: "plain", dir: "auto" }, message.query))];
     case MessageKind.CONTACT_FORM: {
-      const from = h("p", { class: "agent-line" }, `Left after hours; reply to ${meta.email ?? "(no address)"}`);
+      const from = h("p", { class: "agent-line" }, `Left through the contact form; reply to ${meta.email ?? "(no address)"}`);
       return [article("user", "Visitor", at, h("p", { class: "plain", dir: "auto" }, message.query), from)];
     }
   }
