@@ -14,9 +14,9 @@ from starlette.testclient import TestClient
 
 from botyard.chatbots.handoff.hours import ScheduleError, checked_week, is_open
 from botyard.chatbots.handoff.service import DEFAULT_AFTER_HOURS_MESSAGE
-from tests.support.agents import PERSON, agent, disable_default
 from tests.support.api import Api, assert_error, assert_not_found
-from tests.support.widget import open_bot, widget_ask, widget_session
+from tests.support.handoff import answer_text, desk, office_hours
+from tests.support.widget import widget_ask, widget_session
 
 ASKING = "I want to talk to a real person please"
 WORKDAYS = {day: [{"start": "09:00", "end": "17:30"}] for day in ("monday", "tuesday", "wednesday", "thursday")}
@@ -66,11 +66,6 @@ def test_a_week_that_does_not_read_says_why(week: dict[str, list[list[str]]], sa
 
 def test_a_stored_schedule_that_no_longer_reads_promises_a_person() -> None:
     assert is_open({"monday": [["09:00", "10:00"]]}, "Mars/Olympus", at("2026-12-01T03:00:00"))
-
-
-def office_hours(api: Api, bot: str, **fields: Any) -> dict[str, Any]:
-    found: dict[str, Any] = api.ok(api.post(f"/chatbot/{bot}/office-hours", fields))
-    return found
 
 
 def test_office_hours_are_off_until_set_then_kept_as_given(alice: Api, bob: Api) -> None:
@@ -127,22 +122,6 @@ def test_notification_addresses_are_checked_and_kept_once_each(alice: Api) -> No
     assert "emails.0" in error["error"]
     too_many = [f"ops{n}@example.com" for n in range(21)]
     assert_error(alice.post(f"/chatbot/{bot}/notifications", {"emails": too_many}), 422, "validation_error")
-
-
-def desk(api: Api, **hours: Any) -> str:
-    bot = open_bot(api)
-    disable_default(api, bot)
-    agent(api, bot, "human-escalation", "Human hand-off", PERSON)
-    office_hours(api, bot, **hours)
-    return bot
-
-
-def answer_text(response: Any) -> str:
-    return "".join(
-        json.loads(line[6:]).get("text", "")
-        for line in response.text.splitlines()
-        if line.startswith("data: ") and '"text"' in line
-    )
 
 
 def contact(client: TestClient, chat: str, **body: Any) -> Any:

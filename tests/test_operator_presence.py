@@ -13,9 +13,9 @@ from botyard.chatbots.handoff.service import DEFAULT_AFTER_HOURS_MESSAGE
 from botyard.models import Role
 from tests.support.api import Api, assert_error
 from tests.support.database import Db
+from tests.support.handoff import ASKING, answer_text, desk
 from tests.support.people import Person, person
 from tests.support.widget import widget_ask, widget_session
-from tests.test_office_hours import ASKING, answer_text, desk
 
 
 def operator_events(api: Api, bot: str, last: str) -> list[dict[str, Any]]:

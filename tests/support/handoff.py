@@ -1,12 +1,18 @@
-"""A chatbot that hands every question to a person, and a visitor who writes to it: for the inbox's and the
-operators' browser tests."""
+"""A chatbot that hands every question to a person, and a visitor who writes to it: for the inbox's, the office
+hours' and the operators' tests."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import httpx
 
+from tests.support.agents import PERSON, agent, disable_default
+from tests.support.api import Api
 from tests.support.browser import Service
 from tests.support.dashboard import make_chatbot
+from tests.support.widget import open_bot
 
 ASKING = "I want to talk to a human about my invoice"
 
@@ -31,3 +37,26 @@ def visitor_says(server: Service, session: str, text: str) -> None:
         timeout=30,
     )
     assert response.status_code == 200, response.text
+
+
+def office_hours(api: Api, bot: str, **fields: Any) -> dict[str, Any]:
+    found: dict[str, Any] = api.ok(api.post(f"/chatbot/{bot}/office-hours", fields))
+    return found
+
+
+def desk(api: Api, **hours: Any) -> str:
+    """A public chatbot of `api`'s account whose only agent is the hand-off, with these office hours."""
+    bot = open_bot(api)
+    disable_default(api, bot)
+    agent(api, bot, "human-escalation", "Human hand-off", PERSON)
+    office_hours(api, bot, **hours)
+    return bot
+
+
+def answer_text(response: Any) -> str:
+    """The text of a streamed answer."""
+    return "".join(
+        json.loads(line[6:]).get("text", "")
+        for line in response.text.splitlines()
+        if line.startswith("data: ") and '"text"' in line
+    )
