@@ -176,3 +176,32 @@ def test_an_editor_and_a_viewer_at_once(new_browser: Callable[[], BrowserContext
     assert refused == [403, "forbidden_role"]
     expect(row_of(editing, QUESTION).get_by_role("button", name="Delete")).to_be_visible()
     assert editor.problems == [] and viewer.problems == []
+
+
+def test_members_and_keys_read_on_a_phone(browser: Browser, server: Service) -> None:
+    """360 px wide, a long name and address: the tables scroll in their region instead of squeezing a column to a
+    letter (the role select was 20 px wide, the actions cut off), and every field has its full height."""
+    long_name = "Maximilian-Alexander von Hohenzollern-Sigmaringen"
+    email = f"max-{secrets.token_hex(4)}-with-a-rather-long-address@example-company-with-a-long-domain.com"
+    link = server.api("POST", "/account/invitation/create", {"email": email, "role": "admin"})["link"]
+    body = {"token": link.split("#invite=", 1)[1], "name": long_name, "password": PASSWORD}
+    assert httpx.post(f"{server.base}/api/v1/auth/invitation/accept", json=body, timeout=30).status_code == 200
+    server.api("POST", "/account/api-key/create", {"name": "The CRM integration's nightly synchronisation"})
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    try:
+        board = sign_in(context, server, email)
+        page = board.open("/members", "Members")
+        invite_email = page.get_by_label("Email", exact=True)
+        assert (invite_email.bounding_box() or {}).get("height", 0) >= 30  # styled like every other field
+        role = page.get_by_label(f"Role of {email}")
+        role.scroll_into_view_if_needed()
+        assert (role.bounding_box() or {}).get("width", 0) >= 80
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # the region scrolls, not the page
+        keys = board.open("/keys", "API keys")
+        revoke = keys.get_by_role("button", name="Revoke").first
+        revoke.scroll_into_view_if_needed()
+        expect(revoke).to_be_in_viewport()
+        assert keys.evaluate("document.documentElement.scrollWidth") <= 360
+        assert board.problems == []
+    finally:
+        context.close()
