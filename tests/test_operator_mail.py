@@ -1,7 +1,8 @@
 """Operators told by email (issue 40): a visitor who asks for a person is announced to the chatbot's notification
 addresses within 5 s, through a local SMTP server the tests start, by the app's own in-process job runner; a mail
 server that answers "try again later" gets the email again; a message left after hours is emailed with the
-visitor's address to reply to; without addresses nothing is queued; the password reaches the server and no log.
+visitor's address to reply to; without addresses the account's people who are there are emailed, and without
+them nothing is queued; the password reaches the server and no log.
 Real app (jobs in process), both databases."""
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from botyard.config import Settings
 from botyard.jobs.kinds import JobKind
 from botyard.mail import Mail, Mailer, MailRefused
 from botyard.main import create_app
-from botyard.models import Job
+from botyard.models import Job, Role
 from tests.support.agents import PERSON, agent, disable_default
 from tests.support.api import Api
 from tests.support.database import Db, backend_params, fresh_settings
 from tests.support.fake_dns import FakeDns
+from tests.support.people import add_person, person
 from tests.support.smtp_server import MailCatcher, smtp_server
 from tests.support.widget import open_bot, widget_ask, widget_session
 
@@ -104,12 +106,29 @@ def test_a_mail_server_that_says_try_later_gets_the_email_again(
     assert smtp.refused == 1 and ASKING in mail.text
 
 
-def test_without_notification_addresses_nothing_is_queued(owner: Api, mail_client: TestClient) -> None:
+def test_without_addresses_nor_people_nothing_is_queued(owner: Api, mail_client: TestClient) -> None:
     bot = desk(owner)
     owner.ok(owner.post(f"/chatbot/{bot}/notifications", {"emails": []}))
     assert widget_ask(mail_client, widget_session(mail_client, bot), ASKING).status_code == 200
     assert owner.ok(owner.get(f"/chatbot/{bot}/inbox"))["sessions"]  # handed off all the same
     assert mail_jobs(mail_client, bot) == 0
+
+
+def test_without_addresses_the_people_who_are_there_are_emailed(mail_client: TestClient, smtp: MailCatcher) -> None:
+    smtp.received.clear()
+    account = f"team-{uuid4().hex[:8]}@example.com"
+    db = Db(mail_client)
+    team = Api(mail_client, db.run(lambda session: issue_key(session, account)).key)
+    bot = desk(team)
+    team.ok(team.post(f"/chatbot/{bot}/notifications", {"emails": []}))
+    add_person(db, account, f"nina-{account}", Role.OPERATOR)
+    add_person(db, account, f"vic-{account}", Role.VIEWER)  # reads only: takes no conversation
+    away = person(mail_client, db, account, f"olaf-{account}", Role.OWNER)
+    assert away.ok(away.post("/auth/availability", {"away": True}))["user"]["away"] is True
+    assert widget_ask(mail_client, widget_session(mail_client, bot), ASKING).status_code == 200
+    (mail,) = smtp.wait_for_mail()
+    assert mail.recipients == [f"nina-{account}"]  # the operator who is there; not the away owner, not the viewer
+    assert ASKING in mail.text
 
 
 def test_a_message_left_after_hours_is_emailed_with_the_visitors_address(

@@ -23,7 +23,8 @@ from botyard.jobs.handler import JobContext, PermanentError, RetryLater
 from botyard.jobs.kinds import OperatorMail
 from botyard.jobs.service import enqueue
 from botyard.mail import Mail, Mailer, MailError, MailRefused
-from botyard.models import ChatSession, MessageMeta
+from botyard.models import Chatbot, ChatSession, MessageMeta
+from botyard.people.availability import addresses_of_those_there
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +40,17 @@ class About(StrEnum):
     """A visitor left an email address and a message through the after-hours form."""
 
 
+async def recipients(db: AsyncSession, chatbot: Chatbot, now: datetime) -> list[str]:
+    """Whom to email: the chatbot's notification addresses when it lists some, else the account's people who take
+    conversations and are not away (none for an account of API keys only)."""
+    listed = (await handoff(db, chatbot.uuid, now)).notify_emails
+    return list(listed) if listed else await addresses_of_those_there(db, chatbot.account_uuid)
+
+
 async def queue_mail(db: AsyncSession, session: ChatSession, about: About, message_uuid: str | None) -> None:
-    """In the caller's transaction: an `operator_mail` job, when the chatbot has notification addresses."""
-    if not (await handoff(db, session.chatbot_uuid, utcnow())).notify_emails:
+    """In the caller's transaction: an `operator_mail` job, when there is someone to email (`recipients`)."""
+    found = await session_with_chatbot(db, session.uuid)
+    if found is None or not await recipients(db, found[1], utcnow()):
         return
     payload = OperatorMail(session.uuid, about.value, message_uuid)
     await enqueue(db, payload, chatbot_uuid=session.chatbot_uuid, max_attempts=ATTEMPTS)
@@ -59,7 +68,7 @@ async def compose(db: AsyncSession, payload: OperatorMail, public_url: str, now:
     if found is None:
         return None
     session, chatbot = found
-    emails = (await handoff(db, chatbot.uuid, now)).notify_emails
+    emails = tuple(await recipients(db, chatbot, now))
     if not emails:
         return None
     message_uuid = payload.message_uuid or ""

@@ -20,7 +20,13 @@ TAKERS = [role for role, granted in GRANTS.items() if Permission.LIVE in granted
 async def someone_there(db: AsyncSession, account_uuid: str) -> bool:
     """False only when the account has people who take conversations and every one of them is away."""
     takers = await UserRepository(db).takers(account_uuid, TAKERS)
-    return not takers or any(not away for _name, away in takers)
+    return not takers or any(not away for _email, away in takers)
+
+
+async def addresses_of_those_there(db: AsyncSession, account_uuid: str) -> list[str]:
+    """The email addresses of the account's people who take conversations and are not away (whom a waiting
+    visitor is announced to when a chatbot lists no addresses of its own)."""
+    return sorted(email for email, away in await UserRepository(db).takers(account_uuid, TAKERS) if not away)
 
 
 async def set_away(db: AsyncSession, principal: Principal, away: bool) -> User:

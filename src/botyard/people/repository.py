@@ -33,11 +33,11 @@ class UserRepository(Repository[User]):
         return int((await self.session.execute(statement)).scalar_one())
 
     async def takers(self, account_uuid: str, roles: Sequence[Role]) -> Sequence[tuple[str, bool]]:
-        """The account's people of `roles`: each one's name and whether they said they are away."""
-        statement = select(User.name, User.away).where(
+        """The account's people of `roles`: each one's email and whether they said they are away."""
+        statement = select(User.email, User.away).where(
             User.account_uuid == account_uuid, User.role.in_([role.value for role in roles])
         )
-        return [(name, away) for name, away in (await self.session.execute(statement)).all()]
+        return [(email, away) for email, away in (await self.session.execute(statement)).all()]
 
     async def any_of_account(self, account_uuid: str) -> bool:
         return await self.one_or_none(select(User).where(User.account_uuid == account_uuid).limit(1)) is not None
