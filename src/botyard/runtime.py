@@ -36,6 +36,7 @@ from botyard.mail import Mailer
 from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.retriever import Retriever
+from botyard.retrieval.warmer import IndexWarmer
 from botyard.sources.processing.embed import SourceReembedder, enqueue_reembedding
 from botyard.sources.processing.pipeline import IngestionConfig, SourceProcessor
 from botyard.testsets.runner import TestRunner
@@ -94,6 +95,9 @@ class Runtime:
     is checked) here, at start-up, so a bad installation stops the process before it serves anything."""
     retriever: Retriever
     """Per-chatbot search indexes, cached for the life of the process (keyed by knowledge version)."""
+    warmer: IndexWarmer | None
+    """Saves large chatbots' indexes ahead of their next question, where jobs run (`retrieval.warmer`); None
+    without snapshots (`BOTYARD_INDEX_SNAPSHOTS=false`)."""
     llm: Provider | None
     answers: Pipeline
     """The answer pipeline: the supervisor, the retriever, the answerer (offline, or the LLM's when a provider is
@@ -133,6 +137,7 @@ class Runtime:
             runner=runner,
             embedder=embedder,
             retriever=retriever,
+            warmer=IndexWarmer(database, retriever) if settings.index_snapshots else None,
             llm=llm,
             answers=answers,
             clock=clock,
@@ -143,8 +148,12 @@ class Runtime:
         `BOTYARD_EMBEDDER` or model takes effect for stored knowledge too, without any command)."""
         await enqueue_reembedding(self.database, self.embedder)
         await self.runner.start()
+        if self.warmer is not None:
+            self.warmer.start()
 
     async def close(self) -> None:
+        if self.warmer is not None:
+            await self.warmer.stop()
         await self.runner.stop()
         await self.egress.aclose()
         await close_embedder(self.embedder)

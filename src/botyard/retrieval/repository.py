@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import LargeBinary, case, null, select, type_coerce
+from sqlalchemy import LargeBinary, case, func, null, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import Chatbot, Chunk, DataSource, KnowledgeChange
@@ -47,6 +47,15 @@ class RetrievalRepository:
         """The chatbot's knowledge version, None if there is no such chatbot: the one query every retrieval makes."""
         value = await self.session.scalar(select(Chatbot.knowledge_version).where(Chatbot.uuid == chatbot_uuid))
         return None if value is None else int(value)
+
+    async def knowledge_versions(self) -> dict[str, int]:
+        """Every chatbot's knowledge version (the warmer's look, a few times a minute: one row per chatbot)."""
+        rows = (await self.session.execute(select(Chatbot.uuid, Chatbot.knowledge_version))).all()
+        return {uuid: int(version) for uuid, version in rows}
+
+    async def chunk_count(self, chatbot_uuid: str) -> int:
+        statement = select(func.count()).select_from(Chunk).where(Chunk.chatbot_uuid == chatbot_uuid)
+        return int((await self.session.execute(statement)).scalar_one())
 
     async def changed_sources(self, chatbot_uuid: str, after: int, upto: int) -> set[str] | None:
         """The sources that the knowledge versions after `after` up to `upto` changed, or None when the log does not

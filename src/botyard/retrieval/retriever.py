@@ -19,7 +19,7 @@ import logging
 import math
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import replace
 from typing import ParamSpec, TypeVar
 
@@ -31,22 +31,18 @@ from botyard.embedding import Embedder, Vectors
 from botyard.memory import release_free_memory
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.baseline import UNRELATED_QUESTIONS, unrelated_evidence
-from botyard.retrieval.dense import Stored
+from botyard.retrieval.building import build, off_loop
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.passage_closeness import closeness_of_passages
-from botyard.retrieval.private import Private
 from botyard.retrieval.query_vectors import QueryVectors
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, similarity
-from botyard.retrieval.repository import ChunkRow, RetrievalRepository
+from botyard.retrieval.repository import RetrievalRepository
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS, Snapshots, drop_snapshots
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
 T = TypeVar("T")
-
-OFF_LOOP_ROWS = 5_000
-"""Indexes at least this large are built and searched in a worker thread (below, it costs less than the hop)."""
 
 CATCH_UP_SOURCES = 1000
 """At most this many changed sources are caught up on; more (a bulk import while the process was idle) rebuild."""
@@ -107,7 +103,7 @@ class Retriever:
             vector = await self.embed_query(query)
         used = method if vector is not None else Method.BM25
         search = Search(query, vector, frozenset(source_uuids) if source_uuids is not None else None, top_k, used)
-        ranked = await _off_loop(index.size, index.search, search)
+        ranked = await off_loop(index.size, index.search, search)
         weights = index.lexical.weights(query)
         hits = index.hits(ranked, weights, max(JUDGED_HITS, top_k if explain else 0))
         evidence = [Evidence(similarity(hit.scores.get("dense", math.nan)), hit.coverage) for hit in hits]
@@ -161,12 +157,31 @@ class Retriever:
             self._store(chatbot_uuid, index)
         return await self._trimmed(index)
 
+    async def save_ahead(self, db: AsyncSession, chatbot_uuid: str) -> bool:
+        """Build the chatbot's index and save its snapshot, unless it is too small to be saved or this machine has a
+        snapshot of its current version already (`warmer`); an index this process did not hold is let go once
+        saved (the first question loads the snapshot). True when it built one."""
+        repository = RetrievalRepository(db)
+        version = await repository.knowledge_version(chatbot_uuid)
+        if self.snapshots is None or version is None:
+            return False
+        found = await asyncio.to_thread(self.snapshots.newest, chatbot_uuid, version)
+        if (found is not None and found[0] == version) or await repository.chunk_count(chatbot_uuid) < SNAPSHOT_ROWS:
+            return False
+        held = chatbot_uuid in self._cache
+        async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
+            self._store(chatbot_uuid, await self._built(repository, chatbot_uuid, version))
+        await self.snapshots.saved()
+        if not held and self._cache.pop(chatbot_uuid, None) is not None:
+            metrics.indexes_held(len(self._cache), self.cached_chunks)
+        return True
+
     async def _trimmed(self, index: ChatbotIndex) -> ChatbotIndex:
         """`index`, once the memory an index left behind is back with the system (`memory`): after a catch-up (100k
         chunks, 14 changes grew the RSS 120 MB, now 50) or a built index replaced by its snapshot (`_built`)."""
         if self._trim:
             self._trim = False
-            await _off_loop(index.size, release_free_memory)
+            await off_loop(index.size, release_free_memory)
         return index
 
     async def _loaded(self, chatbot_uuid: str, version: int) -> ChatbotIndex | None:
@@ -186,7 +201,7 @@ class Retriever:
         parts, unrelated = self.embedder.parts if self.embedder else None, await self._unrelated_vectors()
         snapshots = self.snapshots if len(rows) >= SNAPSHOT_ROWS else None
         workdir = snapshots.private() if snapshots is not None else None
-        index = await _off_loop(len(rows), _build, version, rows, vectors, parts, unrelated, workdir)
+        index = await off_loop(len(rows), build, version, rows, vectors, parts, unrelated, workdir)
         self.builds += 1
         log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
         if self.snapshots is not None:
@@ -211,7 +226,7 @@ class Retriever:
             return None
         rows, vectors = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None, sources)
         try:
-            index = await _off_loop(older.size, older.updated, version, sources, rows, vectors)
+            index = await off_loop(older.size, older.updated, version, sources, rows, vectors)
         except Exception:
             # The older index may be half changed (its tantivy index is shared): it must never be updated again.
             self._cache.pop(chatbot_uuid, None)
@@ -219,7 +234,7 @@ class Retriever:
             return None
         if index is not None and abs(index.size - index.unrelated_size) > REMEASURE_SHARE * index.unrelated_size:
             unrelated = await self._unrelated_vectors()
-            index.unrelated = await _off_loop(index.size, unrelated_evidence, index, unrelated) if index.size else ()
+            index.unrelated = await off_loop(index.size, unrelated_evidence, index, unrelated) if index.size else ()
             index.unrelated_size = index.size
         return index
 
@@ -263,29 +278,3 @@ class Retriever:
         if self._queries is None or not query.strip():
             return None
         return await self._queries.of(query)
-
-
-async def _off_loop(rows: int, work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """`work` on an index of `rows` rows: in a worker thread from `OFF_LOOP_ROWS` on, else right here."""
-    if rows >= OFF_LOOP_ROWS:
-        return await asyncio.to_thread(work, *args, **kwargs)
-    return work(*args, **kwargs)
-
-
-def _build(
-    version: int,
-    rows: list[ChunkRow],
-    vectors: list[Stored],
-    parts: tuple[int, ...] | None,
-    unrelated: list[Vectors | None],
-    workdir: Private | None,
-) -> ChatbotIndex:
-    """A chatbot's index with what unrelated questions find in it (the relevance decision's bar)."""
-    index = ChatbotIndex(version, rows, vectors, parts, workdir=workdir)
-    # The caller's lists (100k chunks: 180 MB of vectors, 170 MB of rows) go back (`memory`): the index has columns.
-    rows.clear()
-    vectors.clear()
-    release_free_memory()
-    if index.size:
-        index.unrelated = unrelated_evidence(index, unrelated)
-    return index
