@@ -5,7 +5,8 @@ A process that meets a chatbot without an index builds it from the database (16-
 build saves one: after a bulk load, or on a machine that never built the chatbot, the first question paid the build.
 
 The warmer looks every `TICK_SECONDS` at each chatbot's knowledge version (one small query). A chatbot whose version
-has not moved for `QUIET_SECONDS` (an import is done, a crawl has settled) is handed to `Retriever.save_ahead`, which
+has not moved for `QUIET_SECONDS` (an import is done, a crawl has settled), or that the process found when it
+started, is handed to `Retriever.save_ahead`, which
 builds and saves it unless it is too small to be saved or this machine has a snapshot of that version already. The
 first question then loads the snapshot (under a second at 100k chunks) and catches up on anything newer. On a
 machine with several processes, each of them that runs jobs may build a chatbot the other just built; `Snapshots`
@@ -50,6 +51,7 @@ class IndexWarmer:
         """Each chatbot's version as last seen, and since when this process has seen it."""
         self._done: dict[str, int] = {}
         """The version each chatbot was last handed over at (built, or found saved or small)."""
+        self._first = True
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
 
@@ -77,8 +79,12 @@ class IndexWarmer:
         async with self.database.transaction(write=False) as db:
             versions = await RetrievalRepository(db).knowledge_versions()
         now = self._clock()
+        # A process that starts takes the knowledge it finds as settled: if it is still changing, the next look sees
+        # a new version and waits for it to settle.
+        new = now - self.quiet if self._first else now
+        self._first = False
         self._seen = {
-            uuid: seen if (seen := self._seen.get(uuid)) is not None and seen[0] == version else (version, now)
+            uuid: seen if (seen := self._seen.get(uuid)) is not None and seen[0] == version else (version, new)
             for uuid, version in versions.items()
         }
         built = []
