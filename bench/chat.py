@@ -13,6 +13,11 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
 - `changing`: the same one client while a writer, like a crawl or a re-sync, adds a Q&A source every
   `--change-interval` seconds (default 1) and deletes the one added two changes before, through the API. Figures as
   `offline`, measured while the knowledge moves. Goal (issue 18): p95 first byte under 150 ms at 100k chunks.
+- `warmed`: the first answers of a server started on the knowledge just written (a bulk load), asked once the
+  process that runs jobs has saved the chatbot's index ahead of them (`retrieval/warmer.py`; `botyard serve` runs the
+  jobs in process). Figures: how long after the start the snapshot was on disk, the first answer (first byte, full
+  answer) and whether the server loaded or built the index. Run it first on a fresh data directory (the other phases
+  leave snapshots). Goal (issue 39): the first answer under 5 s at 100k chunks.
 - `restart`: the first answers of a server started on a data directory where another one just answered (issue 18:
   cold starts). A first server answers one question, which builds the chatbot's index (or loads a snapshot an
   earlier phase saved) and saves it under `data_dir/indexes/` (`BOTYARD_INDEX_SNAPSHOTS`); once the snapshot is on
@@ -74,6 +79,7 @@ Run from the repository root, in its virtualenv:
     python bench/chat.py                                   # 10k and 100k chunks, every phase, SQLite
     python bench/chat.py --chunks 1000 --queries 100 --throughput-answers 200 --llm-streams 100   # a quick look
     python bench/chat.py --chunks 100000 --phase offline
+    python bench/chat.py --chunks 100000 --phase warmed          # not in the default run: it saves a snapshot
     python bench/chat.py --chunks 10000 100000 --phase restart
     python bench/chat.py --backend postgres --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
     python bench/chat.py --chunks 10000 --phase llm --llm-streams 1000 --llm-ramp 10 --llm-clients 2
@@ -428,6 +434,26 @@ def index_lines(path: Path) -> list[str]:
     return [line[line.index("retrieval index") :] for line in lines if "retrieval index of chatbot" in line]
 
 
+def warmed(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[Question], run: Run) -> Figures:
+    """The `warmed` phase (see the module)."""
+    with phase_server(Server(data_dir, env), "warmed", run) as server:
+        started = time.perf_counter()
+        snapshot = wait_for_snapshot(data_dir, bot)
+        waited = time.perf_counter() - started
+        figures = asyncio.run(first_answers(server, key, bot, asked[:RESTART_ANSWERS]))
+    figures.setup = "botyard serve started on the knowledge just written, asked once its index was saved, 1 client"
+    first = figures.answers[0] if figures.answers else None
+    if first is not None:
+        figures.notes.append(f"first answer: first byte {first.ttfb_ms:.0f} ms, full answer {first.total_ms:.0f} ms")
+    figures.notes.append(
+        f"snapshot on disk {waited:.1f} s after the server answered its health check"
+        if snapshot is not None
+        else "no snapshot was saved (a chatbot under 5,000 chunks, or BOTYARD_INDEX_SNAPSHOTS=false)"
+    )
+    figures.notes += [f"server: {line}" for line in index_lines(server.log_path)]
+    return figures
+
+
 def restart(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[Question], run: Run) -> Figures:
     """The `restart` phase (see the module)."""
     snapshots = env.get("BOTYARD_INDEX_SNAPSHOTS", "true").lower() not in ("false", "0", "no", "off")
@@ -620,7 +646,7 @@ def run_size(
     args: argparse.Namespace, backend: str, chunks: int, vocabulary: Vocabulary, themes: Themes, all_phases: bool
 ) -> Run:
     run = Run(backend, chunks)
-    phases = [phase for phase in args.phase if all_phases or phase in ("offline", "restart", "changing")]
+    phases = [phase for phase in args.phase if all_phases or phase in ("warmed", "offline", "restart", "changing")]
     with fresh_database(backend, args.postgres_url) as (database, data_dir):
         env = database.env | dict(item.split("=", 1) for item in args.server_env)
         service_settings = Settings(data_dir=data_dir, database_url=database.env.get("BOTYARD_DATABASE_URL"))
@@ -638,6 +664,9 @@ def run_size(
             run.documents = knowledge.documents
             log(f"  {chunks} chunks in {knowledge.documents} documents written in {run.load_seconds:.1f} s")
         asked = questions(knowledge, max(args.queries, args.throughput_answers), args.off_topic, args.seed)
+        if "warmed" in phases:
+            log("  warmed: a server started on the knowledge just written saves its index, then answers...")
+            run.phases["warmed"] = warmed(data_dir, env, key, bot, asked, run)
         if "offline" in phases:
             log("  offline answerer, one client...")
             with phase_server(Server(data_dir, env), "offline", run) as server:
@@ -766,7 +795,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--phase",
         action="append",
-        choices=["offline", "restart", "changing", "throughput", "llm"],
+        choices=["warmed", "offline", "restart", "changing", "throughput", "llm"],
         help="phases to run (repeatable; default: all). throughput and llm run on the smallest chunk count",
     )
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="sqlite")
