@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 REPLY_BYTES = 256 * 1024
 """A reply longer than this is not read for the object's id and name (none of a creation's is near it)."""
-_LABELS = ("name", "title", "email")
+_LABELS = ("email", "name", "title")
 """The reply's fields a summary may name the object by (never a key, a secret, a link or a URL)."""
 _PATH_IDS = ("uuid", "prefix", "chatbot_uuid")
 

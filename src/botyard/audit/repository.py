@@ -15,11 +15,11 @@ from botyard.models import AuditEvent, AuditObject
 
 @dataclass(frozen=True)
 class AuditFilter:
-    """Which events a listing or an export picks: a period (inclusive), one actor (an email, a person's uuid or a
-    key's prefix), one kind of object; None is "any"."""
+    """Which events a listing or an export picks: a period (from `since`, before `before`), one actor (an email, a
+    person's uuid or a key's prefix), one kind of object; None is "any"."""
 
     since: datetime | None = None
-    until: datetime | None = None
+    before: datetime | None = None
     actor: str | None = None
     object_type: AuditObject | None = None
 
@@ -31,8 +31,8 @@ class AuditRepository(Repository[AuditEvent]):
         statement = select(AuditEvent).where(AuditEvent.account_uuid == account_uuid)
         if only.since is not None:
             statement = statement.where(AuditEvent.at >= only.since)
-        if only.until is not None:
-            statement = statement.where(AuditEvent.at <= only.until)
+        if only.before is not None:
+            statement = statement.where(AuditEvent.at < only.before)
         if only.actor:
             actor = only.actor.strip()
             statement = statement.where(

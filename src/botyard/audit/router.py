@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
@@ -37,15 +37,24 @@ def _utc(moment: datetime | None) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
+def _after_second(moment: datetime | None) -> datetime | None:
+    """The end of `moment`'s whole second: `until` takes in the second it names, as the listing shows times."""
+    return None if moment is None else moment.replace(microsecond=0) + timedelta(seconds=1)
+
+
 def audit_filter(
     since: Annotated[datetime | None, Query(description="Events at or after (ISO 8601; no zone = UTC).")] = None,
-    until: Annotated[datetime | None, Query(description="Events at or before (ISO 8601; no zone = UTC).")] = None,
+    until: Annotated[
+        datetime | None, Query(description="Events at or before (the whole second; ISO 8601; no zone = UTC).")
+    ] = None,
     actor: Annotated[
         str | None, Query(max_length=320, description="Only this actor: an email, a person's uuid or a key's prefix.")
     ] = None,
     object_type: Annotated[AuditObject | None, Query(description="Only events about this kind of object.")] = None,
 ) -> AuditFilter:
-    return AuditFilter(since=_utc(since), until=_utc(until), actor=actor or None, object_type=object_type)
+    return AuditFilter(
+        since=_utc(since), before=_after_second(_utc(until)), actor=actor or None, object_type=object_type
+    )
 
 
 AuditQuery = Annotated[AuditFilter, Depends(audit_filter)]
