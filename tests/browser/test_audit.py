@@ -8,9 +8,8 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.test_people import add_person, sign_in
 from tests.support.browser import Service
-from tests.support.dashboard import make_chatbot, row_of
+from tests.support.dashboard import add_member, make_chatbot, row_of, sign_in_member
 
 
 def downloaded(page: Page, button: str) -> tuple[str, str]:
@@ -21,12 +20,12 @@ def downloaded(page: Page, button: str) -> tuple[str, str]:
 
 
 def test_an_admin_filters_and_downloads_the_audit_log(browser: Browser, server: Service) -> None:
-    email = add_person(server, "admin")
+    email = add_member(server, "admin")
     name = f"Audited {secrets.token_hex(3)}"
     bot = make_chatbot(server, name, with_qa=False)  # by the service's API key
     phone = browser.new_context(viewport={"width": 360, "height": 740})
     try:
-        board = sign_in(phone, server, email)
+        board = sign_in_member(phone, server, email)
         page = board.page
         expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Audit log")).to_have_count(1)
         page.goto(f"{server.base}/dashboard#/audit")

@@ -63,11 +63,13 @@ class AuditTrail:
                 await send(message)
                 return
             held.append(message)
-            if message["type"] == "http.response.body" and not message.get("more_body", False):
+            if message["type"] == "http.response.body":
+                # A reply in one piece (JSON) is read; a streamed one is recorded at its first piece and let through.
                 await self._record(scope, principal, audited, held)
                 for kept in held:
                     await send(kept)
                 held.clear()
+                audited = None
 
         await self.app(scope, receive, holding_send)
 
@@ -113,7 +115,7 @@ async def note(
 
 def _reply(held: list[Message]) -> dict[str, Any]:
     body = b"".join(message.get("body", b"") for message in held if message["type"] == "http.response.body")
-    if len(body) > REPLY_BYTES:
+    if len(body) > REPLY_BYTES or held[-1].get("more_body", False):
         return {}
     try:
         reply = json.loads(body)
