@@ -169,6 +169,7 @@ def test_sign_ins_and_links_are_recorded_and_no_secret_is(client: TestClient, db
         ("signed_out", "owner@example.com", "owner"),
         ("signed_in", "owner@example.com", "owner"),
     ]
+    assert found[1]["object_uuid"] == owner.me["user"]["uuid"]  # whose session ended
     texts = [
         json.dumps(found),
         signed_out.get("/account/audit/export?format=csv").text,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -77,6 +78,8 @@ class AuditTrail:
         try:
             app = scope["app"]
             change = _change(audited, scope.get("path_params", {}), _reply(held))
+            if audited.object_type == AuditObject.SESSION and principal.user_uuid:
+                change = replace(change, object_uuid=principal.user_uuid)  # a sign-out: whose, as a sign-in says
             event = event_of(principal, change, self._origin(scope), app.state.clock())
             await self.audit_log.record(app.state.database, event)
         except Exception:  # the change is made; its reply goes out whatever happens to its record
