@@ -35,7 +35,7 @@ def test_an_admin_filters_and_downloads_the_audit_log(browser: Browser, server: 
         page.get_by_role("button", name="Apply filters").click()
         made = row_of(page, f"chatbot created: {name}")
         expect(made).to_contain_text("API key")
-        expect(made).to_contain_text("admin")
+        expect(made).to_contain_text("admin")  # the role a key acts with
 
         page.get_by_label("Object").select_option("")
         page.get_by_label("Actor").fill(email)

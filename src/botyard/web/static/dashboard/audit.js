@@ -41,7 +41,7 @@ export function render(ctx) {
     "table",
     {},
     h("caption", {}, "Events, newest first"),
-    headRow(["When", "Who", "Role", "What", "From"]),
+    headRow(["When and from where", "Who and their role", "What"]),
     body,
   );
   const more = h("button", { type: "button" }, "Show more");
@@ -55,15 +55,14 @@ export function render(ctx) {
     object_type: kind.value,
   });
 
+  // Three columns, each with a line under it, so that a phone's 360 px hold the table without sideways scrolling.
   function row(event) {
     return h(
       "tr",
       { "data-uuid": event.uuid },
-      h("td", {}, formatDate(event.at)),
-      h("td", { class: "preview" }, actorOf(event)),
-      h("td", {}, event.actor.role || "—"),
-      h("td", { class: "preview" }, event.summary || `${event.object_type} ${event.action}`),
-      h("td", { title: event.user_agent }, event.address),
+      h("td", {}, formatDate(event.at), h("span", { class: "sub", title: event.user_agent }, event.address)),
+      h("td", { class: "audit-cell" }, actorOf(event), h("span", { class: "sub" }, event.actor.role || "no role")),
+      h("td", { class: "audit-cell" }, event.summary || `${event.object_type} ${event.action}`),
     );
   }
 
