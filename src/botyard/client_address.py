@@ -29,9 +29,25 @@ def client_network(peer: str | None, forwarded_for: str | None, trusted: Sequenc
 
     `peer` is the address of the TCP connection's other end; `forwarded_for` the request's `X-Forwarded-For`.
     """
-    address = _parse(peer)
+    address = _client(peer, forwarded_for, trusted)
     if address is None:
         return "unknown"  # no peer address (a test transport, a Unix socket): all such callers count together
+    return _key(address)
+
+
+def client_address(peer: str | None, forwarded_for: str | None, trusted: Sequence[Network]) -> str:
+    """The client's own address, read as `client_network` reads it but whole (an IPv6 address, not its /64): what
+    the audit log says a change came from. "unknown" without a peer address."""
+    address = _client(peer, forwarded_for, trusted)
+    return "unknown" if address is None else str(address)
+
+
+def _client(
+    peer: str | None, forwarded_for: str | None, trusted: Sequence[Network]
+) -> IPv4Address | IPv6Address | None:
+    address = _parse(peer)
+    if address is None:
+        return None
     if trusted and _is_trusted(address, trusted) and forwarded_for:
         for hop in reversed(forwarded_for.split(",")):
             forwarded = _parse(hop.strip())
@@ -40,7 +56,7 @@ def client_network(peer: str | None, forwarded_for: str | None, trusted: Sequenc
             address = forwarded
             if not _is_trusted(forwarded, trusted):
                 break
-    return _key(address)
+    return address
 
 
 def _parse(text: str | None) -> IPv4Address | IPv6Address | None:

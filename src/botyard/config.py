@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     session_days: int = Field(
         default=14, ge=1, le=365, description="How long a dashboard sign-in lasts before the person signs in again."
     )
+    audit_days: int = Field(
+        default=365, ge=1, le=36500, description="How long the audit log keeps an event (older ones are deleted)."
+    )
 
     # Logs
     log_format: Literal["text", "json"] = Field(

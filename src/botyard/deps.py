@@ -102,7 +102,7 @@ async def _signer(request: Request, authorization: str | None, *, optional: bool
         record = await database.read_briefly(lambda session: api_keys.signing_key(session, authorization))
         if api_keys.use_is_due(record, now):
             await database.write_briefly(lambda session: api_keys.note_use(session, record.uuid, now))
-        return Principal(account_uuid=record.account_uuid, role=KEY_ROLE)
+        return Principal(account_uuid=record.account_uuid, role=KEY_ROLE, name=record.name, key_prefix=record.prefix)
     token = request.cookies.get(cookies.SESSION)
     if not token:
         return None

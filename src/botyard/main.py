@@ -17,6 +17,9 @@ from botyard.analytics.router import router as analytics_router
 from botyard.answering.router import router as answering_router
 from botyard.answering.sweep import sweep_streaming
 from botyard.api_docs import install as install_api_docs
+from botyard.audit.recorder import AuditTrail
+from botyard.audit.router import router as audit_router
+from botyard.audit.service import AuditLog
 from botyard.chat.feedback.router import router as feedback_router
 from botyard.chat.history.router import router as history_router
 from botyard.chat.router import router as chat_router
@@ -96,6 +99,7 @@ def create_app(
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.audit_log = AuditLog(settings.audit_days)
     install_error_handlers(app)
     _include_routers(app, settings)
     declare_statuses(app)
@@ -109,6 +113,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         accounts_router,
         signin_router,
         members_router,
+        audit_router,
         chatbots_router,
         agents_router,
         sources_router,
@@ -143,6 +148,8 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
 def _add_middleware(app: FastAPI, settings: Settings) -> None:
     if settings.metrics:
         app.add_middleware(RouteProbe, routes=app.routes)  # innermost: it sees the route the router chose
+    # Inside the body guard, which may copy the scope: the recorder reads the route and the signer the app noted.
+    app.add_middleware(AuditTrail, settings=settings, audit_log=app.state.audit_log)
     app.add_middleware(RequestBodyGuard, settings=settings)
     if settings.cors_origins:
         app.add_middleware(

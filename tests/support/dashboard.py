@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import secrets
+
+import httpx
 from playwright.sync_api import BrowserContext, ConsoleMessage, Locator, Page, expect
 
 from tests.support.browser import Service
@@ -74,3 +77,28 @@ class Dashboard:
 
 def row_of(page: Page, text: str) -> Locator:
     return page.locator("tbody tr", has_text=text)
+
+
+MEMBER_PASSWORD = "a long enough password"
+
+
+def add_member(server: Service, role: str) -> str:
+    """A new member of the service key's account, invited and accepted through the API; their email (unique: the
+    service lives for the session, and an email is one person's)."""
+    email = f"{role}-{secrets.token_hex(4)}@example.com"
+    link = server.api("POST", "/account/invitation/create", {"email": email, "role": role})["link"]
+    body = {"token": link.split("#invite=", 1)[1], "name": role.title(), "password": MEMBER_PASSWORD}
+    accepted = httpx.post(f"{server.base}/api/v1/auth/invitation/accept", json=body, timeout=30)
+    assert accepted.status_code == 200, accepted.text
+    return email
+
+
+def sign_in_member(context: BrowserContext, server: Service, email: str) -> Dashboard:
+    """A dashboard tab of `context`, signed in with the member's email and password."""
+    board = Dashboard(context, server)
+    board.page.goto(f"{server.base}/dashboard")
+    board.page.get_by_label("Email").fill(email)
+    board.page.get_by_label("Password").fill(MEMBER_PASSWORD)
+    board.page.get_by_role("button", name="Sign in", exact=True).click()
+    expect(board.page.get_by_role("heading", name="Chatbots", level=1)).to_be_visible()
+    return board

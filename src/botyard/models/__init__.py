@@ -3,6 +3,7 @@
 from botyard.models.account import Account, ApiKey
 from botyard.models.agent import Agent, AgentDataSource
 from botyard.models.agent_meta import AgentMeta, AgentTag, EscalationSettings
+from botyard.models.audit_event import AuditEvent
 from botyard.models.chat_session import ChatSession
 from botyard.models.chatbot import Chatbot
 from botyard.models.chatbot_event import ChatbotEvent
@@ -14,6 +15,8 @@ from botyard.models.invitation import Invitation
 from botyard.models.job import Job
 from botyard.models.kinds import (
     AgentType,
+    AuditAction,
+    AuditObject,
     ChatbotEventKind,
     ConversationOutcome,
     CrawlMode,
@@ -59,6 +62,9 @@ __all__ = [
     "AgentTag",
     "AgentType",
     "ApiKey",
+    "AuditAction",
+    "AuditEvent",
+    "AuditObject",
     "ChatSession",
     "Chatbot",
     "ChatbotEvent",

@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+# Re-exported, so that names.js mirrors them like the words below.
+from botyard.models.audit_kinds import AuditAction as AuditAction
+from botyard.models.audit_kinds import AuditObject as AuditObject
+
 
 class Visibility(StrEnum):
     """`chatbot.visibility`: who may chat without the owner's key."""

@@ -17,6 +17,12 @@ class Principal:
     """The person; None for an API key."""
     session_uuid: str | None = None
     """The signed-in browser; None for an API key."""
+    email: str = ""
+    """The person's email (what the audit log keeps of who acted); empty for an API key."""
+    name: str = ""
+    """The person's name, or the API key's."""
+    key_prefix: str = ""
+    """The API key's prefix (never the key); empty for a person."""
 
     def can(self, permission: Permission) -> bool:
         return allows(self.role, permission)
@@ -24,5 +30,10 @@ class Principal:
 
 def of_user(user: User, session_uuid: str | None = None) -> Principal:
     return Principal(
-        account_uuid=user.account_uuid, role=Role(user.role), user_uuid=user.uuid, session_uuid=session_uuid
+        account_uuid=user.account_uuid,
+        role=Role(user.role),
+        user_uuid=user.uuid,
+        session_uuid=session_uuid,
+        email=user.email,
+        name=user.name,
     )

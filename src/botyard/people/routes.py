@@ -3,7 +3,8 @@
 Every route that reads who signs the request (`deps.CurrentAccount`, `OptionalAccount`, `CurrentPrincipal`) is in
 `ROUTES`; every other `/api` route is in `PUBLIC`. `tests/test_permissions.py` derives both sets from the app's
 routes, so a new route that declares nothing fails it. At run time a route missing from the table refuses every
-person (403 `forbidden_role`); an API key, which acts as an admin, passes as it did before people existed.
+person (403 `forbidden_role`); an API key, which acts as an admin, passes as it did before people existed. What each
+changing route writes to the audit log is declared beside this table, in `people/audited.py` (a test fails likewise).
 """
 
 from __future__ import annotations
@@ -137,6 +138,8 @@ _V1_ROUTES: dict[str, Permission] = {
     "GET /account/invitations": ACCESS,
     "POST /account/invitation/create": ACCESS,
     "POST /account/invitation/{uuid}/withdraw": ACCESS,
+    "GET /account/audit": ACCESS,
+    "GET /account/audit/export": ACCESS,
     "GET /auth/me": SELF,
     "POST /auth/availability": LIVE,
     "POST /auth/sign-out": SELF,

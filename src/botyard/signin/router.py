@@ -9,11 +9,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from botyard.audit.recorder import note
+from botyard.audit.service import Change
 from botyard.db.base import iso
 from botyard.deps import AppClock, AppDatabase, AppSettings, CurrentPrincipal, DbSession
-from botyard.errors import validation_error
+from botyard.errors import AppError, ErrorCode, validation_error
 from botyard.members.schemas import member_view
-from botyard.models import User
+from botyard.models import AuditAction, AuditObject, User
 from botyard.people import availability, cookies, csrf, invitations, members, passwords, resets, sessions
 from botyard.people.principal import Principal, of_user
 from botyard.people.roles import permissions_of
@@ -52,12 +54,17 @@ def me_view(principal: Principal, user: User | None) -> Me:
     }
 
 
+def _session_change(action: AuditAction, user: User) -> Change:
+    return Change(action, AuditObject.SESSION, user.uuid, f"{action.value.replace('_', ' ')}: {user.email}")
+
+
 async def _signed_in(
     db: DbSession, user: User, request: Request, response: Response, settings: AppSettings, now: AppClock
 ) -> Me:
     """Open a session for `user` in the request's transaction and answer with its cookies."""
     moment = now()
     opened = await sessions.open_session(db, user, moment, timedelta(days=settings.session_days))
+    await note(request, of_user(opened.user), _session_change(AuditAction.SIGNED_IN, opened.user), db)
     cookies.set_session(
         response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
     )
@@ -72,11 +79,27 @@ async def sign_in(
     cross-site token cookie whose value the dashboard echoes in `X-Botyard-CSRF` on every change."""
     csrf.check_origin(request.headers)
     moment = now()
-    opened = await check_sign_in(database, body.email, body.password, moment, timedelta(days=settings.session_days))
+    try:
+        opened = await check_sign_in(database, body.email, body.password, moment, timedelta(days=settings.session_days))
+    except AppError as error:
+        if error.code == ErrorCode.SIGNIN_FAILED:
+            await _note_failure(request, database, body.email)
+        raise
+    await note(request, of_user(opened.user), _session_change(AuditAction.SIGNED_IN, opened.user))
     cookies.set_session(
         response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
     )
     return me_view(of_user(opened.user), opened.user)
+
+
+async def _note_failure(request: Request, database: AppDatabase, email: str) -> None:
+    """A wrong password for a person of an account goes to that account's log (an unknown email to none)."""
+    try:
+        user = await database.read_briefly(lambda db: members.by_email(db, email))
+    except AppError:
+        return  # not an email at all
+    if user is not None:
+        await note(request, of_user(user), _session_change(AuditAction.SIGNIN_FAILED, user), proven=False)
 
 
 @router.get("/me", response_model=Me)
@@ -135,6 +158,7 @@ async def accept_invitation(
     csrf.check_origin(request.headers)
     password_hash = await passwords.hash_password(body.password)  # before the transaction's first statement
     user = await invitations.accept(db, body.token, name=body.name, password_hash=password_hash, now=now())
+    await note(request, of_user(user), _session_change(AuditAction.INVITATION_ACCEPTED, user), db)
     return await _signed_in(db, user, request, response, settings, now)
 
 
@@ -147,4 +171,5 @@ async def reset_password(
     csrf.check_origin(request.headers)
     password_hash = await passwords.hash_password(body.password)
     user = await resets.reset(db, body.token, password_hash=password_hash, now=now())
+    await note(request, of_user(user), _session_change(AuditAction.PASSWORD_RESET, user), db)
     return await _signed_in(db, user, request, response, settings, now)

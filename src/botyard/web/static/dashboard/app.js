@@ -15,6 +15,7 @@ const ROUTES = [
   route("/reset", "./reset.js", "", "Choose a new password"),
   route("/members", "./members.js", "members", "Members"),
   route("/keys", "./keys.js", "keys", "API keys"),
+  route("/audit", "./audit.js", "audit", "Audit log"),
   route("/chatbots", "./chatbots.js", "chatbots", "Chatbots"),
   route(`/chatbot/${ID}`, "./chatbot-settings.js", "chatbots", "Chatbot settings"),
   route(`/bot/${ID}/knowledge`, "./knowledge.js", "knowledge", "Knowledge"),
@@ -179,7 +180,11 @@ function renderNav(active, botUuid) {
     switchSelect.title = bot.name; // the whole name, where the header is too narrow for it
   }
   if (can(Permission.ACCESS)) {
-    navList.append(link("#/members", "Members", "members"), link("#/keys", "API keys", "keys"));
+    navList.append(
+      link("#/members", "Members", "members"),
+      link("#/keys", "API keys", "keys"),
+      link("#/audit", "Audit log", "audit"),
+    );
   }
 }
 

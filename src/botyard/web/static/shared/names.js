@@ -171,3 +171,38 @@ export const Permission = Object.freeze({
   ACCESS: "access",
   OWNERSHIP: "ownership",
 });
+
+/** What an audit log event did (`audit_event.action`). */
+export const AuditAction = Object.freeze({
+  CREATED: "created",
+  UPDATED: "updated",
+  DELETED: "deleted",
+  STARTED: "started",
+  CANCELLED: "cancelled",
+  REVOKED: "revoked",
+  SIGNED_IN: "signed_in",
+  SIGNED_OUT: "signed_out",
+  SIGNIN_FAILED: "signin_failed",
+  PASSWORD_RESET: "password_reset",
+  INVITATION_ACCEPTED: "invitation_accepted",
+});
+
+/** What kind of object an audit log event is about (`audit_event.object_type`). */
+export const AuditObject = Object.freeze({
+  CHATBOT: "chatbot",
+  SETTING: "setting",
+  AGENT: "agent",
+  TOOL: "tool",
+  SOURCE: "source",
+  TAG: "tag",
+  CRAWL: "crawl",
+  SYNC: "sync",
+  QUESTION: "question",
+  TEST_SET: "test_set",
+  CONVERSATION: "conversation",
+  WEBHOOK: "webhook",
+  KEY: "key",
+  MEMBER: "member",
+  INVITATION: "invitation",
+  SESSION: "session",
+});

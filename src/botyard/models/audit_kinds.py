@@ -1,0 +1,47 @@
+"""The words of the audit log (`audit_event.action`, `audit_event.object_type`), apart from `kinds` to keep it
+small; `kinds` re-exports them, so the front end's `names.js` mirrors them like every other stored word."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class AuditAction(StrEnum):
+    """`audit_event.action`: what was done to the object."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    DELETED = "deleted"
+    STARTED = "started"
+    """A run was started: a crawl, a sync, a test set's run, a webhook's test delivery."""
+    CANCELLED = "cancelled"
+    REVOKED = "revoked"
+    SIGNED_IN = "signed_in"
+    SIGNED_OUT = "signed_out"
+    SIGNIN_FAILED = "signin_failed"
+    PASSWORD_RESET = "password_reset"  # noqa: S105 (a word, not a password)
+    INVITATION_ACCEPTED = "invitation_accepted"
+
+
+class AuditObject(StrEnum):
+    """`audit_event.object_type`: what kind of object the event is about."""
+
+    CHATBOT = "chatbot"
+    SETTING = "setting"
+    """One of a chatbot's settings groups (answers, widget, office hours, notifications, retention)."""
+    AGENT = "agent"
+    TOOL = "tool"
+    SOURCE = "source"
+    TAG = "tag"
+    CRAWL = "crawl"
+    SYNC = "sync"
+    QUESTION = "question"
+    """An unanswered question or a reviewed answer."""
+    TEST_SET = "test_set"
+    CONVERSATION = "conversation"
+    WEBHOOK = "webhook"
+    KEY = "key"
+    MEMBER = "member"
+    INVITATION = "invitation"
+    SESSION = "session"
+    """A dashboard sign-in."""
