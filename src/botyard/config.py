@@ -7,7 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from botyard.client_address import trusted_networks
@@ -55,6 +55,16 @@ class Settings(BaseSettings):
     # People (dashboard sign-in)
     session_days: int = Field(
         default=14, ge=1, le=365, description="How long a dashboard sign-in lasts before the person signs in again."
+    )
+    oidc_discovery_url: str | None = Field(
+        default=None,
+        description="Single sign-on: the OpenID provider's discovery document (https://.../.well-known/"
+        "openid-configuration). Unset: no single sign-on.",
+    )
+    oidc_client_id: str | None = Field(default=None, description="This service's client id at the provider.")
+    oidc_client_secret: SecretStr | None = Field(default=None, description="Its client secret; never logged.")
+    oidc_name: str | None = Field(
+        default=None, max_length=60, description="The provider's name on the sign-in button ('Sign in with <name>')."
     )
 
     # Logs
@@ -240,6 +250,21 @@ class Settings(BaseSettings):
         if any(len(pair) != 2 for pair in pairs):
             raise ValueError("expected a JSON object or name=model pairs separated by commas")
         return {name.strip(): model.strip() for name, model in pairs}
+
+    @model_validator(mode="after")
+    def _oidc_whole(self) -> Settings:
+        # Half a single sign-on set-up must stop the start, not leave a button that can only fail.
+        parts = {"oidc_discovery_url": self.oidc_discovery_url, "oidc_client_id": self.oidc_client_id}
+        parts["oidc_client_secret"] = self.oidc_client_secret.get_secret_value() if self.oidc_client_secret else None
+        missing = [env_name(name) for name, value in parts.items() if not value]
+        if missing and len(missing) < len(parts):
+            raise ValueError(f"single sign-on needs {', '.join(missing)} too (or none of the three OIDC settings)")
+        return self
+
+    @property
+    def oidc_enabled(self) -> bool:
+        """Single sign-on is configured (the three OIDC settings are set)."""
+        return bool(self.oidc_discovery_url and self.oidc_client_id and self.oidc_client_secret)
 
     @cached_property
     def resolved_database_url(self) -> str:
