@@ -247,9 +247,17 @@ def test_without_the_settings_single_sign_on_is_off(client: TestClient) -> None:
     assert_error(client.get("/api/v1/auth/oidc/callback?code=x&state=y", follow_redirects=False), 404, "not_found")
 
 
-def test_half_a_configuration_stops_the_start() -> None:
+def test_half_a_configuration_or_a_wrong_url_stops_the_start() -> None:
     with pytest.raises(ValueError, match="BOTYARD_OIDC_CLIENT_SECRET"):
         Settings(oidc_discovery_url="https://id.example.com/.well-known/openid-configuration", oidc_client_id="x")
+    for url, problem in (
+        ("http://id.example.com/.well-known/openid-configuration", "must use https"),  # the secret would go in clear
+        ("https://id.example.com/realms/acme", "openid-configuration"),  # the issuer, not its document
+    ):
+        with pytest.raises(ValueError, match=problem):
+            Settings(oidc_discovery_url=url, oidc_client_id="x", oidc_client_secret=SecretStr(SECRET))
+    loopback = "http://127.0.0.1:9400/.well-known/openid-configuration"
+    assert Settings(oidc_discovery_url=loopback, oidc_client_id="x", oidc_client_secret=SecretStr(SECRET))
 
 
 def test_a_member_removed_loses_the_link(sso: TestClient, client: TestClient, provider: MockProvider, db: Db) -> None:

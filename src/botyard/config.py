@@ -6,11 +6,14 @@ import json
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from botyard.client_address import trusted_networks
+
+_WELL_KNOWN = "/.well-known/openid-configuration"
 
 
 class Settings(BaseSettings):
@@ -253,18 +256,17 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _oidc_whole(self) -> Settings:
-        # Half a single sign-on set-up must stop the start, not leave a button that can only fail.
-        parts = {"oidc_discovery_url": self.oidc_discovery_url, "oidc_client_id": self.oidc_client_id}
-        parts["oidc_client_secret"] = self.oidc_client_secret.get_secret_value() if self.oidc_client_secret else None
-        missing = [env_name(name) for name, value in parts.items() if not value]
-        if missing and len(missing) < len(parts):
+        # Half a single sign-on set-up, or a URL that is no discovery document, must stop the start.
+        secret = self.oidc_client_secret.get_secret_value() if self.oidc_client_secret else None
+        given = {"DISCOVERY_URL": self.oidc_discovery_url, "CLIENT_ID": self.oidc_client_id, "CLIENT_SECRET": secret}
+        if missing := [f"BOTYARD_OIDC_{name}" for name, value in given.items() if not value and any(given.values())]:
             raise ValueError(f"single sign-on needs {', '.join(missing)} too (or none of the three OIDC settings)")
+        url = urlsplit(self.oidc_discovery_url or f"https://x{_WELL_KNOWN}")
+        if url.scheme != "https" and not (url.scheme == "http" and url.hostname in ("127.0.0.1", "localhost", "::1")):
+            raise ValueError("BOTYARD_OIDC_DISCOVERY_URL must use https (plain http only on this machine's loopback)")
+        if not url.path.endswith(_WELL_KNOWN):
+            raise ValueError(f"BOTYARD_OIDC_DISCOVERY_URL must be the provider's ...{_WELL_KNOWN} URL")
         return self
-
-    @property
-    def oidc_enabled(self) -> bool:
-        """Single sign-on is configured (the three OIDC settings are set)."""
-        return bool(self.oidc_discovery_url and self.oidc_client_id and self.oidc_client_secret)
 
     @cached_property
     def resolved_database_url(self) -> str:

@@ -53,11 +53,11 @@ def _refused(refusal: SignInRefused) -> RedirectResponse:
 
 
 @router.get("", response_model=SsoInfo)
-async def sso_info(settings: AppSettings) -> SsoInfo:
+async def sso_info(request: Request, settings: AppSettings) -> SsoInfo:
     """Whether single sign-on is offered, the label of its button, and the message of each refusal reason that the
     callback may send back to the dashboard (`/dashboard#sso=<reason>`)."""
     return {
-        "enabled": settings.oidc_enabled,
+        "enabled": getattr(request.app.state, "oidc", None) is not None,
         "name": _label(settings),
         "start": f"{flow.PATH}/start",
         "refusals": {refusal.value: message for refusal, message in MESSAGES.items()},
