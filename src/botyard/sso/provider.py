@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 from botyard.egress import EgressClient, EgressError, EgressHTTPError, EgressRefused, EgressTooLarge
+from botyard.sso.idtoken import Expected, Identity, InvalidToken, UnknownKey, validate
 from botyard.sso.refusals import Refusal, SignInRefused
 
 CACHE_SECONDS = 3600.0
@@ -112,6 +113,21 @@ class Provider:
         if not isinstance(id_token, str):
             raise SignInRefused(Refusal.PROVIDER_ERROR, "the token endpoint gave no id_token")
         return id_token
+
+    async def identity(self, code: str, verifier: str, nonce: str, now: int) -> Identity:
+        """Who the code names: exchanged for an ID token, which is checked (`idtoken`) against the keys, read afresh
+        once if it was signed with a key not seen yet."""
+        raw = await self.exchange(code, verifier)
+        metadata = await self.metadata()
+        client_id = self.client.client_id
+        expected = Expected(issuer=metadata.issuer, client_id=client_id, nonce=nonce, algorithms=metadata.algorithms)
+        try:
+            try:
+                return validate(raw, await self.jwks(), expected, now)
+            except UnknownKey:
+                return validate(raw, await self.jwks(fresh=True), expected, now)
+        except InvalidToken as invalid:
+            raise SignInRefused(Refusal.INVALID_TOKEN, str(invalid)) from None
 
     async def _json(self, url: str, **post: Any) -> dict[str, Any]:
         try:

@@ -16,7 +16,8 @@ from botyard.deps import AppClock, AppDatabase, AppSettings
 from botyard.errors import AppError, ErrorCode
 from botyard.people import cookies, sessions
 from botyard.people.sessions import OpenedSession
-from botyard.sso import flow, idtoken
+from botyard.sso import flow
+from botyard.sso.idtoken import Identity
 from botyard.sso.provider import Provider
 from botyard.sso.refusals import MESSAGES, Refusal, SignInRefused
 from botyard.sso.schemas import SsoInfo
@@ -110,7 +111,7 @@ async def callback(
         flow.check_state(begun, state)
         if not code:
             raise SignInRefused(Refusal.PROVIDER_ERROR, "the provider sent no code")
-        identity = await _identity(provider, code, begun, int(moment.timestamp()))
+        identity = await provider.identity(code, begun.verifier, begun.nonce, int(moment.timestamp()))
         opened = await database.write_briefly(lambda db: _open(db, identity, moment, lifetime))
     except SignInRefused as refusal:
         response = _refused(refusal)
@@ -124,22 +125,6 @@ async def callback(
     return response
 
 
-async def _identity(provider: Provider, code: str, begun: flow.Flow, now: int) -> idtoken.Identity:
-    """The code exchanged for an ID token, and the token checked (with a fresh read of the keys if its key is new)."""
-    raw = await provider.exchange(code, begun.verifier)
-    metadata = await provider.metadata()
-    expected = idtoken.Expected(
-        issuer=metadata.issuer, client_id=provider.client.client_id, nonce=begun.nonce, algorithms=metadata.algorithms
-    )
-    try:
-        try:
-            return idtoken.validate(raw, await provider.jwks(), expected, now)
-        except idtoken.UnknownKey:
-            return idtoken.validate(raw, await provider.jwks(fresh=True), expected, now)
-    except idtoken.InvalidToken as invalid:
-        raise SignInRefused(Refusal.INVALID_TOKEN, str(invalid)) from None
-
-
-async def _open(db: AsyncSession, identity: idtoken.Identity, now: datetime, lifetime: timedelta) -> OpenedSession:
+async def _open(db: AsyncSession, identity: Identity, now: datetime, lifetime: timedelta) -> OpenedSession:
     user = await member_of(db, identity, now)
     return await sessions.open_session(db, user, now, lifetime)
