@@ -4,24 +4,21 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.config import Settings, env_name
 from botyard.deps import AppClock, AppDatabase, AppSettings
 from botyard.errors import AppError, ErrorCode
-from botyard.people import cookies, sessions
-from botyard.people.sessions import OpenedSession
+from botyard.people import cookies
 from botyard.sso import flow
-from botyard.sso.idtoken import Identity
 from botyard.sso.provider import Provider
 from botyard.sso.refusals import MESSAGES, Refusal, SignInRefused
 from botyard.sso.schemas import SsoInfo
-from botyard.sso.service import member_of
+from botyard.sso.service import signed_in
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/auth/oidc", tags=["sign-in"])
@@ -112,7 +109,7 @@ async def callback(
         if not code:
             raise SignInRefused(Refusal.PROVIDER_ERROR, "the provider sent no code")
         identity = await provider.identity(code, begun.verifier, begun.nonce, int(moment.timestamp()))
-        opened = await database.write_briefly(lambda db: _open(db, identity, moment, lifetime))
+        opened = await signed_in(database, identity, moment, lifetime)
     except SignInRefused as refusal:
         response = _refused(refusal)
     else:
@@ -123,8 +120,3 @@ async def callback(
     secure = cookies.is_secure(request)
     response.delete_cookie(flow.COOKIE, path=flow.PATH, secure=secure, httponly=True, samesite="lax")
     return response
-
-
-async def _open(db: AsyncSession, identity: Identity, now: datetime, lifetime: timedelta) -> OpenedSession:
-    user = await member_of(db, identity, now)
-    return await sessions.open_session(db, user, now, lifetime)

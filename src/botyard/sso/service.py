@@ -8,22 +8,39 @@
      link), linked, and signed in; invitations from several accounts: refused (the person opens the link they want);
    - else refused: no account or member is ever created without an invitation.
 
-A refusal raises SignInRefused, which rolls the transaction back: nothing is written.
+A refusal raises SignInRefused, which rolls the transaction back: nothing is written. Two first sign-ins of one
+subject at the same moment both try to link it; the second one's insert breaks the unique link and runs again, and
+then finds the link.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.db.session import Database
 from botyard.errors import AppError
 from botyard.models import OidcIdentity, User
-from botyard.people import invitations, members
+from botyard.people import invitations, members, sessions
 from botyard.people.emails import normalise_email
+from botyard.people.sessions import OpenedSession
 from botyard.sso.idtoken import Identity
 from botyard.sso.refusals import Refusal, SignInRefused
 from botyard.sso.repository import IdentityRepository
+
+
+async def signed_in(database: Database, identity: Identity, now: datetime, lifetime: timedelta) -> OpenedSession:
+    """A new session for the member the identity names (linked on first sign-in), in one brief write transaction."""
+
+    async def open_one(db: AsyncSession) -> OpenedSession:
+        return await sessions.open_session(db, await member_of(db, identity, now), now, lifetime)
+
+    try:
+        return await database.write_briefly(open_one)
+    except IntegrityError:  # the same subject linked by a sign-in that committed first: it is linked now
+        return await database.write_briefly(open_one)
 
 
 async def member_of(db: AsyncSession, identity: Identity, now: datetime) -> User:
