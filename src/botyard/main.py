@@ -48,6 +48,8 @@ from botyard.session_documents.router import router as session_documents_router
 from botyard.signin.router import router as signin_router
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
+from botyard.sso.router import router as sso_router
+from botyard.sso.setup import provider_of
 from botyard.testsets.router import router as testsets_router
 from botyard.unanswered.router import router as unanswered_router
 from botyard.web.router import mount as mount_web
@@ -78,6 +80,7 @@ def create_app(
         app.state.retriever = runtime.retriever
         app.state.answers = runtime.answers
         app.state.clock = runtime.clock
+        app.state.oidc = provider_of(settings, runtime.egress)
         app.state.event_watch = EventWatch(runtime.database)
         app.state.stream_slots = StreamSlots(settings.streams_per_address)
         try:
@@ -112,6 +115,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
     routers = (
         accounts_router,
         signin_router,
+        sso_router,
         members_router,
         audit_router,
         chatbots_router,

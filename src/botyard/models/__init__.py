@@ -42,6 +42,7 @@ from botyard.models.knowledge_change import KnowledgeChange
 from botyard.models.message import Message
 from botyard.models.message_feedback import MessageFeedback
 from botyard.models.meta import MessageMeta, SessionMeta
+from botyard.models.oidc_identity import OidcIdentity
 from botyard.models.rate_limit import RateLimitHit
 from botyard.models.session_document import MessageDocument, SessionDocument
 from botyard.models.source_tag import SourceTag, SourceTagMember
@@ -90,6 +91,7 @@ __all__ = [
     "MessageKind",
     "MessageMeta",
     "MessageState",
+    "OidcIdentity",
     "OutcomeReason",
     "Permission",
     "RateLimitHit",

@@ -69,9 +69,19 @@ async def open_invitation(db: AsyncSession, token: str, now: datetime) -> Invita
     return invitation
 
 
+async def open_for_email(db: AsyncSession, email: str, now: datetime) -> Sequence[Invitation]:
+    """The invitations of any account that this (normalised) email can still accept."""
+    return await InvitationRepository(db).open_for_email(email, now)
+
+
 async def accept(db: AsyncSession, token: str, *, name: str, password_hash: str, now: datetime) -> User:
     """The new member the invitation makes; the link is used up."""
     invitation = await open_invitation(db, token, now)
+    return await join(db, invitation, name=name, password_hash=password_hash, now=now)
+
+
+async def join(db: AsyncSession, invitation: Invitation, *, name: str, password_hash: str, now: datetime) -> User:
+    """The new member an open invitation makes (its link, or a single sign-on with its email); it is used up."""
     user = await members.add(
         db,
         invitation.account_uuid,

@@ -21,6 +21,10 @@ from botyard.people.principal import Principal
 from botyard.people.repository import SessionRepository, UserRepository
 from botyard.people.roles import Permission
 
+NO_PASSWORD = "!"  # noqa: S105 - a marker no password hashes to, not a password
+"""The `password_hash` of a member who joined by single sign-on: no password matches it (argon2 cannot read it, so
+verification fails), until a reset link sets one."""
+
 
 def forbidden(message: str) -> AppError:
     return AppError(ErrorCode.FORBIDDEN_ROLE, message)
@@ -37,6 +41,11 @@ async def members(db: AsyncSession, account_uuid: str) -> Sequence[User]:
 
 async def member(db: AsyncSession, account_uuid: str, user_uuid: str) -> User:
     return await UserRepository(db).get_owned(account_uuid, user_uuid)
+
+
+async def by_uuid(db: AsyncSession, user_uuid: str) -> User | None:
+    """The member with this uuid, of any account (a sign-in that found them by a link of their own)."""
+    return await UserRepository(db).get(user_uuid)
 
 
 async def _guarded(db: AsyncSession, actor: Principal, user_uuid: str) -> User:

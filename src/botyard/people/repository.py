@@ -91,6 +91,12 @@ class InvitationRepository(Repository[Invitation]):
         )
         return await self.all(statement)
 
+    async def open_for_email(self, email: str, now: datetime) -> Sequence[Invitation]:
+        statement = select(Invitation).where(
+            Invitation.email == email, Invitation.accepted_at.is_(None), Invitation.expires_at > now
+        )
+        return await self.all(statement.order_by(Invitation.created_at))
+
     async def withdraw_for(self, account_uuid: str, email: str) -> None:
         """Delete the account's open invitations of this email (a new one replaces them)."""
         await self.session.execute(

@@ -159,6 +159,9 @@ PUBLIC: frozenset[str] = frozenset(
         f"POST {V1}/auth/invitation",
         f"POST {V1}/auth/invitation/accept",
         f"POST {V1}/auth/password-reset",
+        f"GET {V1}/auth/oidc",
+        f"GET {V1}/auth/oidc/start",
+        f"GET {V1}/auth/oidc/callback",
         *(f"{method} {V1}/session/{{uuid}}/message" for method in ("GET", "POST", "PUT", "PATCH", "DELETE")),  # 405
         f"GET {V1}/widget/{{chatbot_uuid}}",
         f"POST {V1}/widget/{{chatbot_uuid}}/session",

@@ -46,7 +46,7 @@ const LINKS = { setup: "/setup", invite: "/invite", reset: "/reset" };
 const PERMISSIONS = Object.values(Permission);
 
 // me: who is signed in (GET /auth/me), null until asked, false when nobody is.
-const state = { chatbots: null, flash: "", cleanup: null, controller: null, token: 0, first: true, me: null, links: {} };
+const state = { chatbots: null, flash: "", ssoRefusal: "", cleanup: null, controller: null, token: 0, first: true, me: null, links: {} };
 const main = document.getElementById("main");
 const navList = h("ul", { class: "nav-links" });
 const switchSelect = select([], undefined, { id: uid("bot") });
@@ -214,6 +214,11 @@ async function show() {
     state.links[link[1]] = link[2];
     history.replaceState(null, "", `#${LINKS[link[1]]}`); // the one-time token leaves the address bar and the history
   }
+  const sso = location.hash.match(/^#sso=([a-z_]+)$/);
+  if (sso) {
+    state.ssoRefusal = sso[1]; // why a single sign-on came back refused: the sign-in page says it once
+    history.replaceState(null, "", "#/signin");
+  }
   const path = location.hash.replace(/^#/, "") || "/";
   const target = resolve(path);
   const open = OPEN.has(target?.module);
@@ -255,6 +260,7 @@ async function show() {
       chatbots: state.chatbots,
       signal: controller.signal,
       flash: takeFlash(),
+      ssoRefusal: takeSsoRefusal(),
       setupToken: state.links.setup,
       inviteToken: state.links.invite,
       resetToken: state.links.reset,
@@ -285,6 +291,12 @@ async function show() {
     if (error?.name === "AbortError" || token !== state.token) return;
     clear(main, heading("Something went wrong"), h("p", { role: "alert", class: "alert" }, error.message));
   }
+}
+
+function takeSsoRefusal() {
+  const refusal = state.ssoRefusal;
+  state.ssoRefusal = "";
+  return refusal;
 }
 
 function takeFlash() {

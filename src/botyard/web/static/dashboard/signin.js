@@ -1,10 +1,30 @@
-// Sign in: a person with their email and password (the server sets an HttpOnly session cookie), or, for programs
-// and tests, an API key pasted here (checked with GET /chatbots and kept in sessionStorage only).
+// Sign in: a person with their email and password (the server sets an HttpOnly session cookie), or with the
+// single sign-on provider when the service has one (a link to its start: the server does the rest and comes back
+// signed in, or with `#sso=<reason>`, whose message GET /auth/oidc gives), or, for programs and tests, an API key
+// pasted here (checked with GET /chatbots and kept in sessionStorage only).
 import { get, post, signIn } from "./api.js";
 import { busy, field, h, heading, notice } from "./ui.js";
 
+/** The "Sign in with <provider>" button when the service offers single sign-on, and why the last one was refused. */
+async function offerSso(ctx, place, note) {
+  let offer;
+  try {
+    offer = await get("/auth/oidc", { key: "", signal: ctx.signal });
+  } catch {
+    return; // the password form still works
+  }
+  if (ctx.ssoRefusal) note.error(offer.refusals[ctx.ssoRefusal] ?? "Single sign-on did not work: please try again.");
+  if (!offer.enabled) return;
+  place.append(
+    h("a", { class: "button primary", href: offer.start }, `Sign in with ${offer.name}`),
+    h("p", { class: "hint" }, "Or with your email and password:"),
+  );
+  place.hidden = false;
+}
+
 export function render(ctx) {
   const note = notice();
+  const sso = h("div", { class: "sso narrow", hidden: true });
   const email = h("input", { type: "email", name: "email", autocomplete: "username", required: true });
   const password = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true });
   const button = h("button", { type: "submit", class: "primary" }, "Sign in");
@@ -57,6 +77,7 @@ export function render(ctx) {
       { class: "signin" },
       heading("Sign in to Botyard"),
       h("p", { class: "lead" }, "First time? Open the setup link botyard serve printed, or the invitation you were sent."),
+      sso,
       form,
       note.element,
       h("p", { class: "hint" }, "Forgot your password? Ask an owner or admin of your account for a reset link."),
@@ -70,4 +91,5 @@ export function render(ctx) {
   );
   if (ctx.flash) note.error(ctx.flash);
   email.focus();
+  offerSso(ctx, sso, note);
 }

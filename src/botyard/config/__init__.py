@@ -8,13 +8,16 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import NoDecode, SettingsConfigDict
 
 from botyard.client_address import trusted_networks
+from botyard.config.mail import MailSettings
+from botyard.config.people import PeopleSettings
 
 
-class Settings(BaseSettings):
-    """Service configuration, read from `BOTYARD_*` environment variables (or given directly in tests)."""
+class Settings(PeopleSettings, MailSettings):
+    """Service configuration, read from `BOTYARD_*` environment variables (or given directly in tests). Two groups
+    of settings live in modules of their own (`people`, `mail`); this class is the one object that holds them all."""
 
     model_config = SettingsConfigDict(env_prefix="BOTYARD_", extra="ignore")
 
@@ -50,14 +53,6 @@ class Settings(BaseSettings):
     trusted_proxies: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Addresses or CIDRs of reverse proxies whose `X-Forwarded-For` names the client (comma-separated).",
-    )
-
-    # People (dashboard sign-in)
-    session_days: int = Field(
-        default=14, ge=1, le=365, description="How long a dashboard sign-in lasts before the person signs in again."
-    )
-    audit_days: int = Field(
-        default=365, ge=1, le=36500, description="How long the audit log keeps an event (older ones are deleted)."
     )
 
     # Logs
@@ -185,35 +180,11 @@ class Settings(BaseSettings):
     llm_max_connections: int = Field(default=1000, ge=1, description="Concurrent connections to the LLM server.")
     tool_call_timeout: float = Field(default=10.0, gt=0, description="Wall-clock cap on one tool function call.")
 
-    # Mail (operators hear of waiting visitors and of messages left after hours)
-    public_url: str = Field(
-        default="http://localhost:8000",
-        description="The address people open this service at (scheme, host, port): links in emails start with it.",
-    )
-    smtp_host: str | None = Field(default=None, description="The mail server's host name. Unset: no mail is sent.")
-    smtp_port: int = Field(default=587, ge=1, le=65535, description="587 for STARTTLS, 465 for TLS, 25 for neither.")
-    smtp_security: Literal["starttls", "tls", "none"] = Field(
-        default="starttls",
-        description="starttls: upgrade the connection (port 587); tls: TLS from the start (465); none: plain text "
-        "(a relay on the same machine only).",
-    )
-    smtp_username: str | None = Field(default=None, description="Sign-in name at the mail server (unset: none).")
-    smtp_password: SecretStr | None = Field(default=None, description="Its password; never logged.")
-    smtp_from: str = Field(
-        default="botyard@localhost", description="The sender address (`Botyard <bot@example.com>` works too)."
-    )
-    smtp_timeout: float = Field(default=15.0, gt=0, description="Seconds the mail server has to answer each step.")
-
     @field_validator("egress_allowlist", "egress_allowed_ports", "trusted_proxies", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         # Environment variables carry "a, b" rather than JSON lists.
         return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
-
-    @field_validator("public_url")
-    @classmethod
-    def _no_trailing_slash(cls, value: str) -> str:
-        return value.rstrip("/")
 
     @field_validator("log_format", mode="before")
     @classmethod
