@@ -431,7 +431,11 @@ def wait_for_snapshot(data_dir: Path, bot: str, timeout: float = 600.0) -> Path 
 def index_lines(path: Path) -> list[str]:
     """The server log's lines about the retrieval index (built, loaded, saved), without their timestamps."""
     lines = path.read_text(errors="replace").splitlines()
-    return [line[line.index("retrieval index") :] for line in lines if "retrieval index of chatbot" in line]
+    return [
+        line[line.index("retrieval index") :] if "retrieval index" in line else line
+        for line in lines
+        if "retrieval index of chatbot" in line or "index snapshot" in line
+    ]
 
 
 def warmed(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[Question], run: Run) -> Figures:

@@ -169,6 +169,7 @@ class Retriever:
         if (found is not None and found[0] == version) or await repository.chunk_count(chatbot_uuid) < SNAPSHOT_ROWS:
             return False
         held = chatbot_uuid in self._cache
+        log.info("retrieval index of chatbot %s: building version %d ahead of its next question", chatbot_uuid, version)
         async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
             self._store(chatbot_uuid, await self._built(repository, chatbot_uuid, version))
         await self.snapshots.saved()
