@@ -52,6 +52,18 @@ class Settings(BaseSettings):
         description="Addresses or CIDRs of reverse proxies whose `X-Forwarded-For` names the client (comma-separated).",
     )
 
+    # Settings changed in the dashboard (botyard.service_settings)
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="Fernet key that encrypts the secrets stored by the dashboard's Settings page (unset: one is "
+        "made once in data_dir/secret.key). Give every process sharing a database the same key.",
+    )
+    settings_poll_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="How often a process checks whether the dashboard's settings changed (another process saved).",
+    )
+
     # People (dashboard sign-in)
     session_days: int = Field(
         default=14, ge=1, le=365, description="How long a dashboard sign-in lasts before the person signs in again."
@@ -259,6 +271,12 @@ def env_name(field: str) -> str:
     if field not in Settings.model_fields:
         raise KeyError(f"no setting {field!r}")
     return f"{Settings.model_config.get('env_prefix', '')}{field}".upper()
+
+
+def setting_name(field: str, label: str) -> str:
+    """How a message names a setting that the dashboard's Settings page changes too, where an operator looks for it:
+    `Allowed hosts (dashboard Settings, or BOTYARD_EGRESS_ALLOWLIST)`."""
+    return f"{label} (dashboard Settings, or {env_name(field)})"
 
 
 def to_async_url(url: str) -> str:

@@ -1,0 +1,37 @@
+"""instance settings changed in the dashboard (one row; secrets encrypted)
+
+Revision ID: c7e2f9a4b1d6
+Revises: b3d9e6a1f047
+Create Date: 2026-11-28 12:20:00.000000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+import botyard.db.base
+
+revision: str = "c7e2f9a4b1d6"
+down_revision: str | None = "b3d9e6a1f047"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "instance_settings",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("values", sa.JSON(), nullable=False),
+        sa.Column("secrets", sa.JSON(), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("updated_at", botyard.db.base.UTCDateTime(), nullable=False),
+        sa.Column("updated_by", sa.String(length=32), nullable=True),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_instance_settings")),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("instance_settings")
