@@ -255,4 +255,5 @@ class Permission(StrEnum):
     KNOWLEDGE = "knowledge"
     MANAGE = "manage"
     ACCESS = "access"
+    SETTINGS = "settings"
     OWNERSHIP = "ownership"

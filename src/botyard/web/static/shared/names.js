@@ -169,5 +169,6 @@ export const Permission = Object.freeze({
   KNOWLEDGE: "knowledge",
   MANAGE: "manage",
   ACCESS: "access",
+  SETTINGS: "settings",
   OWNERSHIP: "ownership",
 });
