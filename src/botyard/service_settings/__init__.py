@@ -3,8 +3,9 @@
 
 Per instance, not per account: these settings shape the whole process (one egress policy, one model connection, one
 CORS list), so only the owner and admins of the instance's own account (the first one made) may read or change
-them; to another account they answer 404, like another account's objects. What a process uses is, field by field, the environment when it sets the
-field (the page shows it locked: change it there), else the stored value, else the default (`fields.effective`).
+them; to another account they answer 404, like another account's objects. What a process uses is, field by field,
+the environment when it sets the field (the page shows it locked: change it there), else the stored value, else the
+default (`fields.effective`).
 
 - `fields`: which settings, their sections and labels, validation, and the effective settings.
 - `cipher`: secrets (the model's API key) are Fernet tokens, keyed by `BOTYARD_SECRET_KEY` or `data_dir/secret.key`.

@@ -56,7 +56,8 @@ async def check_instance_owner(db: AsyncSession, principal: Principal) -> None:
     if principal.account_uuid != await instance_account_uuid(db):
         raise AppError(
             ErrorCode.NOT_FOUND,
-            "Service settings not found: they belong to the instance's first account, whose owner and admins change them",
+            "Service settings not found: they belong to the instance's first account, whose owner and admins "
+            "change them",
         )
 
 
