@@ -56,10 +56,7 @@ def app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 @pytest.fixture
 def db(app: TestClient) -> Db:
     db = Db(app)
-    db.wipe()
-    runtime = app.app.state.runtime  # type: ignore[attr-defined]
-    assert app.portal is not None
-    app.portal.call(runtime.live.refresh)  # the wiped row: back to the environment and defaults
+    db.wipe()  # the settings' row too: the app is back on its environment and defaults
     return db
 
 

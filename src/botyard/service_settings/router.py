@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import APIRouter
 from pydantic import SecretStr
@@ -18,8 +19,16 @@ from botyard.service_settings.schemas import ConnectionResult, ConnectionTest, S
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["operations"])
 
+_NOT_YOURS: dict[int | str, dict[str, Any]] = {
+    404: {"description": "`not_found`: the signer's account is not the instance's own (its first account)."}
+}
+_LOCKED: dict[int | str, dict[str, Any]] = {
+    **_NOT_YOURS,
+    409: {"description": "`setting_locked`: an environment variable sets this setting; change it there."},
+}
 
-@router.get("/service/settings", response_model=SettingsView)
+
+@router.get("/service/settings", response_model=SettingsView, responses=_NOT_YOURS)
 async def read_settings(principal: CurrentPrincipal, database: AppDatabase, live: Live) -> SettingsView:
     """The instance's settings that the dashboard changes: each one's value in use and where it comes from
     (`environment` wins and is `locked`, else `dashboard`, else `default`). A secret shows only whether it is set
@@ -30,7 +39,7 @@ async def read_settings(principal: CurrentPrincipal, database: AppDatabase, live
     return service.view(live.base, saved, live.cipher)
 
 
-@router.post("/service/settings", response_model=SettingsView)
+@router.post("/service/settings", response_model=SettingsView, responses=_LOCKED)
 async def change_settings(
     change: SettingsChange, principal: CurrentPrincipal, database: AppDatabase, clock: AppClock, live: Live
 ) -> SettingsView:
@@ -45,7 +54,7 @@ async def change_settings(
     return service.view(live.base, saved, live.cipher)
 
 
-@router.post("/service/settings/llm/test", response_model=ConnectionResult)
+@router.post("/service/settings/llm/test", response_model=ConnectionResult, responses=_LOCKED)
 async def try_llm(
     principal: CurrentPrincipal, database: AppDatabase, live: Live, body: ConnectionTest | None = None
 ) -> ConnectionResult:
