@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.fernet import Fernet
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
@@ -18,6 +19,7 @@ from botyard.accounts.service import issue_key
 from botyard.config import Settings
 from botyard.main import create_app
 from botyard.models import InstanceSettings, Role
+from botyard.service_settings.cipher import Cipher
 from botyard.service_settings.fields import effective
 from botyard.service_settings.repository import InstanceSettingsRepository
 from tests.support.api import Api, assert_error, assert_not_found
@@ -254,3 +256,33 @@ def test_bad_input_changes_nothing(owner: Api, body: dict[str, Any], field: str)
     assert refused.status_code == 422, refused.text
     assert refused.json()["code"] == "validation_error" and field in refused.text
     assert owner.ok(owner.get("/service/settings")) == before
+
+
+def test_the_secret_key_comes_from_the_environment_or_a_file_made_once(tmp_path: Path) -> None:
+    given = Fernet.generate_key().decode()
+    keyed = Cipher(Settings(secret_key=given, data_dir=tmp_path / "a"))
+    token = keyed.seal(KEY)
+    assert KEY not in token and keyed.open(token) == KEY
+    assert Fernet(given.encode()).decrypt(token.encode()).decode() == KEY
+    assert not (tmp_path / "a" / "secret.key").exists()
+
+    made = Cipher(Settings(data_dir=tmp_path / "b"))
+    sealed = made.seal(KEY)
+    key_file = tmp_path / "b" / "secret.key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    again = Cipher(Settings(data_dir=tmp_path / "b"))  # another process, or the next start: the same file
+    assert again.open(sealed) == KEY
+    assert Cipher(Settings(data_dir=tmp_path / "c")).open(sealed) is None  # no key (or another): no value, no crash
+    assert Cipher(Settings(secret_key=given, data_dir=tmp_path / "b")).open(sealed) is None
+    with pytest.raises(ValueError, match="Fernet key"):
+        Settings(secret_key="not-a-key")
+
+
+def test_a_process_that_starts_uses_the_saved_settings(owner: Api, app: TestClient) -> None:
+    change(owner, cors_origins=[SHOP])
+    settings: Settings = app.app.state.settings  # type: ignore[attr-defined]
+    with TestClient(create_app(settings, resolver=FakeDns()), raise_server_exceptions=False) as restarted:
+        preflight = restarted.options(
+            "/api/v1/chatbots", headers={"Origin": SHOP, "Access-Control-Request-Method": "GET"}
+        )
+        assert preflight.status_code == 200 and preflight.headers["access-control-allow-origin"] == SHOP

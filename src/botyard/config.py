@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from functools import cached_property
 from pathlib import Path
@@ -218,6 +220,19 @@ class Settings(BaseSettings):
     def _comma_separated(cls, value: object) -> object:
         # Environment variables carry "a, b" rather than JSON lists.
         return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+
+    @field_validator("secret_key")
+    @classmethod
+    def _fernet_key(cls, value: SecretStr | None) -> SecretStr | None:
+        # A key that cannot encrypt must stop the start, not the first save of a secret.
+        if value is not None:
+            try:
+                raw = base64.urlsafe_b64decode(value.get_secret_value().encode())
+            except (ValueError, binascii.Error) as error:
+                raise ValueError("not a Fernet key: 32 bytes in URL-safe base64 (see docs/configuration.md)") from error
+            if len(raw) != 32:
+                raise ValueError("not a Fernet key: 32 bytes in URL-safe base64 (see docs/configuration.md)")
+        return value
 
     @field_validator("public_url")
     @classmethod

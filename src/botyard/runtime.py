@@ -182,10 +182,11 @@ class Runtime:
         origins = origins or Origins(settings.cors_origins)
 
         async def apply(old: Settings, new: Settings) -> None:
-            egress.configure(new.egress_allowlist, new.egress_allowed_ports)
-            origins.set(new.cors_origins)
+            # What may refuse the new settings (ValueError) goes first, so that a refusal changes nothing.
             if any(getattr(old, name) != getattr(new, name) for name in LLM_FIELDS):
                 models.switch(new)
+            egress.configure(new.egress_allowlist, new.egress_allowed_ports)
+            origins.set(new.cors_origins)
 
         return cls(
             models=models,

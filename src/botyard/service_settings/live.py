@@ -49,7 +49,14 @@ class LiveSettings:
                 return False
             saved = await self._database.read_briefly(service.stored)
             new = saved.effective(self.base, self.cipher)
-            await self._apply(self.current, new)
+            try:
+                await self._apply(self.current, new)
+            except ValueError as error:
+                # Checked when saved, so only a newer release's stricter rules get here (a model name gone from the
+                # catalogue): keep serving with what is in use, and say so once, not at every look.
+                log.error("the saved settings (version %d) cannot be used, keeping those in use: %s", seen, error)
+                self.version = saved.version
+                return False
             self.current, self.version = new, saved.version
             log.info("settings version %d in use", saved.version)
             return True
