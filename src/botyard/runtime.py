@@ -98,8 +98,11 @@ class ModelSwitch:
         self._closing: set[asyncio.Task[None]] = set()
 
     def switch(self, settings: Settings) -> None:
+        """Use the model connection of `settings` from the next answer on; ValueError (a model map naming no
+        catalogue model) before anything is built or changed."""
+        registry = ModelRegistry.from_settings(settings)
         answerer, provider = build_answerer(settings)
-        judge = None if provider is None else ModelJudge(provider, ModelRegistry.from_settings(settings))
+        judge = None if provider is None else ModelJudge(provider, registry)
         self.answers.parts = replace(self.answers.parts, answerer=answerer)
         self.answers.router.judge = judge
         for handler in self.runner.handlers.values():
