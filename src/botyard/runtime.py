@@ -38,7 +38,7 @@ from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.retriever import Retriever
 from botyard.service_settings.fields import LLM_FIELDS
-from botyard.service_settings.live import LiveSettings
+from botyard.service_settings.live import Apply, LiveSettings
 from botyard.sources.processing.embed import SourceReembedder, enqueue_reembedding
 from botyard.sources.processing.pipeline import IngestionConfig, SourceProcessor
 from botyard.testsets.runner import TestRunner
@@ -123,6 +123,19 @@ class ModelSwitch:
             await self.provider.aclose()
 
 
+def _applier(egress: EgressClient, origins: Origins, models: ModelSwitch) -> Apply:
+    """How this process follows changed settings: the parts that read them swapped in place."""
+
+    async def apply(old: Settings, new: Settings) -> None:
+        # What may refuse the new settings (ValueError) goes first, so that a refusal changes nothing.
+        if any(getattr(old, name) != getattr(new, name) for name in LLM_FIELDS):
+            models.switch(new)
+        egress.configure(new.egress_allowlist, new.egress_allowed_ports)
+        origins.set(new.cors_origins)
+
+    return apply
+
+
 async def _close_later(provider: Provider, delay: float) -> None:
     try:
         await asyncio.sleep(delay)
@@ -183,18 +196,10 @@ class Runtime:
         runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer, clock, answers), config)
         models = ModelSwitch(answers, runner, llm)
         origins = origins or Origins(settings.cors_origins)
-
-        async def apply(old: Settings, new: Settings) -> None:
-            # What may refuse the new settings (ValueError) goes first, so that a refusal changes nothing.
-            if any(getattr(old, name) != getattr(new, name) for name in LLM_FIELDS):
-                models.switch(new)
-            egress.configure(new.egress_allowlist, new.egress_allowed_ports)
-            origins.set(new.cors_origins)
-
         return cls(
             models=models,
             origins=origins,
-            live=LiveSettings(settings, database, apply),
+            live=LiveSettings(settings, database, _applier(egress, origins, models)),
             settings=settings,
             database=database,
             egress=egress,
