@@ -286,3 +286,17 @@ def test_a_process_that_starts_uses_the_saved_settings(owner: Api, app: TestClie
             "/api/v1/chatbots", headers={"Origin": SHOP, "Access-Control-Request-Method": "GET"}
         )
         assert preflight.status_code == 200 and preflight.headers["access-control-allow-origin"] == SHOP
+
+
+def test_the_row_the_migration_made_is_updated_in_place(owner: Api, db: Db) -> None:
+    """A new database has the one row at version 0 (made by the migration, so that a change locks it)."""
+
+    async def seeded(session: AsyncSession) -> None:
+        session.add(InstanceSettings(id=1, values={}, secrets={}, version=0))
+
+    db.run(seeded)
+    assert owner.ok(owner.get("/service/settings"))["updated_at"] is None
+    view = change(owner, cors_origins=[SHOP])
+    assert view["version"] == 1 and shown(view, "cors_origins")["value"] == [SHOP]
+    [row] = db.run(_rows)
+    assert row.version == 1 and row.values == {"cors_origins": [SHOP]}

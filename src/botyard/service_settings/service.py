@@ -40,7 +40,7 @@ class Stored:
 
 async def stored(db: AsyncSession) -> Stored:
     row = await InstanceSettingsRepository(db).current()
-    if row is None:
+    if row is None or row.version == 0:
         return Stored()
     return Stored(dict(row.values), dict(row.secrets), row.version, row.updated_at)
 

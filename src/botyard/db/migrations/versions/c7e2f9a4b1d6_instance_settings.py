@@ -8,6 +8,7 @@ Create Date: 2026-11-28 12:20:00.000000
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from alembic import op
@@ -31,6 +32,17 @@ def upgrade() -> None:
         sa.Column("updated_by", sa.String(length=32), nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_instance_settings")),
     )
+    # The one row exists from the start, so that a change locks it (`FOR UPDATE`) rather than racing to insert it.
+    table = sa.table(
+        "instance_settings",
+        sa.column("id", sa.Integer()),
+        sa.column("values", sa.JSON()),
+        sa.column("secrets", sa.JSON()),
+        sa.column("version", sa.Integer()),
+        sa.column("updated_at", sa.DateTime()),
+    )
+    now = datetime.now(UTC).replace(tzinfo=None)
+    op.bulk_insert(table, [{"id": 1, "values": {}, "secrets": {}, "version": 0, "updated_at": now}])
 
 
 def downgrade() -> None:
