@@ -38,6 +38,10 @@ from botyard.egress import (
 from tests.support.egress_servers import PAGE, Canary, Site, self_signed_certificate, site_and_canary
 from tests.support.waiting import wait_for
 
+HOSTS = "Allowed hosts (dashboard Settings, or BOTYARD_EGRESS_ALLOWLIST)"
+PORTS = "Allowed ports (dashboard Settings, or BOTYARD_EGRESS_ALLOWED_PORTS)"
+"""How a refusal names the settings that would lift it."""
+
 
 class FakeResolver:
     """DNS as a script: each name has a list of answers, used in turn (the last one repeats)."""
@@ -281,25 +285,24 @@ def test_url_refusals(url: str, reason: str) -> None:
         (
             "http://public.test:8080/",
             {},
-            "port not allowed: 8080 (allowed: 80, 443); to use it, add it to BOTYARD_EGRESS_ALLOWED_PORTS, or list the"
-            " host in BOTYARD_EGRESS_ALLOWLIST (an allowlisted host may use any port)",
+            f"port not allowed: 8080 (allowed: 80, 443); to use it, add it to {PORTS}, or list the"
+            f" host in {HOSTS} (an allowlisted host may use any port)",
         ),
         (
             "https://public.test:22/",
             {"egress_allowed_ports": [443, 8443]},
-            "port not allowed: 22 (allowed: 443, 8443); to use it, add it to BOTYARD_EGRESS_ALLOWED_PORTS, or list the"
-            " host in BOTYARD_EGRESS_ALLOWLIST (an allowlisted host may use any port)",
+            f"port not allowed: 22 (allowed: 443, 8443); to use it, add it to {PORTS}, or list the"
+            f" host in {HOSTS} (an allowlisted host may use any port)",
         ),
         (
             "http://10.1.2.3/",
             {},
-            "private address: 10.1.2.3 (private); to fetch it, list it or its network in BOTYARD_EGRESS_ALLOWLIST",
+            f"private address: 10.1.2.3 (private); to fetch it, list it or its network in {HOSTS}",
         ),
         (
             "http://[::ffff:169.254.169.254]/",
             {},
-            "private address: 169.254.169.254 (cloud metadata); to fetch it, list it or its network in"
-            " BOTYARD_EGRESS_ALLOWLIST",
+            f"private address: 169.254.169.254 (cloud metadata); to fetch it, list it or its network in {HOSTS}",
         ),
     ],
 )
@@ -335,7 +338,7 @@ def test_dns_answers_are_checked_all_of_them(net: Net, host: str) -> None:
     # names the server's hosts file or internal DNS knows cannot be probed through the error.
     error = net.failure(f"http://{host}:{net.port}/page")
     assert isinstance(error, EgressNetworkError) and error.reason == "dns failure"
-    hint = "a host of a private network must be listed in BOTYARD_EGRESS_ALLOWLIST"
+    hint = f"a host of a private network must be listed in {HOSTS}"
     assert error.message == f"{host} does not resolve to a public address ({hint})"
 
 

@@ -18,6 +18,10 @@ from tests.support.jobs import process
 from tests.support.sources import ARTICLE, chunks, knowledge_version, source
 from tests.support.web_site import Page, WebSite
 
+HOSTS = "Allowed hosts (dashboard Settings, or BOTYARD_EGRESS_ALLOWLIST)"
+PORTS = "Allowed ports (dashboard Settings, or BOTYARD_EGRESS_ALLOWED_PORTS)"
+"""How a refusal names the settings that would lift it."""
+
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[WebSite]:
@@ -134,13 +138,13 @@ def test_refused_urls_are_a_clear_422_at_creation(alice: Api, bot: str, fake_dns
     [
         (
             "https://example.com:8443/",
-            "URL refused: port not allowed: 8443 (allowed: 80, 443); to use it, add it to BOTYARD_EGRESS_ALLOWED_PORTS,"
-            " or list the host in BOTYARD_EGRESS_ALLOWLIST (an allowlisted host may use any port)",
+            f"URL refused: port not allowed: 8443 (allowed: 80, 443); to use it, add it to {PORTS},"
+            f" or list the host in {HOSTS} (an allowlisted host may use any port)",
         ),
         (
             "http://169.254.169.254/latest/meta-data/",
             "URL refused: private address: 169.254.169.254 (cloud metadata); to fetch it, list it or its network in"
-            " BOTYARD_EGRESS_ALLOWLIST",
+            f" {HOSTS}",
         ),
     ],
 )

@@ -128,6 +128,7 @@ def worker(settings: Settings) -> None:
         loop.add_signal_handler(signal.SIGTERM, stopping.set)
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # a background job of a shell ignores Ctrl-C
             loop.add_signal_handler(signal.SIGINT, stopping.set)
+        await runtime.follow_settings()
         await runtime.start_jobs()
         log = logging.getLogger("botyard.worker")
         log.info("worker %s running", runtime.runner.owner)

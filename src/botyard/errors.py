@@ -53,6 +53,7 @@ class ErrorCode(StrEnum):
     EMAIL_TAKEN = "email_taken"
     LAST_OWNER = "last_owner"
     LINK_INVALID = "link_invalid"
+    SETTING_LOCKED = "setting_locked"
     INTERNAL_ERROR = "internal_error"
 
     @property
@@ -91,6 +92,7 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.EMAIL_TAKEN: 409,
     ErrorCode.LAST_OWNER: 409,
     ErrorCode.LINK_INVALID: 410,
+    ErrorCode.SETTING_LOCKED: 409,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 """Each code's one status: a code is raised by its name alone (`AppError(ErrorCode.CONFLICT, ...)`), so a code can

@@ -7,7 +7,6 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.middleware.cors import CORSMiddleware
 
 from botyard import __version__
 from botyard.about.router import router as about_router
@@ -26,6 +25,7 @@ from botyard.chat.router import router as chat_router
 from botyard.chatbots.handoff.router import router as handoff_router
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
+from botyard.cors import Origins, ServiceCors
 from botyard.crawl.router import router as crawl_router
 from botyard.db.base import utcnow
 from botyard.db.session import Database
@@ -44,6 +44,7 @@ from botyard.openapi import install as declare_statuses
 from botyard.runtime import Runtime
 from botyard.scrape import router as metrics_router
 from botyard.security_headers import SecurityHeaders
+from botyard.service_settings.router import router as service_settings_router
 from botyard.session_documents.router import router as session_documents_router
 from botyard.signin.router import router as signin_router
 from botyard.sources.router import restart_router
@@ -69,11 +70,13 @@ def create_app(
     """The app. `resolver` replaces DNS for outbound requests (tests only: the one fake at that seam); `clock` is
     what rate limits count time by (tests move one by hand)."""
     settings = settings or Settings()
+    origins = Origins(settings.cors_origins)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        runtime = Runtime.build(settings, resolver, clock)
+        runtime = Runtime.build(settings, resolver, clock, origins)
         app.state.runtime = runtime
+        app.state.live_settings = runtime.live
         # What handlers depend on (deps.py), each by itself: no router sees the whole runtime.
         app.state.database = runtime.database
         app.state.egress = runtime.egress
@@ -84,6 +87,7 @@ def create_app(
         app.state.event_watch = EventWatch(runtime.database)
         app.state.stream_slots = StreamSlots(settings.streams_per_address)
         try:
+            await runtime.follow_settings()
             await sweep_streams(runtime)
             if settings.jobs_in_process:
                 await runtime.start_jobs()
@@ -106,7 +110,7 @@ def create_app(
     install_error_handlers(app)
     _include_routers(app, settings)
     declare_statuses(app)
-    _add_middleware(app, settings)
+    _add_middleware(app, settings, origins)
     return app
 
 
@@ -133,6 +137,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         hit_testing_router,
         webhooks_router,
         about_router,
+        service_settings_router,
         unanswered_router,
         testsets_router,
         analytics_router,
@@ -149,19 +154,13 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
     install_api_docs(app)
 
 
-def _add_middleware(app: FastAPI, settings: Settings) -> None:
+def _add_middleware(app: FastAPI, settings: Settings, origins: Origins) -> None:
     if settings.metrics:
         app.add_middleware(RouteProbe, routes=app.routes)  # innermost: it sees the route the router chose
     # Inside the body guard, which may copy the scope: the recorder reads the route and the signer the app noted.
     app.add_middleware(AuditTrail, settings=settings, audit_log=app.state.audit_log)
     app.add_middleware(RequestBodyGuard, settings=settings)
-    if settings.cors_origins:
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=settings.cors_origins,
-            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
-            allow_headers=["Authorization", "Content-Type"],
-        )
+    app.add_middleware(ServiceCors, origins=origins)  # `cors_origins`, which the dashboard's settings may change
     app.add_middleware(WidgetCors)  # the widget API's CORS follows each chatbot's allowed origins
     app.add_middleware(SecurityHeaders)  # around everything, errors and CORS preflights included
     app.add_middleware(RequestId)  # every line written while answering carries the request's id

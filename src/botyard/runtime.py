@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from botyard.answering.background.tagging import SessionTagger
@@ -19,6 +19,7 @@ from botyard.answering.supervisor import AgentRouter
 from botyard.answering.tools import ToolCaller
 from botyard.chat.history.retention import ConversationPurger
 from botyard.config import Settings
+from botyard.cors import Origins
 from botyard.crawl.crawler import CrawlConfig, Crawler
 from botyard.crawl.sync import ChatbotSync
 from botyard.db.base import utcnow
@@ -37,6 +38,8 @@ from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.warmer import IndexWarmer
+from botyard.service_settings.fields import LLM_FIELDS
+from botyard.service_settings.live import Apply, LiveSettings
 from botyard.sources.processing.embed import SourceReembedder, enqueue_reembedding
 from botyard.sources.processing.pipeline import IngestionConfig, SourceProcessor
 from botyard.testsets.runner import TestRunner
@@ -84,6 +87,63 @@ def job_handlers(
     ]
 
 
+class ModelSwitch:
+    """The process's connection to a language model, rebuilt when its settings change (`service_settings`): the
+    answerer, the judge and the tagger's tool caller are swapped for the answers that start next. The provider they
+    replace is closed once an answer begun with it has had its whole time (`llm_total_timeout`)."""
+
+    def __init__(self, answers: Pipeline, runner: JobRunner, provider: Provider | None) -> None:
+        self.answers = answers
+        self.runner = runner
+        self.provider = provider
+        self._closing: set[asyncio.Task[None]] = set()
+
+    def switch(self, settings: Settings) -> None:
+        """Use the model connection of `settings` from the next answer on; ValueError (a model map naming no
+        catalogue model) before anything is built or changed."""
+        registry = ModelRegistry.from_settings(settings)
+        answerer, provider = build_answerer(settings)
+        judge = None if provider is None else ModelJudge(provider, registry)
+        self.answers.parts = replace(self.answers.parts, answerer=answerer)
+        self.answers.router.judge = judge
+        for handler in self.runner.handlers.values():
+            if isinstance(handler, SessionTagger):
+                handler.judge = judge
+                handler.answerer = answerer if answerer.uses_tools and handler.call_tool is not None else None
+        old, self.provider = self.provider, provider
+        if old is not None:
+            task = asyncio.create_task(_close_later(old, settings.llm_total_timeout))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    async def aclose(self) -> None:
+        for task in list(self._closing):
+            task.cancel()
+        await asyncio.gather(*self._closing, return_exceptions=True)
+        if self.provider is not None:
+            await self.provider.aclose()
+
+
+def _applier(egress: EgressClient, origins: Origins, models: ModelSwitch) -> Apply:
+    """How this process follows changed settings: the parts that read them swapped in place."""
+
+    async def apply(old: Settings, new: Settings) -> None:
+        # What may refuse the new settings (ValueError) goes first, so that a refusal changes nothing.
+        if any(getattr(old, name) != getattr(new, name) for name in LLM_FIELDS):
+            models.switch(new)
+        egress.configure(new.egress_allowlist, new.egress_allowed_ports)
+        origins.set(new.cors_origins)
+
+    return apply
+
+
+async def _close_later(provider: Provider, delay: float) -> None:
+    try:
+        await asyncio.sleep(delay)
+    finally:
+        await provider.aclose()
+
+
 @dataclass(frozen=True, kw_only=True)
 class Runtime:
     settings: Settings
@@ -98,16 +158,24 @@ class Runtime:
     warmer: IndexWarmer | None
     """Saves large chatbots' indexes ahead of their next question, where jobs run (`retrieval.warmer`); None
     without snapshots (`BOTYARD_INDEX_SNAPSHOTS=false`)."""
-    llm: Provider | None
     answers: Pipeline
     """The answer pipeline: the supervisor, the retriever, the answerer (offline, or the LLM's when a provider is
     configured) and the admission bound, one instance for every request."""
+    models: ModelSwitch
+    origins: Origins
+    """The CORS origins in use (`cors.ServiceCors` reads them on every request)."""
+    live: LiveSettings
+    """The effective settings (environment, else the dashboard's, else default), followed without a restart."""
     clock: Callable[[], datetime] = field(default=utcnow)
     """Now, for what counts time windows (rate limits); tests pass a clock they move by hand instead of sleeping."""
 
     @classmethod
     def build(
-        cls, settings: Settings, resolver: Resolver | None = None, clock: Callable[[], datetime] = utcnow
+        cls,
+        settings: Settings,
+        resolver: Resolver | None = None,
+        clock: Callable[[], datetime] = utcnow,
+        origins: Origins | None = None,
     ) -> Runtime:
         keep_large_blocks_apart()  # before the models and the indexes (`memory`)
         embedder = build_embedder(settings)
@@ -130,7 +198,12 @@ class Runtime:
         )
         answers = Pipeline(parts, router, ping_seconds=settings.chat_ping_seconds, clock=clock)
         runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer, clock, answers), config)
+        models = ModelSwitch(answers, runner, llm)
+        origins = origins or Origins(settings.cors_origins)
         return cls(
+            models=models,
+            origins=origins,
+            live=LiveSettings(settings, database, _applier(egress, origins, models)),
             settings=settings,
             database=database,
             egress=egress,
@@ -138,10 +211,14 @@ class Runtime:
             embedder=embedder,
             retriever=retriever,
             warmer=IndexWarmer(database, retriever) if settings.index_snapshots else None,
-            llm=llm,
             answers=answers,
             clock=clock,
         )
+
+    async def follow_settings(self) -> None:
+        """Use the settings stored by the dashboard, and follow their changes (before serving or running jobs)."""
+        await self.live.refresh()
+        self.live.start()
 
     async def start_jobs(self) -> None:
         """Start the runner, after queueing the re-embedding of chunks another embedder produced (a changed
@@ -154,9 +231,9 @@ class Runtime:
     async def close(self) -> None:
         if self.warmer is not None:
             await self.warmer.stop()
+        await self.live.stop()
         await self.runner.stop()
         await self.egress.aclose()
         await close_embedder(self.embedder)
-        if self.llm is not None:
-            await self.llm.aclose()
+        await self.models.aclose()
         await self.database.dispose()

@@ -12,7 +12,7 @@ from playwright.sync_api import Route, expect
 from tests.support.browser import Service
 from tests.support.dashboard import Dashboard, make_chatbot, row_of
 
-LLM_ONLY = "Used only with a language model (BOTYARD_LLM_BASE_URL)"
+LLM_ONLY = "Used only with a language model (its base URL in Settings, or BOTYARD_LLM_BASE_URL)"
 
 
 def general_agent(server: Service, bot: str) -> str:

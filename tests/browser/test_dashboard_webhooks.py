@@ -34,7 +34,8 @@ def test_add_test_disable_and_delete_a_webhook(
     section.get_by_label("URL").fill("http://10.0.0.1/hooks")
     section.get_by_role("button", name="Add webhook").click()
     expect(section.get_by_role("alert")).to_contain_text("private address: 10.0.0.1 (private)")
-    expect(section.get_by_role("alert")).to_contain_text("list it or its network in BOTYARD_EGRESS_ALLOWLIST")
+    hint = "list it or its network in Allowed hosts (dashboard Settings, or BOTYARD_EGRESS_ALLOWLIST)"
+    expect(section.get_by_role("alert")).to_contain_text(hint)
 
     section.get_by_label("URL").fill(hooks.url("/in"))
     section.get_by_label("A data source failed (source_failed)").uncheck()

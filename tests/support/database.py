@@ -118,3 +118,8 @@ class Db:
                 await session.execute(delete(table))
 
         self.run(go)
+        # The dashboard's settings went with their row: the app uses its own again now, not at its next look.
+        live = getattr(self.client.app.state, "live_settings", None)  # type: ignore[attr-defined]
+        if live is not None:
+            assert self.client.portal is not None
+            self.client.portal.call(live.refresh)

@@ -12,5 +12,8 @@ class AccountRepository(Repository[Account]):
     async def any_exists(self) -> bool:
         return await self.one_or_none(select(Account).limit(1)) is not None
 
+    async def first(self) -> Account | None:
+        return await self.one_or_none(select(Account).order_by(Account.created_at, Account.uuid).limit(1))
+
     async def by_email(self, email: str) -> Account | None:
         return await self.one_or_none(select(Account).where(Account.email == email))

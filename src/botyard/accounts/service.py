@@ -13,7 +13,15 @@ from botyard.errors import AppError, ErrorCode
 from botyard.models import Account, ApiKey
 from botyard.people.emails import normalise_email
 
-__all__ = ["IssuedKey", "get_or_create_account", "issue_key", "list_keys", "normalise_email", "revoke_key"]
+__all__ = [
+    "IssuedKey",
+    "get_or_create_account",
+    "instance_account_uuid",
+    "issue_key",
+    "list_keys",
+    "normalise_email",
+    "revoke_key",
+]
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,13 @@ async def get_or_create_account(db: AsyncSession, email: str) -> Account:
     email = normalise_email(email)
     account = await repo.by_email(email)
     return account or await repo.add(Account(email=email))
+
+
+async def instance_account_uuid(db: AsyncSession) -> str | None:
+    """The instance's own account: the first one made (by the setup page or the CLI), whose owner and admins run
+    the instance and change its settings (`service_settings`). None before any account exists."""
+    first = await AccountRepository(db).first()
+    return first.uuid if first is not None else None
 
 
 async def issue_key(db: AsyncSession, email: str) -> IssuedKey:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from functools import cached_property
 from pathlib import Path
@@ -53,6 +54,16 @@ class Settings(PeopleSettings, MailSettings):
     trusted_proxies: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Addresses or CIDRs of reverse proxies whose `X-Forwarded-For` names the client (comma-separated).",
+    )
+
+    # Settings changed in the dashboard (botyard.service_settings)
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="Fernet key that encrypts the secrets stored by the dashboard's Settings page (unset: one is "
+        "made once in data_dir/secret.key). Give every process sharing a database the same key.",
+    )
+    settings_poll_seconds: float = Field(
+        default=5.0, gt=0, description="How often a process checks whether another one saved new dashboard settings."
     )
 
     # Logs
@@ -186,6 +197,15 @@ class Settings(PeopleSettings, MailSettings):
         # Environment variables carry "a, b" rather than JSON lists.
         return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
 
+    @field_validator("secret_key")
+    @classmethod
+    def _fernet_key(cls, value: SecretStr | None) -> SecretStr | None:
+        # A key that cannot encrypt must stop the start, not the first save of a secret.
+        text = value.get_secret_value() if value is not None else "A" * 43 + "="
+        if len(text) != 44 or len(base64.urlsafe_b64decode(text.encode())) != 32:
+            raise ValueError("not a Fernet key: 32 bytes in URL-safe base64 (see docs/configuration.md)")
+        return value
+
     @field_validator("log_format", mode="before")
     @classmethod
     def _lower(cls, value: object) -> object:
@@ -233,6 +253,12 @@ def env_name(field: str) -> str:
     if field not in Settings.model_fields:
         raise KeyError(f"no setting {field!r}")
     return f"{Settings.model_config.get('env_prefix', '')}{field}".upper()
+
+
+def setting_name(field: str, label: str) -> str:
+    """How a message names a setting that the dashboard's Settings page changes too, where an operator looks for it:
+    `Allowed hosts (dashboard Settings, or BOTYARD_EGRESS_ALLOWLIST)`."""
+    return f"{label} (dashboard Settings, or {env_name(field)})"
 
 
 def to_async_url(url: str) -> str:

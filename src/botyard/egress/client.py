@@ -100,6 +100,11 @@ class EgressClient:
         self._timeout = httpx.Timeout(limits.read_timeout, connect=limits.connect_timeout, pool=limits.connect_timeout)
         self._closed = False
 
+    def configure(self, allowlist: Sequence[str], ports: Sequence[int]) -> None:
+        """Follow a change of the allowlist and ports (`egress_allowlist`, `egress_allowed_ports`) without a restart;
+        ValueError for a bad allowlist entry, before anything changes."""
+        self._policy.configure(allowlist=Allowlist.parse(allowlist), ports=ports)
+
     async def check_url(self, url: str) -> str:
         """Check `url` as a fetch would (syntax, scheme, port, DNS, addresses) and return its canonical form.
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Network, IPv6Network, ip_address
 from typing import Protocol
 
-from botyard.config import env_name
+from botyard.config import setting_name
 from botyard.egress.address import IPAddress, canonical, parse_network, why_not_global
 from botyard.egress.errors import EgressNetworkError, EgressRefused, Reason
 from botyard.egress.url import ParsedURL
@@ -23,8 +23,8 @@ from botyard.egress.url import ParsedURL
 log = logging.getLogger(__name__)
 
 _HOST_ENTRY = re.compile(r"[a-z0-9_-]{1,63}(\.[a-z0-9_-]{1,63})*")
-ALLOWLIST = env_name("egress_allowlist")
-PORTS = env_name("egress_allowed_ports")
+ALLOWLIST = setting_name("egress_allowlist", "Allowed hosts")
+PORTS = setting_name("egress_allowed_ports", "Allowed ports")
 """The settings that lift a refusal, named in its message: the operator reads there what to change."""
 
 
@@ -105,6 +105,13 @@ class Policy:
         self._allowlist = allowlist
         self._ports = frozenset(ports)
         self._resolver = resolver
+
+    def configure(self, *, allowlist: Allowlist, ports: Iterable[int]) -> None:
+        """Use another allowlist and ports from the next check on (the dashboard's settings changed). Every client
+        made by `with_limits` shares this policy, so they all follow; a fetch under way finishes its hops under the
+        rules it started with only as far as they were already checked."""
+        self._allowlist = allowlist
+        self._ports = frozenset(ports)
 
     async def check(self, parsed: ParsedURL) -> Target:
         """Resolve (unless the host is a literal address) and check; raise EgressRefused or EgressNetworkError."""

@@ -11,6 +11,7 @@ from botyard.models.chunk import Chunk
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.handoff_settings import HandoffSettings
+from botyard.models.instance_settings import InstanceSettings
 from botyard.models.invitation import Invitation
 from botyard.models.job import Job
 from botyard.models.kinds import (
@@ -81,6 +82,7 @@ __all__ = [
     "DeliveryStatus",
     "EscalationSettings",
     "HandoffSettings",
+    "InstanceSettings",
     "Invitation",
     "Job",
     "JobStatus",

@@ -259,4 +259,5 @@ class Permission(StrEnum):
     KNOWLEDGE = "knowledge"
     MANAGE = "manage"
     ACCESS = "access"
+    SETTINGS = "settings"
     OWNERSHIP = "ownership"

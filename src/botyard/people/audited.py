@@ -36,6 +36,8 @@ def _made(object_type: AuditObject, note: str = "", action: AuditAction = CREATE
 
 Obj = AuditObject
 _V1: dict[str, Audited | None] = {
+    "POST /service/settings": Audited(Obj.SETTING, UPDATED, "service settings"),
+    "POST /service/settings/llm/test": None,  # sends the model one prompt; changes nothing
     "POST /chatbot/create": _made(Obj.CHATBOT),
     "POST /chatbot/{uuid}/update": Audited(Obj.CHATBOT, UPDATED),
     "DELETE /chatbot/{uuid}/delete": Audited(Obj.CHATBOT, DELETED),

@@ -9,6 +9,7 @@
 | `knowledge` | sources, tags, crawls and syncs, agents and tools, test sets, review    | owner, admin, editor      |
 | `manage`    | chatbots and their settings, widget, webhooks, retention, deletions     | owner, admin              |
 | `access`    | members, invitations, API keys                                          | owner, admin              |
+| `settings`  | the instance's settings (model, fetching, CORS); only in its first account | owner, admin              |
 | `ownership` | grant or take the owner role (checked by the members service)           | owner                     |
 
 An API key acts as an admin of its account: everything a program could do before people existed.

@@ -13,6 +13,7 @@ from botyard.people.roles import Permission
 
 READ, SELF, CHAT, LIVE = Permission.READ, Permission.SELF, Permission.CHAT, Permission.LIVE
 KNOWLEDGE, MANAGE, ACCESS = Permission.KNOWLEDGE, Permission.MANAGE, Permission.ACCESS
+SETTINGS = Permission.SETTINGS
 V1 = "/api/v1"
 
 _V1_ROUTES: dict[str, Permission] = {
@@ -32,6 +33,10 @@ _V1_ROUTES: dict[str, Permission] = {
     "GET /chatbot/{uuid}/notifications": READ,
     "POST /chatbot/{uuid}/notifications": MANAGE,
     "GET /service": READ,
+    # the instance's settings (its first account's owner and admins: `service_settings`)
+    "GET /service/settings": SETTINGS,
+    "POST /service/settings": SETTINGS,
+    "POST /service/settings/llm/test": SETTINGS,
     # agents and tool functions
     "GET /chatbot/{uuid}/agents": READ,
     "POST /chatbot/{uuid}/agent/create": KNOWLEDGE,

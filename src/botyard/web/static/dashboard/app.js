@@ -2,7 +2,7 @@
 // render(ctx) and may return a cleanup function (called when the owner leaves the page).
 import { Permission } from "/static/shared/names.js";
 import { get, getKey, post, signOut, whoAmI } from "./api.js";
-import { describeService, serviceDetails, serviceInfo } from "./service.js";
+import { describeService, forgetServiceInfo, serviceDetails, serviceInfo } from "./service.js";
 import { clear, h, heading, select, uid } from "./ui.js";
 import { waitingWatch } from "./waiting.js";
 
@@ -16,6 +16,7 @@ const ROUTES = [
   route("/members", "./members.js", "members", "Members"),
   route("/keys", "./keys.js", "keys", "API keys"),
   route("/audit", "./audit.js", "audit", "Audit log"),
+  route("/settings", "./settings.js", "settings", "Settings"),
   route("/chatbots", "./chatbots.js", "chatbots", "Chatbots"),
   route(`/chatbot/${ID}`, "./chatbot-settings.js", "chatbots", "Chatbot settings"),
   route(`/bot/${ID}/knowledge`, "./knowledge.js", "knowledge", "Knowledge"),
@@ -81,6 +82,11 @@ async function readUnread(chatbot, signal) {
     // the badge is a hint: the inbox page itself says what failed
   }
 }
+
+window.addEventListener("botyard:service-changed", () => {
+  forgetServiceInfo();
+  showService();
+});
 
 async function showService() {
   try {
@@ -186,6 +192,7 @@ function renderNav(active, botUuid) {
       link("#/audit", "Audit log", "audit"),
     );
   }
+  if (can(Permission.SETTINGS)) navList.append(link("#/settings", "Settings", "settings"));
 }
 
 export async function refreshChatbots(signal) {

@@ -13,6 +13,11 @@ export async function serviceInfo() {
   return known;
 }
 
+/** Read the description again next time (the Settings page changed what answers). */
+export function forgetServiceInfo() {
+  known = null;
+}
+
 /** One line for people: "Answers: offline · Embeddings: multilingual" (or the model API's host). */
 export function describeService(info) {
   const answers = info.answerer === "llm" ? `language model at ${info.llm_host}` : "offline (no language model)";
@@ -28,12 +33,13 @@ export function serviceDetails(info) {
     lines.push(`Language model API: ${info.llm_host}`);
     lines.push(`Models: ${models.length ? models.join(", ") : "each name's base"}`);
     if (info.llm_default_model) lines.push(`Other names: ${info.llm_default_model}`);
-  } else lines.push("No language model: set BOTYARD_LLM_BASE_URL to use one.");
+  } else lines.push("No language model: set one in Settings (or BOTYARD_LLM_BASE_URL) to use one.");
   lines.push(`Embedding model: ${info.embedder_model ?? "none"}`);
   return lines.join("\n");
 }
 
-const LLM_ONLY = "Used only with a language model (BOTYARD_LLM_BASE_URL): this service answers offline.";
+const LLM_ONLY =
+  "Used only with a language model (its base URL in Settings, or BOTYARD_LLM_BASE_URL): this service answers offline.";
 
 /** Greys `element` and says why (read by screen readers with each of its controls): the settings inside take effect
  * only when a language model answers. */

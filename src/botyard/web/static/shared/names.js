@@ -169,6 +169,7 @@ export const Permission = Object.freeze({
   KNOWLEDGE: "knowledge",
   MANAGE: "manage",
   ACCESS: "access",
+  SETTINGS: "settings",
   OWNERSHIP: "ownership",
 });
 

@@ -1,0 +1,126 @@
+"""Read and change the stored settings: who may, what a change writes, and what the page shows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.accounts.service import instance_account_uuid
+from botyard.config import Settings
+from botyard.db.base import iso
+from botyard.errors import AppError, ErrorCode
+from botyard.people.principal import Principal
+from botyard.service_settings.cipher import Cipher
+from botyard.service_settings.fields import BY_NAME, FIELDS, Source, check, effective, locked
+from botyard.service_settings.repository import InstanceSettingsRepository
+from botyard.service_settings.schemas import SettingsChange, SettingsView, SettingView
+
+
+@dataclass(frozen=True)
+class Stored:
+    """The saved row, its secrets still sealed."""
+
+    values: Mapping[str, Any] = field(default_factory=dict)
+    secrets: Mapping[str, str] = field(default_factory=dict)
+    version: int = 0
+    updated_at: datetime | None = None
+
+    def opened(self, cipher: Cipher) -> dict[str, str]:
+        """The secrets in plain text, leaving out any this key cannot open."""
+        plain = {name: cipher.open(token) for name, token in self.secrets.items()}
+        return {name: value for name, value in plain.items() if value is not None}
+
+    def effective(self, base: Settings, cipher: Cipher) -> Settings:
+        return effective(base, self.values, self.opened(cipher))
+
+
+async def stored(db: AsyncSession) -> Stored:
+    row = await InstanceSettingsRepository(db).current()
+    if row is None or row.version == 0:
+        return Stored()
+    return Stored(dict(row.values), dict(row.secrets), row.version, row.updated_at)
+
+
+async def version(db: AsyncSession) -> int:
+    return await InstanceSettingsRepository(db).version()
+
+
+async def check_instance_owner(db: AsyncSession, principal: Principal) -> None:
+    """404 unless the signer belongs to the instance's own account: another account's owner must not change how
+    the whole instance behaves, and to it they are another account's object, answered like a missing one (the
+    route itself already needs the `settings` permission: owner or admin)."""
+    if principal.account_uuid != await instance_account_uuid(db):
+        raise AppError(
+            ErrorCode.NOT_FOUND,
+            "Service settings not found: they belong to the instance's first account, whose owner and admins "
+            "change them",
+        )
+
+
+async def change(
+    db: AsyncSession, base: Settings, cipher: Cipher, change: SettingsChange, principal: Principal, now: datetime
+) -> Stored:
+    """Write `change` over the stored settings, all or nothing: every field is checked before anything is written."""
+    held = locked(base)
+    asked = change.model_dump(exclude_unset=True)
+    for name in asked:
+        if name in held:
+            message = f"{name} is set by the environment ({BY_NAME[name].env}): change it there, or unset it to "
+            raise AppError(ErrorCode.SETTING_LOCKED, message + "change it here")
+    if not asked:
+        return await stored(db)
+    checked = {name: None if value == "" else check(name, value) for name, value in asked.items()}
+    repo = InstanceSettingsRepository(db)
+    row = await repo.for_update()
+    values = dict(row.values) if row is not None else {}
+    secrets = dict(row.secrets) if row is not None else {}
+    for name, value in checked.items():
+        target = secrets if BY_NAME[name].secret else values
+        if value is None:
+            target.pop(name, None)
+        else:
+            target[name] = cipher.seal(value) if BY_NAME[name].secret else value
+    saved = await repo.save(row, values, secrets, updated_at=now, updated_by=principal.user_uuid)
+    return Stored(dict(saved.values), dict(saved.secrets), saved.version, saved.updated_at)
+
+
+def view(base: Settings, saved: Stored, cipher: Cipher) -> SettingsView:
+    """What the page shows: each setting's value in use and where it comes from; a secret only as set or not."""
+    held = locked(base)
+    opened = saved.opened(cipher)
+    now = saved.effective(base, cipher)
+    shown = []
+    for editable in FIELDS:
+        name = editable.name
+        source = Source.ENVIRONMENT if name in held else Source.DASHBOARD if _stored(saved, name) else Source.DEFAULT
+        value = getattr(now, name)
+        entry: dict[str, Any] = {"value": None if editable.secret else value, "is_set": bool(value)}
+        if editable.secret:
+            plain = value.get_secret_value() if value is not None else ""
+            entry |= {"last4": plain[-4:] if len(plain) >= 8 else None}
+            entry["unreadable"] = source is Source.DASHBOARD and name not in opened
+        shown.append(
+            SettingView(
+                name=name,
+                env=editable.env,
+                section=editable.section,
+                label=editable.label,
+                source=source,
+                locked=name in held,
+                secret=editable.secret,
+                **entry,
+            )
+        )
+    return SettingsView(
+        version=saved.version,
+        updated_at=iso(saved.updated_at) if saved.updated_at else None,
+        settings=shown,
+    )
+
+
+def _stored(saved: Stored, name: str) -> bool:
+    return name in saved.values or name in saved.secrets
