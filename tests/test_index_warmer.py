@@ -5,8 +5,10 @@ changing are left alone. A clock moved by hand stands for the quiet period. Real
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+from botyard.retrieval.build_lock import try_lock, wait_for_lock
 from botyard.retrieval.warmer import IndexWarmer
 from tests.support.api import Api
 from tests.support.database import Db
@@ -60,3 +62,28 @@ def test_a_quiet_large_chatbot_is_saved_ahead_and_its_first_question_loads_it(
     restarted = IndexWarmer(db.database, process_retriever(settings, tmp_path), quiet=30, clock=clock)
     assert db.client.portal is not None
     assert db.client.portal.call(restarted.look) == []  # a snapshot of this version is on disk already
+
+
+def test_a_build_under_way_in_another_process_is_left_to_it(alice: Api, db: Db, tmp_path: Path) -> None:
+    big, sources = knowledge_bot(alice, ["password"])
+    fill(db, sources["password"], bulk_texts())
+    settings = alice.client.app.state.settings  # type: ignore[attr-defined]
+    worker = process_retriever(settings, tmp_path)
+    other = try_lock(tmp_path / "indexes", big)  # another process of the machine builds it
+    assert other is not None and try_lock(tmp_path / "indexes", big) is None
+    assert db.run(lambda session: worker.save_ahead(session, big)) is False
+    assert worker.builds == 0 and snapshot_names(tmp_path, big) == []
+
+    async def waits_for_the_other() -> tuple[bool, bool]:
+        waiting = asyncio.create_task(wait_for_lock(tmp_path / "indexes", big, seconds=60))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()  # held: it waits
+        other.release()
+        lock, waited = await waiting
+        assert lock is not None
+        lock.release()
+        return True, waited
+
+    assert db.client.portal is not None
+    assert db.client.portal.call(waits_for_the_other) == (True, True)
+    assert db.run(lambda session: worker.save_ahead(session, big)) is True  # free: it builds

@@ -18,22 +18,22 @@ import asyncio
 import logging
 import math
 import weakref
-from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import replace
 from typing import ParamSpec, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard import metrics
 from botyard.config import Settings
 from botyard.embedding import Embedder, Vectors
 from botyard.memory import release_free_memory
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.baseline import UNRELATED_QUESTIONS, unrelated_evidence
+from botyard.retrieval.build_lock import BuildLock, try_lock, wait_for_lock
 from botyard.retrieval.building import build, off_loop
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
+from botyard.retrieval.index_cache import IndexCache
 from botyard.retrieval.passage_closeness import closeness_of_passages
 from botyard.retrieval.query_vectors import QueryVectors
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, similarity
@@ -57,8 +57,7 @@ class Retriever:
 
     def __init__(self, embedder: Embedder | None, settings: Settings) -> None:
         self.embedder = embedder
-        self.max_cached_chunks = settings.retrieval_cache_chunks
-        self._cache: OrderedDict[str, ChatbotIndex] = OrderedDict()
+        self._cache = IndexCache(settings.retrieval_cache_chunks)
         self._queries = QueryVectors(embedder) if embedder is not None else None
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._unrelated: list[Vectors | None] | None = None
@@ -135,16 +134,15 @@ class Retriever:
         if version is None:
             version = await repository.knowledge_version(chatbot_uuid)
         if version is None:
-            if self._cache.pop(chatbot_uuid, None) is not None:  # a deleted chatbot's index is dropped at once
-                metrics.indexes_held(len(self._cache), self.cached_chunks)
+            self._cache.pop(chatbot_uuid)  # a deleted chatbot's index is dropped at once
             if self.snapshots is not None:
                 await asyncio.to_thread(drop_snapshots, self.snapshots.root.parent, chatbot_uuid)
             return None
-        cached = self._cached(chatbot_uuid, version)
+        cached = self._cache.at(chatbot_uuid, version)
         if cached is not None:
             return await self._trimmed(cached)
         async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
-            cached = self._cached(chatbot_uuid, version)  # built by whoever held the lock before us
+            cached = self._cache.at(chatbot_uuid, version)  # built by whoever held the lock before us
             if cached is not None:
                 return await self._trimmed(cached)
             older = self._cache.get(chatbot_uuid) or await self._loaded(chatbot_uuid, version)
@@ -153,8 +151,8 @@ class Retriever:
                 index = await self._caught_up(repository, chatbot_uuid, older, version)
                 self._trim, older = index is not None, None
             if index is None:
-                index = await self._built(repository, chatbot_uuid, version)
-            self._store(chatbot_uuid, index)
+                index = await self._built_once(repository, chatbot_uuid, version)
+            self._cache.store(chatbot_uuid, index)
         return await self._trimmed(index)
 
     async def save_ahead(self, db: AsyncSession, chatbot_uuid: str) -> bool:
@@ -168,13 +166,22 @@ class Retriever:
         found = await asyncio.to_thread(self.snapshots.newest, chatbot_uuid, version)
         if (found is not None and found[0] == version) or await repository.chunk_count(chatbot_uuid) < SNAPSHOT_ROWS:
             return False
+        building = try_lock(self.snapshots.root, self.snapshots.folder(chatbot_uuid).name)
+        if building is None:  # another process of the machine builds it: its snapshot will do
+            return False
         held = chatbot_uuid in self._cache
-        log.info("retrieval index of chatbot %s: building version %d ahead of its next question", chatbot_uuid, version)
-        async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
-            self._store(chatbot_uuid, await self._built(repository, chatbot_uuid, version))
-        await self.snapshots.saved()
-        if not held and self._cache.pop(chatbot_uuid, None) is not None:
-            metrics.indexes_held(len(self._cache), self.cached_chunks)
+        try:
+            found = await asyncio.to_thread(self.snapshots.newest, chatbot_uuid, version)  # saved meanwhile?
+            if found is not None and found[0] == version:
+                return False
+            log.info("retrieval index of chatbot %s: building version %d ahead of its question", chatbot_uuid, version)
+            async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
+                self._cache.store(chatbot_uuid, await self._built(repository, chatbot_uuid, version, building))
+            await self.snapshots.saved()
+        finally:
+            building.release()
+        if not held:
+            self._cache.pop(chatbot_uuid)
         return True
 
     async def _trimmed(self, index: ChatbotIndex) -> ChatbotIndex:
@@ -194,28 +201,58 @@ class Retriever:
             )
         return index
 
-    async def _built(self, repository: RetrievalRepository, chatbot_uuid: str, version: int) -> ChatbotIndex:
+    async def _built_once(self, repository: RetrievalRepository, chatbot_uuid: str, version: int) -> ChatbotIndex:
+        """The chatbot's index built, unless another process of this machine is building it (`build_lock`): then,
+        once it is done, its snapshot loaded (and caught up)."""
+        if self.snapshots is None:
+            return await self._built(repository, chatbot_uuid, version)
+        building, waited = await wait_for_lock(self.snapshots.root, self.snapshots.folder(chatbot_uuid).name)
+        try:
+            loaded = await self._loaded(chatbot_uuid, version) if waited else None
+            if loaded is not None and loaded.version < version:
+                loaded = await self._caught_up(repository, chatbot_uuid, loaded, version)
+                self._trim = loaded is not None
+        except BaseException:
+            if building is not None:
+                building.release()
+            raise
+        if loaded is None:
+            return await self._built(repository, chatbot_uuid, version, building)  # which lets `building` go
+        if building is not None:
+            building.release()
+        return loaded
+
+    async def _built(
+        self, repository: RetrievalRepository, chatbot_uuid: str, version: int, building: BuildLock | None = None
+    ) -> ChatbotIndex:
         """The chatbot's index built from the database; one large enough is then saved (`snapshot`), after the
         answer: only built indexes are, so a snapshot loaded and caught up over many changes is replaced at the next
         rebuild, which `CATCH_UP_SOURCES` and the dead rows' share (`DEAD_SHARE`) bound."""
-        rows, vectors = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
-        parts, unrelated = self.embedder.parts if self.embedder else None, await self._unrelated_vectors()
-        snapshots = self.snapshots if len(rows) >= SNAPSHOT_ROWS else None
-        workdir = snapshots.private() if snapshots is not None else None
-        index = await off_loop(len(rows), build, version, rows, vectors, parts, unrelated, workdir)
+        try:
+            rows, vectors = await repository.chunks(chatbot_uuid, self.embedder.name if self.embedder else None)
+            parts, unrelated = self.embedder.parts if self.embedder else None, await self._unrelated_vectors()
+            snapshots = self.snapshots if len(rows) >= SNAPSHOT_ROWS else None
+            workdir = snapshots.private() if snapshots is not None else None
+            index = await off_loop(len(rows), build, version, rows, vectors, parts, unrelated, workdir)
+        except BaseException:
+            if building is not None:
+                building.release()
+            raise
         self.builds += 1
         log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
-        if self.snapshots is not None:
+        done = building.release if building is not None else None
+        if self.snapshots is not None:  # `building` goes once the snapshot is saved: then the waiters load it
             lock = self._locks.setdefault(chatbot_uuid, asyncio.Lock())
-            self.snapshots.save_later(chatbot_uuid, index, lock, lambda: self._cache.get(chatbot_uuid), self._serve)
+            current = lambda: self._cache.get(chatbot_uuid)  # noqa: E731
+            self.snapshots.save_later(chatbot_uuid, index, lock, current, self._serve, done)
+        elif done is not None:
+            done()
         return index
 
     def _serve(self, chatbot_uuid: str, loaded: ChatbotIndex) -> None:
         """Serve the snapshot just saved and loaded in place of the index built (`Snapshots.save_later`), unless
         the cache let it go meanwhile (under the chatbot's lock, nothing else replaced it)."""
-        if chatbot_uuid in self._cache:
-            self._cache[chatbot_uuid] = loaded
-            self._trim = True
+        self._trim = self._cache.replace(chatbot_uuid, loaded) or self._trim
 
     async def _caught_up(
         self, repository: RetrievalRepository, chatbot_uuid: str, older: ChatbotIndex, version: int
@@ -230,7 +267,7 @@ class Retriever:
             index = await off_loop(older.size, older.updated, version, sources, rows, vectors)
         except Exception:
             # The older index may be half changed (its tantivy index is shared): it must never be updated again.
-            self._cache.pop(chatbot_uuid, None)
+            self._cache.pop(chatbot_uuid)
             log.exception("retrieval index of chatbot %s could not be updated; rebuilding it", chatbot_uuid)
             return None
         if index is not None and abs(index.size - index.unrelated_size) > REMEASURE_SHARE * index.unrelated_size:
@@ -239,28 +276,10 @@ class Retriever:
             index.unrelated_size = index.size
         return index
 
-    def _cached(self, chatbot_uuid: str, version: int) -> ChatbotIndex | None:
-        index = self._cache.get(chatbot_uuid)
-        if index is None or index.version < version:
-            # A newer version than ours (read before another request caught up) holds at least what ours does.
-            return None
-        self._cache.move_to_end(chatbot_uuid)
-        return index
-
-    def _store(self, chatbot_uuid: str, index: ChatbotIndex) -> None:
-        self._cache[chatbot_uuid] = index
-        self._cache.move_to_end(chatbot_uuid)
-        total = sum(cached.size for cached in self._cache.values())
-        # The newest index always stays, even alone over the bound: the request that built it is about to use it.
-        while total > self.max_cached_chunks and len(self._cache) > 1:
-            _, evicted = self._cache.popitem(last=False)
-            total -= evicted.size
-        metrics.indexes_held(len(self._cache), total)
-
     @property
     def cached_chunks(self) -> int:
         """Chunks held by the cache (for metrics and tests of the bound)."""
-        return sum(index.size for index in self._cache.values())
+        return self._cache.chunks
 
     async def _unrelated_vectors(self) -> list[Vectors | None]:
         """The unrelated questions' vectors (`baseline`), embedded once per process."""

@@ -217,6 +217,7 @@ class Snapshots:
         lock: asyncio.Lock,
         current: Callable[[], ChatbotIndex | None],
         replace: Callable[[str, ChatbotIndex], None],
+        done: Callable[[], None] | None = None,
     ) -> None:
         """Save a built index in a worker thread once `lock` (the chatbot's, which updates hold: none may write its
         files meanwhile) is free, unless it is no longer the `current()` one then (updated or evicted: a later build
@@ -229,6 +230,13 @@ class Snapshots:
         622 MB, 601 MB once it served the snapshot, as a restarted one does)."""
 
         async def save() -> None:
+            try:
+                await save_it()
+            finally:
+                if done is not None:  # the build's lock (`build_lock`): whoever waited loads what is saved now
+                    done()
+
+        async def save_it() -> None:
             if index.workdir is None:
                 await asyncio.to_thread(drop_snapshots, self.root.parent, chatbot_uuid)
                 return
