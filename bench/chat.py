@@ -443,8 +443,8 @@ def warmed(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[
     started = time.perf_counter()
     with phase_server(Server(data_dir, env), "warmed", run) as server:
         snapshot = wait_for_snapshot(data_dir, bot)
-        while snapshot is not None and any("built" in line for line in index_lines(server.log_path)):
-            if any("loaded" in line for line in index_lines(server.log_path)):  # saved, and let go (`warmer`)
+        while snapshot is not None and any(" ahead of its question" in line for line in index_lines(server.log_path)):
+            if any("saved ahead" in line for line in index_lines(server.log_path)):  # saved and let go (`warmer`)
                 break
             time.sleep(0.2)
         waited = time.perf_counter() - started

@@ -182,6 +182,7 @@ class Retriever:
             building.release()
         if not held:
             self._cache.pop(chatbot_uuid)
+        log.info("retrieval index of chatbot %s: saved ahead of its question, version %d", chatbot_uuid, version)
         return True
 
     async def _trimmed(self, index: ChatbotIndex) -> ChatbotIndex:
@@ -277,8 +278,7 @@ class Retriever:
         return index
 
     @property
-    def cached_chunks(self) -> int:
-        """Chunks held by the cache (for metrics and tests of the bound)."""
+    def cached_chunks(self) -> int:  # held by the cache (tests of its bound)
         return self._cache.chunks
 
     async def _unrelated_vectors(self) -> list[Vectors | None]:
