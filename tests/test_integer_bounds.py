@@ -86,7 +86,7 @@ def test_above_its_maximum_every_integer_parameter_answers_422_and_at_it_never_5
     owned = objects(alice)
     checked = []
     for method, path, name, schema in _integer_parameters(document):
-        real = real_path_parameters(path, owned)
+        real = {} if "{" not in path else real_path_parameters(path, owned)
         assert real is not None, path
         url = path.format(**real)
         above = client.request(method, url, params={name: schema["maximum"] + 1}, headers=alice.auth)
@@ -113,7 +113,7 @@ def test_any_number_in_a_timestamp_parameter_is_served_or_refused_never_500(
         for parameter in operation.get("parameters", []):
             if not any(schema.get("type") == "number" for schema, _ in _schemas(parameter["schema"], components)):
                 continue
-            real = real_path_parameters(path, owned)
+            real = {} if "{" not in path else real_path_parameters(path, owned)
             assert real is not None, path
             for value in ("1e300", "-1e300", "253402300800", "-62135596801", "1e-300"):
                 answer = client.request(

@@ -173,5 +173,5 @@ def test_the_password_signs_in_and_is_never_logged(caplog: pytest.LogCaptureFixt
         with pytest.raises(MailRefused) as refused:
             asyncio.run(wrong.send(mail))
     assert "sign-in" in str(refused.value) and "not-it-secret" not in str(refused.value)
-    assert "secret" not in caplog.text
-    assert "secret" not in repr(right.settings)
+    assert "pa55-w0rd" not in caplog.text and "not-it" not in caplog.text
+    assert "pa55-w0rd" not in repr(right.settings)

@@ -20,7 +20,9 @@ class SettingsChange(BaseModel):
     llm_models: Annotated[dict[Text, Text], Field(max_length=MAX_ITEMS)] | None = None
     llm_default_model: Text | None = None
     egress_allowlist: Annotated[list[Text], Field(max_length=MAX_ITEMS)] | None = None
-    egress_allowed_ports: Annotated[list[int], Field(max_length=MAX_ITEMS)] | None = None
+    egress_allowed_ports: Annotated[list[Annotated[int, Field(ge=1, le=65535)]], Field(max_length=MAX_ITEMS)] | None = (
+        None
+    )
     cors_origins: Annotated[list[Text], Field(max_length=MAX_ITEMS)] | None = None
 
 
