@@ -6,7 +6,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.support.browser import Service
 from tests.support.dashboard import add_member, make_chatbot, row_of, sign_in_member
@@ -28,6 +28,8 @@ def test_an_admin_filters_and_downloads_the_audit_log(browser: Browser, server: 
         board = sign_in_member(phone, server, email)
         page = board.page
         expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Audit log")).to_have_count(1)
+        held: list[Route] = []  # the page's first load, answered only after the filters are applied
+        page.route("**/api/v1/account/audit?*", lambda route: held.append(route) if not held else route.continue_())
         page.goto(f"{server.base}/dashboard#/audit")
         expect(page.get_by_role("heading", name="Audit log", level=1)).to_be_visible()
 
@@ -36,6 +38,12 @@ def test_an_admin_filters_and_downloads_the_audit_log(browser: Browser, server: 
         made = row_of(page, f"chatbot created: {name}")
         expect(made).to_contain_text("API key")
         expect(made).to_contain_text("admin")  # the role a key acts with
+        filtered = page.locator("tbody tr").count()
+        with page.expect_response(lambda response: "/account/audit?" in response.url):
+            held[0].continue_()  # the first load's reply comes late: it must not add its rows to the filtered ones
+        page.unroute("**/api/v1/account/audit?*")
+        expect(page.locator("tbody tr")).to_have_count(filtered)
+        expect(made).to_have_count(1)
 
         page.get_by_label("Object").select_option("")
         page.get_by_label("Actor").fill(email)

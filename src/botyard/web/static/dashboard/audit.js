@@ -66,8 +66,13 @@ export function render(ctx) {
     );
   }
 
-  async function showMore() {
+  // Each load (the page's first, each Apply) is a generation: a reply of an older one that comes late (the first
+  // load's, after the filters were applied) is dropped, not appended to the newer one's rows.
+  let generation = 0;
+
+  async function showMore(expected = generation) {
     const page = await get("/account/audit", { query: { ...query(), limit: PAGE, offset: shown }, signal: ctx.signal });
+    if (expected !== generation) return;
     shown += page.events.length;
     body.append(...page.events.map(row));
     more.hidden = !page.more;
@@ -75,9 +80,10 @@ export function render(ctx) {
   }
 
   async function load() {
+    generation += 1;
     shown = 0;
     clear(body);
-    await showMore();
+    await showMore(generation);
   }
 
   filters.addEventListener("submit", (event) => {
