@@ -4,13 +4,13 @@ Real app, both databases."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from botyard.models import SessionMeta
 from tests.support.agents import helpdesk
 from tests.support.api import Api, assert_error
 from tests.support.chat import ask, new_session
+from tests.support.handoff import operator_events
 
 ASKING = "I want to talk to a real person please"
 
@@ -22,18 +22,6 @@ def inbox(api: Api, bot: str) -> dict[str, Any]:
 
 def entry(api: Api, bot: str, chat: str) -> dict[str, Any]:
     (found,) = [item for item in inbox(api, bot)["sessions"] if item["uuid"] == chat]
-    return found
-
-
-def events(api: Api, bot: str, last: str) -> list[dict[str, Any]]:
-    """The chatbot's events from the start, up to the first of type `last`."""
-    found: list[dict[str, Any]] = []
-    with api.client.stream("GET", f"/api/v1/chatbot/{bot}/events", params={"after": 0}, headers=api.auth) as body:
-        for line in body.iter_lines():
-            if line.startswith("data: "):
-                found.append(json.loads(line[6:]))
-                if found[-1]["type"] == last:
-                    break
     return found
 
 
@@ -113,7 +101,7 @@ def test_every_inbox_change_is_an_event(alice: Api) -> None:
     ask(alice, chat, ASKING)  # asking again while flagged is a visitor's message operators hear of
     alice.ok(alice.post(f"/session/{chat}/seen"))
     alice.ok(alice.post(f"/session/{chat}/human-request/dismiss"))
-    found = events(alice, bot, "human_request_dismissed")
+    found = operator_events(alice, bot, "human_request_dismissed")
     assert [(e["type"], e["session_uuid"]) for e in found] == [
         ("human_requested", chat), ("user_message", chat), ("conversation_seen", chat),
         ("human_request_dismissed", chat),

@@ -13,20 +13,9 @@ from botyard.chatbots.handoff.service import DEFAULT_AFTER_HOURS_MESSAGE
 from botyard.models import Role
 from tests.support.api import Api, assert_error
 from tests.support.database import Db
-from tests.support.handoff import ASKING, answer_text, desk
+from tests.support.handoff import ASKING, answer_text, desk, operator_events
 from tests.support.people import Person, person
 from tests.support.widget import widget_ask, widget_session
-
-
-def operator_events(api: Api, bot: str, last: str) -> list[dict[str, Any]]:
-    seen: list[dict[str, Any]] = []
-    with api.client.stream("GET", f"/api/v1/chatbot/{bot}/events", params={"after": 0}, headers=api.auth) as body:
-        for line in body.iter_lines():
-            if line.startswith("data: "):
-                seen.append(json.loads(line[6:]))
-                if seen[-1]["type"] == last:
-                    break
-    return seen
 
 
 def widget_events(client: TestClient, chat: str, last: str) -> list[tuple[str, dict[str, Any]]]:
