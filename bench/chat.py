@@ -18,6 +18,11 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   jobs in process). Figures: how long after the start the snapshot was on disk, the first answer (first byte, full
   answer) and whether the server loaded or built the index. Run it first on a fresh data directory (the other phases
   leave snapshots). Goal (issue 39): the first answer under 5 s at 100k chunks.
+- `shared` (PostgreSQL only, not in the default run): a process on another machine meets a chatbot's first question.
+  A server started on the knowledge just written builds, saves and shares its index through the database
+  (`retrieval/shared.py`; both servers get one `BOTYARD_SECRET_KEY`); once it has, it stops, and a server on a data
+  directory of its own (no snapshot on its disk) answers `RESTART_ANSWERS` questions. Figures: the first answer and
+  how its server got the index (fetched and loaded, or built). Goal (issue 39): the first answer under 5 s at 100k.
 - `restart`: the first answers of a server started on a data directory where another one just answered (issue 18:
   cold starts). A first server answers one question, which builds the chatbot's index (or loads a snapshot an
   earlier phase saved) and saves it under `data_dir/indexes/` (`BOTYARD_INDEX_SNAPSHOTS`); once the snapshot is on
@@ -80,6 +85,7 @@ Run from the repository root, in its virtualenv:
     python bench/chat.py --chunks 1000 --queries 100 --throughput-answers 200 --llm-streams 100   # a quick look
     python bench/chat.py --chunks 100000 --phase offline
     python bench/chat.py --chunks 100000 --phase warmed          # not in the default run: it saves a snapshot
+    python bench/chat.py --chunks 100000 --phase shared --backend postgres
     python bench/chat.py --chunks 10000 100000 --phase restart
     python bench/chat.py --backend postgres --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
     python bench/chat.py --chunks 10000 --phase llm --llm-streams 1000 --llm-ramp 10 --llm-clients 2
@@ -89,6 +95,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import math
 import os
@@ -462,6 +469,29 @@ def warmed(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[
     return figures
 
 
+def shared(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[Question], run: Run) -> Figures:
+    """The `shared` phase (see the module)."""
+    env = env | {"BOTYARD_SECRET_KEY": base64.urlsafe_b64encode(os.urandom(32)).decode()}  # alike on both machines
+    started = time.perf_counter()
+    with phase_server(Server(data_dir, env), "shared-publish", run) as server:
+        while not any("shared through the database" in line for line in index_lines(server.log_path)):
+            if time.perf_counter() - started > 900:
+                raise RuntimeError("the first machine did not share the chatbot's index in 900 s")
+            time.sleep(0.2)
+        published = time.perf_counter() - started
+    other = data_dir / "other-machine"
+    other.mkdir()
+    with phase_server(Server(other, env), "shared", run) as server:
+        figures = asyncio.run(first_answers(server, key, bot, asked[:RESTART_ANSWERS]))
+    figures.setup = "botyard serve on a data directory of its own (another machine), first questions, 1 client"
+    first = figures.answers[0] if figures.answers else None
+    if first is not None:
+        figures.notes.append(f"first answer: first byte {first.ttfb_ms:.0f} ms, full answer {first.total_ms:.0f} ms")
+    figures.notes.append(f"the first machine built, saved and shared the index {published:.1f} s after its start")
+    figures.notes += [f"server: {line}" for line in index_lines(server.log_path)]
+    return figures
+
+
 def restart(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[Question], run: Run) -> Figures:
     """The `restart` phase (see the module)."""
     snapshots = env.get("BOTYARD_INDEX_SNAPSHOTS", "true").lower() not in ("false", "0", "no", "off")
@@ -654,7 +684,9 @@ def run_size(
     args: argparse.Namespace, backend: str, chunks: int, vocabulary: Vocabulary, themes: Themes, all_phases: bool
 ) -> Run:
     run = Run(backend, chunks)
-    phases = [phase for phase in args.phase if all_phases or phase in ("warmed", "offline", "restart", "changing")]
+    phases = [
+        phase for phase in args.phase if all_phases or phase in ("warmed", "shared", "offline", "restart", "changing")
+    ]
     with fresh_database(backend, args.postgres_url) as (database, data_dir):
         env = database.env | dict(item.split("=", 1) for item in args.server_env)
         service_settings = Settings(data_dir=data_dir, database_url=database.env.get("BOTYARD_DATABASE_URL"))
@@ -675,6 +707,9 @@ def run_size(
         if "warmed" in phases:
             log("  warmed: a server started on the knowledge just written saves its index, then answers...")
             run.phases["warmed"] = warmed(data_dir, env, key, bot, asked, run)
+        if "shared" in phases and backend == "postgres":
+            log("  shared: a server on another machine's data directory meets its first question...")
+            run.phases["shared"] = shared(data_dir, env, key, bot, asked, run)
         if "offline" in phases:
             log("  offline answerer, one client...")
             with phase_server(Server(data_dir, env), "offline", run) as server:
@@ -803,7 +838,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--phase",
         action="append",
-        choices=["warmed", "offline", "restart", "changing", "throughput", "llm"],
+        choices=["warmed", "shared", "offline", "restart", "changing", "throughput", "llm"],
         help="phases to run (repeatable; default: all). throughput and llm run on the smallest chunk count",
     )
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="sqlite")

@@ -8,12 +8,25 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from botyard.retrieval.build_lock import try_lock, wait_for_lock
+from botyard.retrieval.repository import RetrievalRepository
 from botyard.retrieval.warmer import IndexWarmer
 from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.index_snapshots import bulk_texts, fill, index_now, process_retriever, snapshot_names
 from tests.support.knowledge import knowledge_bot
+
+
+def save_ahead(db: Db, warmer: IndexWarmer, bot: str) -> bool:
+    async def work(session: AsyncSession) -> bool:
+        repository = RetrievalRepository(session)
+        version = await repository.knowledge_version(bot)
+        assert version is not None
+        return await warmer.save_ahead(repository, bot, version)
+
+    return db.run(work)
 
 
 class Clock:
@@ -69,9 +82,10 @@ def test_a_build_under_way_in_another_process_is_left_to_it(alice: Api, db: Db, 
     fill(db, sources["password"], bulk_texts())
     settings = alice.client.app.state.settings  # type: ignore[attr-defined]
     worker = process_retriever(settings, tmp_path)
+    warmer = IndexWarmer(db.database, worker)
     other = try_lock(tmp_path / "indexes", big)  # another process of the machine builds it
     assert other is not None and try_lock(tmp_path / "indexes", big) is None
-    assert db.run(lambda session: worker.save_ahead(session, big)) is False
+    assert save_ahead(db, warmer, big) is False
     assert worker.builds == 0 and snapshot_names(tmp_path, big) == []
 
     async def waits_for_the_other() -> tuple[bool, bool]:
@@ -86,4 +100,4 @@ def test_a_build_under_way_in_another_process_is_left_to_it(alice: Api, db: Db, 
 
     assert db.client.portal is not None
     assert db.client.portal.call(waits_for_the_other) == (True, True)
-    assert db.run(lambda session: worker.save_ahead(session, big)) is True  # free: it builds
+    assert save_ahead(db, warmer, big) is True  # free: it builds

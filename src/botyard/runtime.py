@@ -37,7 +37,9 @@ from botyard.mail import Mailer
 from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.retriever import Retriever
+from botyard.retrieval.shared import PURPOSE as SHARED_SNAPSHOTS
 from botyard.retrieval.warmer import IndexWarmer
+from botyard.service_settings.cipher import Cipher
 from botyard.service_settings.fields import LLM_FIELDS
 from botyard.service_settings.live import Apply, LiveSettings
 from botyard.sources.processing.embed import SourceReembedder, enqueue_reembedding
@@ -187,6 +189,8 @@ class Runtime:
             lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency, clock=clock
         )
         retriever = Retriever(embedder, settings)
+        if not settings.is_sqlite:  # SQLite's processes share one data directory, and its snapshots with it
+            retriever.share_through(database, Cipher(settings).derived_key(SHARED_SNAPSHOTS))
         router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)
         parts = AnswerParts(
             database=database,

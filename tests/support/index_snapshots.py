@@ -64,7 +64,8 @@ def process_retriever(settings: Settings, data_dir: Path, **overrides: Any) -> R
 
 
 def index_now(db: Db, retriever: Retriever, bot: str) -> ChatbotIndex | None:
-    """The chatbot's index in that process, once any snapshot it saves is written."""
+    """The chatbot's index in that process, once any snapshot it saves is written (and shared, `share_through`:
+    outside the unit of work, whose turn to write SQLite's publication would wait for)."""
 
     async def work(session: AsyncSession) -> ChatbotIndex | None:
         index = await retriever.index(session, bot)
@@ -72,7 +73,11 @@ def index_now(db: Db, retriever: Retriever, bot: str) -> ChatbotIndex | None:
             await retriever.snapshots.saved()
         return index
 
-    return db.run(work)
+    index = db.run(work)
+    if retriever.shared is not None:
+        assert db.client.portal is not None
+        db.client.portal.call(retriever.shared.published)
+    return index
 
 
 def found_texts(db: Db, retriever: Retriever, bot: str, query: str, method: Method = Method.HYBRID) -> list[str]:

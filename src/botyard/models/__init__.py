@@ -11,6 +11,7 @@ from botyard.models.chunk import Chunk
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.handoff_settings import HandoffSettings
+from botyard.models.index_snapshot import IndexSnapshot, IndexSnapshotPiece
 from botyard.models.instance_settings import InstanceSettings
 from botyard.models.invitation import Invitation
 from botyard.models.job import Job
@@ -82,6 +83,8 @@ __all__ = [
     "DeliveryStatus",
     "EscalationSettings",
     "HandoffSettings",
+    "IndexSnapshot",
+    "IndexSnapshotPiece",
     "InstanceSettings",
     "Invitation",
     "Job",

@@ -1,16 +1,17 @@
-"""The SQL of retrieval: the knowledge version (read on every query), the rows an index is built from, and the
-passage vectors of the few chunks an answer quotes from."""
+"""The SQL of retrieval: the knowledge version (read on every query), the rows an index is built from, the
+passage vectors of the few chunks an answer quotes from, and the snapshots shared through the database (`shared`)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import AsyncIterator, Collection, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import LargeBinary, case, func, null, select, type_coerce
+from sqlalchemy import LargeBinary, and_, case, delete, func, null, or_, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.models import Chatbot, Chunk, DataSource, KnowledgeChange
+from botyard.models import Chatbot, Chunk, DataSource, IndexSnapshot, IndexSnapshotPiece, KnowledgeChange
 from botyard.retrieval.dense import Stored, held_all
 
 STREAMED_ROWS = 2_000
@@ -148,3 +149,63 @@ def _row(row: Any, source: ChunkRow, headings: dict[str, str]) -> ChunkRow:
         row.terms,
         row.terms_tag,
     )
+
+
+class SharedSnapshotRepository:
+    """The snapshots shared through the database (`IndexSnapshot`): complete ones carry their signature."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def newest(self, chatbot_uuid: str, code_key: str, version: int) -> IndexSnapshot | None:
+        """The newest complete snapshot of the chatbot made by this code at or before `version`."""
+        statement = (
+            select(IndexSnapshot)
+            .where(
+                IndexSnapshot.chatbot_uuid == chatbot_uuid,
+                IndexSnapshot.code_key == code_key,
+                IndexSnapshot.version <= version,
+                IndexSnapshot.signature.is_not(None),
+            )
+            .order_by(IndexSnapshot.version.desc())
+            .limit(1)
+        )
+        return (await self.session.execute(statement)).scalar_one_or_none()
+
+    async def begin(self, chatbot_uuid: str, code_key: str, version: int) -> str:
+        snapshot = IndexSnapshot(chatbot_uuid=chatbot_uuid, code_key=code_key, version=version, size=0)
+        self.session.add(snapshot)
+        await self.session.flush()
+        return snapshot.uuid
+
+    async def add_piece(self, snapshot_uuid: str, seq: int, data: bytes) -> None:
+        self.session.add(IndexSnapshotPiece(snapshot_uuid=snapshot_uuid, seq=seq, data=data))
+        await self.session.flush()
+
+    async def finish(self, snapshot_uuid: str, size: int, signature: str) -> None:
+        statement = update(IndexSnapshot).where(IndexSnapshot.uuid == snapshot_uuid)
+        await self.session.execute(statement.values(size=size, signature=signature))
+
+    async def prune(self, kept: str, chatbot_uuid: str, code_key: str, version: int, before: datetime) -> None:
+        """Remove the chatbot's snapshots that `kept` replaces: this code's older ones, and other code's or
+        unfinished ones made before `before` (a machine still on other code may want its own for a while)."""
+        older = and_(IndexSnapshot.code_key == code_key, IndexSnapshot.version <= version)
+        stale = or_(IndexSnapshot.code_key != code_key, IndexSnapshot.signature.is_(None))
+        statement = delete(IndexSnapshot).where(
+            IndexSnapshot.chatbot_uuid == chatbot_uuid,
+            IndexSnapshot.uuid != kept,
+            or_(older, and_(stale, IndexSnapshot.created_at < before)),
+        )
+        await self.session.execute(statement)
+
+    async def drop(self, snapshot_uuid: str) -> None:
+        await self.session.execute(delete(IndexSnapshot).where(IndexSnapshot.uuid == snapshot_uuid))
+
+    async def pieces(self, snapshot_uuid: str) -> AsyncIterator[bytes]:
+        """The snapshot's bytes in order, a piece at a time (streamed: never the whole snapshot in memory)."""
+        statement = select(IndexSnapshotPiece.data).where(IndexSnapshotPiece.snapshot_uuid == snapshot_uuid)
+        connection = await self.session.connection()
+        result = await connection.stream(statement.order_by(IndexSnapshotPiece.seq))
+        async for partition in result.partitions(1):
+            for row in partition:
+                yield row.data

@@ -25,11 +25,12 @@ from typing import ParamSpec, TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.config import Settings
+from botyard.db.session import Database
 from botyard.embedding import Embedder, Vectors
 from botyard.memory import release_free_memory
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.baseline import UNRELATED_QUESTIONS, unrelated_evidence
-from botyard.retrieval.build_lock import BuildLock, try_lock, wait_for_lock
+from botyard.retrieval.build_lock import BuildLock, wait_for_lock
 from botyard.retrieval.building import build, off_loop
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
@@ -38,6 +39,7 @@ from botyard.retrieval.passage_closeness import closeness_of_passages
 from botyard.retrieval.query_vectors import QueryVectors
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, similarity
 from botyard.retrieval.repository import RetrievalRepository
+from botyard.retrieval.shared import SharedSnapshots
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS, Snapshots, drop_snapshots
 
 log = logging.getLogger(__name__)
@@ -66,6 +68,13 @@ class Retriever:
         """How many indexes this retriever built whole (tests tell a loaded snapshot from a build by it)."""
         model = (embedder.name, embedder.parts) if embedder else (None, None)
         self.snapshots = Snapshots(settings.data_dir, *model) if settings.index_snapshots else None
+        self.shared: SharedSnapshots | None = None
+        """The snapshots shared through the database (`shared`; `share_through`)."""
+
+    def share_through(self, database: Database, key: bytes) -> None:
+        """Share saved indexes with other machines' processes through `database`, signed with `key` (`shared`)."""
+        if self.snapshots is not None:
+            self.shared = SharedSnapshots(database, self.snapshots, key)
 
     async def retrieve(
         self,
@@ -155,35 +164,18 @@ class Retriever:
             self._cache.store(chatbot_uuid, index)
         return await self._trimmed(index)
 
-    async def save_ahead(self, db: AsyncSession, chatbot_uuid: str) -> bool:
-        """Build the chatbot's index and save its snapshot, unless it is too small to be saved or this machine has a
-        snapshot of its current version already (`warmer`); an index this process did not hold is let go once
-        saved (the first question loads the snapshot). True when it built one."""
-        repository = RetrievalRepository(db)
-        version = await repository.knowledge_version(chatbot_uuid)
-        if self.snapshots is None or version is None:
-            return False
-        found = await asyncio.to_thread(self.snapshots.newest, chatbot_uuid, version)
-        if (found is not None and found[0] == version) or await repository.chunk_count(chatbot_uuid) < SNAPSHOT_ROWS:
-            return False
-        building = try_lock(self.snapshots.root, self.snapshots.folder(chatbot_uuid).name)
-        if building is None:  # another process of the machine builds it: its snapshot will do
-            return False
+    async def build_now(
+        self, repository: RetrievalRepository, chatbot_uuid: str, version: int, building: BuildLock
+    ) -> None:
+        """Build the chatbot's index at `version` and save it (the caller holds the machine's `building` lock, which
+        goes once it is saved); an index this process did not hold goes too (`warmer`)."""
         held = chatbot_uuid in self._cache
-        try:
-            found = await asyncio.to_thread(self.snapshots.newest, chatbot_uuid, version)  # saved meanwhile?
-            if found is not None and found[0] == version:
-                return False
-            log.info("retrieval index of chatbot %s: building version %d ahead of its question", chatbot_uuid, version)
-            async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
-                self._cache.store(chatbot_uuid, await self._built(repository, chatbot_uuid, version, building))
+        async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
+            self._cache.store(chatbot_uuid, await self._built(repository, chatbot_uuid, version, building))
+        if self.snapshots is not None:
             await self.snapshots.saved()
-        finally:
-            building.release()
         if not held:
             self._cache.pop(chatbot_uuid)
-        log.info("retrieval index of chatbot %s: saved ahead of its question, version %d", chatbot_uuid, version)
-        return True
 
     async def _trimmed(self, index: ChatbotIndex) -> ChatbotIndex:
         """`index`, once the memory an index left behind is back with the system (`memory`): after a catch-up (100k
@@ -210,6 +202,8 @@ class Retriever:
         building, waited = await wait_for_lock(self.snapshots.root, self.snapshots.folder(chatbot_uuid).name)
         try:
             loaded = await self._loaded(chatbot_uuid, version) if waited else None
+            if loaded is None and self.shared is not None and await self.shared.fetch(chatbot_uuid, version):
+                loaded = await self._loaded(chatbot_uuid, version)
             if loaded is not None and loaded.version < version:
                 loaded = await self._caught_up(repository, chatbot_uuid, loaded, version)
                 self._trim = loaded is not None
@@ -241,13 +235,18 @@ class Retriever:
             raise
         self.builds += 1
         log.info("retrieval index of chatbot %s built: version %d, %d chunks", chatbot_uuid, version, index.size)
-        done = building.release if building is not None else None
-        if self.snapshots is not None:  # `building` goes once the snapshot is saved: then the waiters load it
-            lock = self._locks.setdefault(chatbot_uuid, asyncio.Lock())
-            current = lambda: self._cache.get(chatbot_uuid)  # noqa: E731
-            self.snapshots.save_later(chatbot_uuid, index, lock, current, self._serve, done)
-        elif done is not None:
-            done()
+        if self.snapshots is None:
+            return index
+
+        def saved() -> None:  # `building` goes once the snapshot is saved: then the waiters load it
+            if building is not None:
+                building.release()
+            if self.shared is not None and index.workdir is not None:
+                self.shared.publish_later(chatbot_uuid, version)
+
+        current = lambda: self._cache.get(chatbot_uuid)  # noqa: E731
+        lock = self._locks.setdefault(chatbot_uuid, asyncio.Lock())
+        self.snapshots.save_later(chatbot_uuid, index, lock, current, self._serve, saved)
         return index
 
     def _serve(self, chatbot_uuid: str, loaded: ChatbotIndex) -> None:

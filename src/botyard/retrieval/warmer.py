@@ -6,11 +6,11 @@ build saves one: after a bulk load, or on a machine that never built the chatbot
 
 The warmer looks every `TICK_SECONDS` at each chatbot's knowledge version (one small query). A chatbot whose version
 has not moved for `QUIET_SECONDS` (an import is done, a crawl has settled), or that the process found when it
-started, is handed to `Retriever.save_ahead`, which
-builds and saves it unless it is too small to be saved or this machine has a snapshot of that version already. The
-first question then loads the snapshot (under a second at 100k chunks) and catches up on anything newer. On a
-machine with several processes, each of them that runs jobs may build a chatbot the other just built; `Snapshots`
-keeps one of the two, and the second finds the first's snapshot the next time it looks.
+started, is handed to `save_ahead`, which builds and saves it unless it is too small to be saved, this machine has a
+snapshot of that version already, or the database shares one (`shared`, PostgreSQL: another machine built it). The
+first question then loads the snapshot (under a second at 100k chunks) and catches up on anything newer. A build
+holds the machine's build lock (`build_lock`), so the other processes of the machine wait for it and load what it
+saved rather than build the same index beside it.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ import time
 from collections.abc import Callable
 
 from botyard.db.session import Database
+from botyard.retrieval.build_lock import try_lock
 from botyard.retrieval.repository import RetrievalRepository
 from botyard.retrieval.retriever import Retriever
+from botyard.retrieval.snapshot import SNAPSHOT_ROWS
 
 log = logging.getLogger(__name__)
 
@@ -94,8 +96,44 @@ class IndexWarmer:
             if self._done.get(uuid) == version or now - since < self.quiet:
                 continue
             async with self.database.transaction(write=False) as db:
-                if await self.retriever.save_ahead(db, uuid):
+                if await self.save_ahead(RetrievalRepository(db), uuid, version):
                     built.append(uuid)
             self._done[uuid] = version
         self._done = {uuid: version for uuid, version in self._done.items() if uuid in versions}
         return built
+
+    async def save_ahead(self, repository: RetrievalRepository, chatbot_uuid: str, version: int) -> bool:
+        """Build the chatbot's index and save its snapshot, unless it is too small to be saved or this machine has a
+        snapshot of `version` already, or can fetch one that the database shares (`shared`). True when it built."""
+        snapshots = self.retriever.snapshots
+        if snapshots is None or not await self._wanted(repository, chatbot_uuid, version):
+            return False
+        building = try_lock(snapshots.root, snapshots.folder(chatbot_uuid).name)
+        if building is None:  # another process of the machine builds it: its snapshot will do
+            return False
+        try:
+            wanted = await self._wanted(repository, chatbot_uuid, version)  # saved meanwhile?
+            shared = self.retriever.shared
+            if wanted and shared is not None and await shared.fetch(chatbot_uuid, version):
+                wanted = await self._wanted(repository, chatbot_uuid, version)  # the database had this version
+        except BaseException:
+            building.release()
+            raise
+        if not wanted:
+            building.release()
+            return False
+        log.info("retrieval index of chatbot %s: building version %d ahead of its question", chatbot_uuid, version)
+        await self.retriever.build_now(repository, chatbot_uuid, version, building)
+        if self.retriever.shared is not None:
+            await self.retriever.shared.published()
+        log.info("retrieval index of chatbot %s: saved ahead of its question, version %d", chatbot_uuid, version)
+        return True
+
+    async def _wanted(self, repository: RetrievalRepository, chatbot_uuid: str, version: int) -> bool:
+        """Whether a build of the chatbot is worth it: large enough to be saved, and no snapshot of `version` here."""
+        snapshots = self.retriever.snapshots
+        assert snapshots is not None
+        found = await asyncio.to_thread(snapshots.newest, chatbot_uuid, version)
+        if found is not None and found[0] == version:
+            return False
+        return await repository.chunk_count(chatbot_uuid) >= SNAPSHOT_ROWS

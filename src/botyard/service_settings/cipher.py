@@ -7,6 +7,8 @@ A token the key cannot open (the key changed or the file was lost) reads as no v
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import os
 from pathlib import Path
@@ -40,6 +42,12 @@ class Cipher:
                 "a stored secret cannot be opened with this instance's key (BOTYARD_SECRET_KEY or %s)", KEY_FILE
             )
             return None
+
+    def derived_key(self, purpose: str) -> bytes:
+        """A key for `purpose` (signing what processes share through the database) derived from the instance's key,
+        so that it needs no secret of its own and is never the key that seals secrets."""
+        key = self._given if self._given is not None else _read_or_make(self._path, create=True)
+        return hmac.new(key, b"botyard:" + purpose.encode(), hashlib.sha256).digest()
 
     def _key(self, *, create: bool) -> Fernet:
         if self._fernet is None:
