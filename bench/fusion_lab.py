@@ -40,7 +40,7 @@ from botyard.ingestion.chunk import chunk_markdown
 from botyard.ingestion.parse.core import parse_bytes
 from botyard.retrieval.fusion import FEEDBACK_DOCS, FEEDBACK_WEIGHT, Method, candidates, lookup
 from botyard.retrieval.index import OVERFETCH, ChatbotIndex, Search
-from botyard.retrieval.repository import ChunkRow
+from botyard.retrieval.knowledge import ChunkRow
 from botyard.sources.processing.embed import embedding_text
 
 Floats = npt.NDArray[np.float64]

@@ -16,10 +16,10 @@ from botyard.embedding import encode_vector
 from botyard.models import Chunk, DataSource, KnowledgeChange
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
-from botyard.retrieval.repository import ChunkRow, RetrievalRepository
+from botyard.retrieval.knowledge import ChunkRow
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.spelling import Speller
-from botyard.sources.repository import ChunkRepository
+from botyard.sources.repository import ChunkRepository, IndexReads
 from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.jobs import process
@@ -161,7 +161,7 @@ def test_a_process_catches_up_on_the_sources_that_changed(alice: Api, db: Db) ->
     assert not any("springfield" in text.lower() or "refund" in text.lower() for text in found)
     assert any("International shipping" in text for text in found)
     # A process that starts now (a fresh cache) builds the same knowledge whole and finds the same.
-    fresh = Retriever(retriever.embedder, alice.client.app.state.settings)  # type: ignore[attr-defined]
+    fresh = Retriever(retriever.embedder, alice.client.app.state.settings, IndexReads)  # type: ignore[attr-defined]
     assert texts_found(db, fresh, bot, "zebra shop opens closes refund international shipping") == found
 
 
@@ -186,7 +186,7 @@ def test_two_processes_never_see_half_a_source_or_a_deleted_one(alice: Api, db: 
     replace(db, sources["password"], BULK)
     settings = alice.client.app.state.settings  # type: ignore[attr-defined]
     runtime_retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
-    processes = [Retriever(runtime_retriever.embedder, settings) for _ in range(2)]
+    processes = [Retriever(runtime_retriever.embedder, settings, IndexReads) for _ in range(2)]
     query = "walrus generation marker"
 
     async def read(retriever: Retriever) -> list[str]:
@@ -227,12 +227,12 @@ def test_two_processes_never_see_half_a_source_or_a_deleted_one(alice: Api, db: 
 
 def test_the_change_log_names_the_changed_sources(alice: Api, db: Db) -> None:
     bot, sources = knowledge_bot(alice, ["hours", "refunds"])
-    before = db.run(lambda session: RetrievalRepository(session).knowledge_version(bot))
+    before = db.run(lambda session: IndexReads(session).knowledge_version(bot))
     assert before is not None
     alice.ok(alice.post(f"/data-source/{sources['hours']}/update", {"title": "Opening times"}))
     alice.ok(alice.post("/data-sources/delete", {"uuids": [sources["refunds"]]}))
-    after = db.run(lambda session: RetrievalRepository(session).knowledge_version(bot))
+    after = db.run(lambda session: IndexReads(session).knowledge_version(bot))
     assert after == before + 2
-    changed = db.run(lambda session: RetrievalRepository(session).changed_sources(bot, before, after))
+    changed = db.run(lambda session: IndexReads(session).changed_sources(bot, before, after))
     assert changed == {sources["hours"], sources["refunds"]}
-    assert db.run(lambda session: RetrievalRepository(session).changed_sources(bot, before - 50, after)) is None
+    assert db.run(lambda session: IndexReads(session).changed_sources(bot, before - 50, after)) is None

@@ -20,7 +20,7 @@ import pytest
 from botyard.embedding import encode_vector
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
-from botyard.retrieval.repository import ChunkRow
+from botyard.retrieval.knowledge import ChunkRow
 from botyard.retrieval.snapshot import Snapshots
 from tests.support.api import Api
 from tests.support.database import Db

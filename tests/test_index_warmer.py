@@ -11,8 +11,8 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.retrieval.build_lock import try_lock, wait_for_lock
-from botyard.retrieval.repository import RetrievalRepository
 from botyard.retrieval.warmer import IndexWarmer
+from botyard.sources.repository import IndexReads
 from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.index_snapshots import bulk_texts, fill, index_now, process_retriever, snapshot_names
@@ -21,7 +21,7 @@ from tests.support.knowledge import knowledge_bot
 
 def save_ahead(db: Db, warmer: IndexWarmer, bot: str) -> bool:
     async def work(session: AsyncSession) -> bool:
-        repository = RetrievalRepository(session)
+        repository = IndexReads(session)
         version = await repository.knowledge_version(bot)
         assert version is not None
         return await warmer.save_ahead(repository, bot, version)

@@ -18,8 +18,8 @@ from botyard.ingestion.tokens import count_tokens
 from botyard.main import create_app
 from botyard.retrieval.base import QUOTED_HITS, Retrieval
 from botyard.retrieval.relevance import JUDGED_HITS
-from botyard.retrieval.repository import RetrievalRepository
 from botyard.retrieval.retriever import Retriever
+from botyard.sources.repository import IndexReads
 from tests.support.api import Api, assert_error, assert_not_found
 from tests.support.database import POSTGRES_ENV, Db, fresh_settings
 from tests.support.embedders import FakeEmbedder
@@ -175,7 +175,7 @@ def test_index_follows_the_knowledge_version(alice: Api, db: Db) -> None:
 def test_keyword_search_alone_without_an_embedder(alice: Api, db: Db, shop: tuple[str, dict[str, str]]) -> None:
     bot, sources = shop
     settings: Settings = alice.client.app.state.settings  # type: ignore[attr-defined]
-    retriever = Retriever(None, settings)  # BOTYARD_EMBEDDER=none
+    retriever = Retriever(None, settings, IndexReads)  # BOTYARD_EMBEDDER=none
     found = db.run(lambda session: retriever.retrieve(session, bot, "reset my password"))
     assert found.method == "bm25"
     assert found.relevant
@@ -189,7 +189,7 @@ def test_the_cache_is_bounded_by_chunks(alice: Api, db: Db) -> None:
     first, _ = knowledge_bot(alice, ["hours", "refunds"])
     second, second_sources = knowledge_bot(alice, ["shipping", "password"])
     settings: Settings = alice.client.app.state.settings  # type: ignore[attr-defined]
-    retriever = Retriever(None, settings.model_copy(update={"retrieval_cache_chunks": 3}))
+    retriever = Retriever(None, settings.model_copy(update={"retrieval_cache_chunks": 3}), IndexReads)
     db.run(lambda session: retriever.retrieve(session, first, "opening hours"))
     assert retriever.cached_chunks == 2
     found = db.run(lambda session: retriever.retrieve(session, second, "reset password"))
@@ -258,7 +258,7 @@ def test_identical_results_on_both_databases(tmp_path: Path) -> None:
 
 def test_a_query_is_embedded_once_for_routing_and_retrieval(tmp_path: Path) -> None:
     embedder = FakeEmbedder()
-    retriever = Retriever(embedder, Settings(data_dir=tmp_path))
+    retriever = Retriever(embedder, Settings(data_dir=tmp_path), IndexReads)
 
     async def twice() -> tuple[Any, Any, Any]:
         first = await retriever.embed_query("When do you open?")
@@ -276,13 +276,13 @@ def test_the_rows_of_one_source_share_its_values(alice: Api, db: Db) -> None:
     sections = [f"# Section {n}\n\n" + f"Paragraph {n} tells the story of the shop. " * 60 for n in range(6)]
     upload(alice, bot, "story.md", "\n\n".join(sections).encode())
     process(alice.client)
-    rows, _ = db.run(lambda session: RetrievalRepository(session).chunks(bot, None))
+    rows, _ = db.run(lambda session: IndexReads(session).chunks(bot, None))
     assert len(rows) >= 2 and len({row.uuid for row in rows}) == len(rows)
     assert all(row.source_meta is rows[0].source_meta and row.source_title is rows[0].source_title for row in rows)
     assert not hasattr(rows[0], "__dict__")
     # Vectors come as the rows stream in, each halved at once: a build never holds every float32 vector.
     embedder = alice.client.app.state.retriever.embedder  # type: ignore[attr-defined]
-    _, vectors = db.run(lambda session: RetrievalRepository(session).chunks(bot, embedder.name))
+    _, vectors = db.run(lambda session: IndexReads(session).chunks(bot, embedder.name))
     assert len(vectors) == len(rows)
     assert all(isinstance(each, np.ndarray) and each.dtype == np.float16 for each in vectors)
     assert {each.shape for each in vectors} == {(embedder.dimension,)}

@@ -8,7 +8,7 @@ import numpy as np
 from botyard.embedding import encode_vector
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
-from botyard.retrieval.repository import ChunkRow
+from botyard.retrieval.knowledge import ChunkRow
 
 
 def unit(*components: float) -> np.ndarray:

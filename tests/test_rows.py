@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from botyard.retrieval.repository import ChunkRow
+from botyard.retrieval.knowledge import ChunkRow
 from botyard.retrieval.rows import Texts, rows_of
 
 

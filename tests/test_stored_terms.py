@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import Chunk
 from botyard.retrieval.index import ChatbotIndex
-from botyard.retrieval.repository import ChunkRow
+from botyard.retrieval.knowledge import ChunkRow
 from botyard.retrieval.stored_terms import ANALYSIS_KEY, analysed, tag
 from tests.support.api import Api
 from tests.support.database import Db

@@ -44,6 +44,7 @@ from botyard.service_settings.fields import LLM_FIELDS
 from botyard.service_settings.live import Apply, LiveSettings
 from botyard.sources.processing.embed import SourceReembedder, enqueue_reembedding
 from botyard.sources.processing.pipeline import IngestionConfig, SourceProcessor
+from botyard.sources.repository import IndexReads
 from botyard.testsets.runner import TestRunner
 from botyard.testsets.watch import TestSetWatcher
 
@@ -188,7 +189,7 @@ class Runtime:
         config = RunnerConfig(
             lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency, clock=clock
         )
-        retriever = Retriever(embedder, settings)
+        retriever = Retriever(embedder, settings, IndexReads)
         if not settings.is_sqlite:  # SQLite's processes share one data directory, and its snapshots with it
             retriever.share_through(database, Cipher(settings).derived_key(SHARED_SNAPSHOTS))
         router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)

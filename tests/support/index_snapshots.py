@@ -17,7 +17,7 @@ from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS
-from botyard.sources.repository import ChunkRepository
+from botyard.sources.repository import ChunkRepository, IndexReads
 from tests.support.database import Db
 from tests.support.embedders import FakeEmbedder
 
@@ -60,7 +60,7 @@ def fill(db: Db, source_uuid: str, texts: Sequence[str]) -> None:
 
 def process_retriever(settings: Settings, data_dir: Path, **overrides: Any) -> Retriever:
     """A retriever as a process on `data_dir` makes it (its own cache; snapshots under `data_dir/indexes`)."""
-    return Retriever(EMBEDDER, settings.model_copy(update={"data_dir": data_dir, **overrides}))
+    return Retriever(EMBEDDER, settings.model_copy(update={"data_dir": data_dir, **overrides}), IndexReads)
 
 
 def index_now(db: Db, retriever: Retriever, bot: str) -> ChatbotIndex | None:

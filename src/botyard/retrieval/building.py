@@ -11,8 +11,8 @@ from botyard.memory import release_free_memory
 from botyard.retrieval.baseline import unrelated_evidence
 from botyard.retrieval.dense import Stored
 from botyard.retrieval.index import ChatbotIndex
+from botyard.retrieval.knowledge import ChunkRow
 from botyard.retrieval.private import Private
-from botyard.retrieval.repository import ChunkRow
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -30,9 +30,9 @@ from botyard.retrieval.fusion import (
     lookup,
     order,
 )
+from botyard.retrieval.knowledge import ChunkRow
 from botyard.retrieval.lexical import Document, LexicalIndex
 from botyard.retrieval.relevance import coverage
-from botyard.retrieval.repository import ChunkRow
 from botyard.retrieval.rows import Texts, rows_of
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """How close each passage of an answer's best hits is to the question: the offline answerer quotes by meaning.
 
-A few primary-key reads per answer (`RetrievalRepository.passage_vectors`), rather than every passage's vector in
+A few primary-key reads per answer (`Knowledge.passage_vectors`), rather than every passage's vector in
 every process's memory; kept apart from the search, so that an answer can read them in a brief transaction of its
 own (`Database.read_briefly`).
 """
@@ -14,11 +14,11 @@ import numpy as np
 from botyard.embedding import Embedder, Vectors, cosines, decode_matrix
 from botyard.retrieval.base import QUOTED_HITS, Hit
 from botyard.retrieval.baseline import less_excess_closeness, usual_closeness
-from botyard.retrieval.repository import RetrievalRepository
+from botyard.retrieval.knowledge import Knowledge
 
 
 async def closeness_of_passages(
-    repository: RetrievalRepository,
+    repository: Knowledge,
     embedder: Embedder,
     unrelated: list[Vectors | None],
     hits: list[Hit],

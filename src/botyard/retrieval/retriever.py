@@ -35,10 +35,10 @@ from botyard.retrieval.building import build, off_loop
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.index_cache import IndexCache
+from botyard.retrieval.knowledge import Knowledge, KnowledgeReader
 from botyard.retrieval.passage_closeness import closeness_of_passages
 from botyard.retrieval.query_vectors import QueryVectors
 from botyard.retrieval.relevance import JUDGED_HITS, Evidence, Strictness, assess, similarity
-from botyard.retrieval.repository import RetrievalRepository
 from botyard.retrieval.shared import SharedSnapshots
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS, Snapshots, drop_snapshots
 
@@ -57,8 +57,9 @@ since it was measured: on every update it would cost a few dozen searches, and a
 class Retriever:
     """Hybrid retrieval scoped to a chatbot and, optionally, to some of its sources (an agent's selection)."""
 
-    def __init__(self, embedder: Embedder | None, settings: Settings) -> None:
+    def __init__(self, embedder: Embedder | None, settings: Settings, knowledge: KnowledgeReader) -> None:
         self.embedder = embedder
+        self.knowledge = knowledge
         self._cache = IndexCache(settings.retrieval_cache_chunks)
         self._queries = QueryVectors(embedder) if embedder is not None else None
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -132,14 +133,14 @@ class Retriever:
         if not retrieval.relevant or vector is None or retrieval.method in ("", Method.BM25) or self.embedder is None:
             return retrieval
         hits = await closeness_of_passages(
-            RetrievalRepository(db), self.embedder, self._unrelated or [], list(retrieval.hits), vector
+            self.knowledge(db), self.embedder, self._unrelated or [], list(retrieval.hits), vector
         )
         return replace(retrieval, hits=hits)
 
     async def index(self, db: AsyncSession, chatbot_uuid: str, version: int | None = None) -> ChatbotIndex | None:
         """The chatbot's index at its current knowledge version (caught up or built if needed); None: no chatbot.
         `version`: that version as read earlier in the request (an index cached at it costs no statement)."""
-        repository = RetrievalRepository(db)
+        repository = self.knowledge(db)
         if version is None:
             version = await repository.knowledge_version(chatbot_uuid)
         if version is None:
@@ -164,9 +165,7 @@ class Retriever:
             self._cache.store(chatbot_uuid, index)
         return await self._trimmed(index)
 
-    async def build_now(
-        self, repository: RetrievalRepository, chatbot_uuid: str, version: int, building: BuildLock
-    ) -> None:
+    async def build_now(self, repository: Knowledge, chatbot_uuid: str, version: int, building: BuildLock) -> None:
         """Build the chatbot's index at `version` and save it (the caller holds the machine's `building` lock, which
         goes once it is saved); an index this process did not hold goes too (`warmer`)."""
         held = chatbot_uuid in self._cache
@@ -194,7 +193,7 @@ class Retriever:
             )
         return index
 
-    async def _built_once(self, repository: RetrievalRepository, chatbot_uuid: str, version: int) -> ChatbotIndex:
+    async def _built_once(self, repository: Knowledge, chatbot_uuid: str, version: int) -> ChatbotIndex:
         """The chatbot's index built, unless another process of this machine is building it (`build_lock`): then,
         once it is done, its snapshot loaded (and caught up)."""
         if self.snapshots is None:
@@ -218,7 +217,7 @@ class Retriever:
         return loaded
 
     async def _built(
-        self, repository: RetrievalRepository, chatbot_uuid: str, version: int, building: BuildLock | None = None
+        self, repository: Knowledge, chatbot_uuid: str, version: int, building: BuildLock | None = None
     ) -> ChatbotIndex:
         """The chatbot's index built from the database; one large enough is then saved (`snapshot`), after the
         answer: only built indexes are, so a snapshot loaded and caught up over many changes is replaced at the next
@@ -255,7 +254,7 @@ class Retriever:
         self._trim = self._cache.replace(chatbot_uuid, loaded) or self._trim
 
     async def _caught_up(
-        self, repository: RetrievalRepository, chatbot_uuid: str, older: ChatbotIndex, version: int
+        self, repository: Knowledge, chatbot_uuid: str, older: ChatbotIndex, version: int
     ) -> ChatbotIndex | None:
         """`older` updated with the sources the versions since changed (`KnowledgeChange`); None when a rebuild is
         right: the log lacks a version, too many sources changed, or the index refuses (`ChatbotIndex.updated`)."""

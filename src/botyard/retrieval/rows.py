@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from botyard.retrieval.repository import ChunkRow
+from botyard.retrieval.knowledge import ChunkRow
 
 COPIED_BYTES = 1 << 20
 """Bytes copied at a time when a snapshot saves the texts."""

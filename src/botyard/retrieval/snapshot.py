@@ -15,8 +15,7 @@ index.
 The tantivy index and the texts are updated in place by later changes (`ChatbotIndex.updated`), so an index that
 may be saved is built on disk in a directory of its own process (`private`); a loaded snapshot's tantivy files are
 copied into one before use, and its texts only read (new rows' texts go to the private directory): no process ever
-writes into files another reads. Private directories go with their index, or at exit;
-those of dead processes of this machine are removed by the next process that makes one.
+writes into files another reads. Private directories go with their index, or at exit; a dead process's, with the next.
 """
 
 from __future__ import annotations
@@ -69,13 +68,14 @@ SHAPING = (
     "retrieval/lexical.py",
     "retrieval/private.py",
     "retrieval/relevance.py",
-    "retrieval/repository.py",
+    "retrieval/knowledge.py",
     "retrieval/rows.py",
     "retrieval/snapshot.py",
     "retrieval/spelling.py",
     "retrieval/stored_terms.py",
     "retrieval/lexical_document.py",
     "passages.py",
+    "sources/repository/index_reads.py",
 )
 """The modules whose code shapes what an index holds. Their source is part of a snapshot's key: a new stop word, a
 changed stemmer choice or a new attribute makes older snapshots unreadable by key, without anyone having to remember

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from botyard.db.session import Database
 from botyard.retrieval.build_lock import try_lock
-from botyard.retrieval.repository import RetrievalRepository
+from botyard.retrieval.knowledge import Knowledge
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS
 
@@ -79,7 +79,7 @@ class IndexWarmer:
         """One look: hands the chatbots that are quiet and not handed over at their version to `save_ahead`; the
         ones it built."""
         async with self.database.transaction(write=False) as db:
-            versions = await RetrievalRepository(db).knowledge_versions()
+            versions = await self.retriever.knowledge(db).knowledge_versions()
         now = self._clock()
         # A process that starts takes the knowledge it finds as settled: if it is still changing, the next look sees
         # a new version and waits for it to settle.
@@ -96,13 +96,13 @@ class IndexWarmer:
             if self._done.get(uuid) == version or now - since < self.quiet:
                 continue
             async with self.database.transaction(write=False) as db:
-                if await self.save_ahead(RetrievalRepository(db), uuid, version):
+                if await self.save_ahead(self.retriever.knowledge(db), uuid, version):
                     built.append(uuid)
             self._done[uuid] = version
         self._done = {uuid: version for uuid, version in self._done.items() if uuid in versions}
         return built
 
-    async def save_ahead(self, repository: RetrievalRepository, chatbot_uuid: str, version: int) -> bool:
+    async def save_ahead(self, repository: Knowledge, chatbot_uuid: str, version: int) -> bool:
         """Build the chatbot's index and save its snapshot, unless it is too small to be saved or this machine has a
         snapshot of `version` already, or can fetch one that the database shares (`shared`). True when it built."""
         snapshots = self.retriever.snapshots
@@ -129,7 +129,7 @@ class IndexWarmer:
         log.info("retrieval index of chatbot %s: saved ahead of its question, version %d", chatbot_uuid, version)
         return True
 
-    async def _wanted(self, repository: RetrievalRepository, chatbot_uuid: str, version: int) -> bool:
+    async def _wanted(self, repository: Knowledge, chatbot_uuid: str, version: int) -> bool:
         """Whether a build of the chatbot is worth it: large enough to be saved, and no snapshot of `version` here."""
         snapshots = self.retriever.snapshots
         assert snapshots is not None

@@ -3,5 +3,6 @@
 from botyard.sources.repository.chunks import ChunkRepository
 from botyard.sources.repository.data_sources import DataSourceRepository
 from botyard.sources.repository.files import SourceFileRepository
+from botyard.sources.repository.index_reads import IndexReads
 
-__all__ = ["ChunkRepository", "DataSourceRepository", "SourceFileRepository"]
+__all__ = ["ChunkRepository", "DataSourceRepository", "IndexReads", "SourceFileRepository"]
