@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.retrieval.build_lock import try_lock, wait_for_lock
-from botyard.retrieval.warmer import IndexWarmer
+from botyard.retrieval.warmer import Ahead, IndexWarmer
 from botyard.sources.repository import IndexReads
 from tests.support.api import Api
 from tests.support.database import Db
@@ -19,8 +19,8 @@ from tests.support.index_snapshots import bulk_texts, fill, index_now, process_r
 from tests.support.knowledge import knowledge_bot
 
 
-def save_ahead(db: Db, warmer: IndexWarmer, bot: str) -> bool:
-    async def work(session: AsyncSession) -> bool:
+def save_ahead(db: Db, warmer: IndexWarmer, bot: str) -> Ahead:
+    async def work(session: AsyncSession) -> Ahead:
         repository = IndexReads(session)
         version = await repository.knowledge_version(bot)
         assert version is not None
@@ -85,7 +85,7 @@ def test_a_build_under_way_in_another_process_is_left_to_it(alice: Api, db: Db, 
     warmer = IndexWarmer(db.database, worker)
     other = try_lock(tmp_path / "indexes", big)  # another process of the machine builds it
     assert other is not None and try_lock(tmp_path / "indexes", big) is None
-    assert save_ahead(db, warmer, big) is False
+    assert save_ahead(db, warmer, big) is Ahead.NOT_NEEDED
     assert worker.builds == 0 and snapshot_names(tmp_path, big) == []
 
     async def waits_for_the_other() -> tuple[bool, bool]:
@@ -100,4 +100,4 @@ def test_a_build_under_way_in_another_process_is_left_to_it(alice: Api, db: Db, 
 
     assert db.client.portal is not None
     assert db.client.portal.call(waits_for_the_other) == (True, True)
-    assert save_ahead(db, warmer, big) is True  # free: it builds
+    assert save_ahead(db, warmer, big) is Ahead.BUILT  # free: it builds

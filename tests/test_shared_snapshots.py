@@ -8,16 +8,20 @@ on both databases."""
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.db.base import utcnow
 from botyard.models import IndexSnapshot, IndexSnapshotPiece
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.retriever import Retriever
+from botyard.retrieval.shared import CLAIM_SECONDS
 from botyard.retrieval.warmer import IndexWarmer
+from botyard.sources.repository import IndexReads
 from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.index_snapshots import bulk_texts, fill, found_texts, index_now, process_retriever, snapshot_names
@@ -124,6 +128,33 @@ def test_the_warmer_fetches_a_shared_snapshot_instead_of_building(alice: Api, db
     assert db.client.portal is not None
     assert db.client.portal.call(warmer.look) == []  # nothing built: fetched
     assert worker.builds == 0 and len(snapshot_names(tmp_path / "b", bot)) == 1
+
+
+def test_machines_starting_together_build_each_chatbot_once(alice: Api, db: Db, tmp_path: Path) -> None:
+    bot, sources = knowledge_bot(alice, ["refunds"])
+    fill(db, sources["refunds"], bulk_texts())
+    first, second = machine(alice, db, tmp_path / "a"), machine(alice, db, tmp_path / "b")
+    version = db.run(lambda session: IndexReads(session).knowledge_version(bot))
+    assert version is not None and first.shared is not None
+    assert db.client.portal is not None
+    assert db.client.portal.call(first.shared.claim, bot, version)  # the first machine's warmer builds it
+    waiting = IndexWarmer(db.database, second)
+    assert db.client.portal.call(waiting.look) == [] and second.builds == 0  # claimed elsewhere: not built here
+    assert snapshot_names(tmp_path / "b", bot) == []
+    assert index_now(db, first, bot) is not None and first.builds == 1  # built and shared
+    assert db.client.portal.call(waiting.look) == [] and second.builds == 0  # looked again: fetched
+    assert len(snapshot_names(tmp_path / "b", bot)) == 1
+    assert [(row[1], row[2]) for row in shared_rows(db)] == [(version, True)]  # the claim went with the publication
+
+    # A claim whose process stopped holds CLAIM_SECONDS; after that another machine builds.
+    fill(db, sources["refunds"], bulk_texts(seed=9))
+    newer = db.run(lambda session: IndexReads(session).knowledge_version(bot))
+    assert newer is not None and db.client.portal.call(first.shared.claim, bot, newer)
+    assert not db.client.portal.call(first.shared.claim, bot, newer)
+    stopped = utcnow() - timedelta(seconds=CLAIM_SECONDS + 1)
+    db.run(lambda session: session.execute(update(IndexSnapshot).values(created_at=stopped)))
+    third = machine(alice, db, tmp_path / "c")
+    assert db.client.portal.call(IndexWarmer(db.database, third).look) == [bot] and third.builds == 1
 
 
 def test_the_service_shares_snapshots_only_on_postgresql(alice: Api) -> None:

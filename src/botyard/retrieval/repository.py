@@ -39,6 +39,20 @@ class SharedSnapshotRepository:
         await self.session.flush()
         return snapshot.uuid
 
+    async def claim(self, chatbot_uuid: str, code_key: str, version: int, since: datetime) -> bool:
+        """An unsigned row for the chatbot at `version` (a claim on its build), unless one was made since `since`."""
+        statement = select(IndexSnapshot.uuid).where(
+            IndexSnapshot.chatbot_uuid == chatbot_uuid,
+            IndexSnapshot.code_key == code_key,
+            IndexSnapshot.version == version,
+            IndexSnapshot.signature.is_(None),
+            IndexSnapshot.created_at >= since,
+        )
+        if (await self.session.execute(statement.limit(1))).first() is not None:
+            return False
+        await self.begin(chatbot_uuid, code_key, version)
+        return True
+
     async def add_piece(self, snapshot_uuid: str, seq: int, data: bytes) -> None:
         self.session.add(IndexSnapshotPiece(snapshot_uuid=snapshot_uuid, seq=seq, data=data))
         await self.session.flush()

@@ -14,8 +14,9 @@ and whoever could write one row must not be able to run code in every process th
 signature does not match (another key: `BOTYARD_SECRET_KEY` differs between machines) is not used, and the process
 builds, as it would without sharing.
 
-The rows go with their chatbot (a foreign key), and a publication prunes the ones it replaces; a database restored
-from a backup restores its snapshots with the knowledge they were built from.
+The warmers of machines that start together claim a chatbot's build (`claim`: an unsigned row) so that one builds
+it and the others fetch it. The rows go with their chatbot (a foreign key), and a publication prunes the ones it
+replaces; a database restored from a backup restores its snapshots with the knowledge they were built from.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ log = logging.getLogger(__name__)
 
 PIECE_BYTES = 8 * 2**20
 """A row's share of a snapshot: small enough for any driver, large enough that 300 MB is a few dozen rows."""
+CLAIM_SECONDS = 600
+"""A machine's claim on a build (`claim`) holds this long: at 100k chunks a build takes 10-30 s and its upload a
+few; a claim older than this was abandoned (its process stopped), and another machine may build."""
 OTHER_CODE_DAYS = 7
 """Snapshots of other code (machines not yet upgraded) and unfinished uploads are removed after this long."""
 PURPOSE = "index snapshots"
@@ -112,6 +116,15 @@ class SharedSnapshots:
                 os.rename(temporary, final)
         finally:
             shutil.rmtree(temporary, ignore_errors=True)
+
+    async def claim(self, chatbot_uuid: str, version: int) -> bool:
+        """Whether this process may build the chatbot at `version` ahead of its questions (`warmer`): False when
+        another process sharing the database claimed it within `CLAIM_SECONDS` or is uploading it; else claimed now
+        (the claim is an unsigned row, pruned when the snapshot is published). Machines that start together, as
+        after an upgrade that changes every snapshot's key, then share the builds instead of each making all."""
+        since = utcnow() - timedelta(seconds=CLAIM_SECONDS)
+        async with self.database.transaction() as db:
+            return await SharedSnapshotRepository(db).claim(chatbot_uuid, self.snapshots.key, version, since)
 
     def publish_later(self, chatbot_uuid: str, version: int) -> None:
         """Publish this machine's snapshot of the chatbot at `version`, in the background, unless the database has

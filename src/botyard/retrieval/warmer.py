@@ -20,6 +20,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from enum import Enum
 
 from botyard.db.session import Database
 from botyard.retrieval.build_lock import try_lock
@@ -28,6 +29,17 @@ from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS
 
 log = logging.getLogger(__name__)
+
+
+class Ahead(Enum):
+    """What `IndexWarmer.save_ahead` did."""
+
+    BUILT = "built"
+    NOT_NEEDED = "not needed"
+    """Small, saved already on this machine (or fetched), or being built by another process of the machine."""
+    ELSEWHERE = "elsewhere"
+    """Another machine sharing the database builds it (`SharedSnapshots.claim`): a later look fetches it."""
+
 
 TICK_SECONDS = 15.0
 QUIET_SECONDS = 30.0
@@ -96,38 +108,50 @@ class IndexWarmer:
             if self._done.get(uuid) == version or now - since < self.quiet:
                 continue
             async with self.database.transaction(write=False) as db:
-                if await self.save_ahead(self.retriever.knowledge(db), uuid, version):
-                    built.append(uuid)
-            self._done[uuid] = version
+                done = await self.save_ahead(self.retriever.knowledge(db), uuid, version)
+            if done is Ahead.BUILT:
+                built.append(uuid)
+            if done is not Ahead.ELSEWHERE:  # another machine builds it: the next look fetches what it shares
+                self._done[uuid] = version
         self._done = {uuid: version for uuid, version in self._done.items() if uuid in versions}
         return built
 
-    async def save_ahead(self, repository: Knowledge, chatbot_uuid: str, version: int) -> bool:
+    async def save_ahead(self, repository: Knowledge, chatbot_uuid: str, version: int) -> Ahead:
         """Build the chatbot's index and save its snapshot, unless it is too small to be saved or this machine has a
-        snapshot of `version` already, or can fetch one that the database shares (`shared`). True when it built."""
+        snapshot of `version` already, or can fetch one that the database shares, or another machine sharing the
+        database is building it (`shared`)."""
         snapshots = self.retriever.snapshots
         if snapshots is None or not await self._wanted(repository, chatbot_uuid, version):
-            return False
+            return Ahead.NOT_NEEDED
         building = try_lock(snapshots.root, snapshots.folder(chatbot_uuid).name)
         if building is None:  # another process of the machine builds it: its snapshot will do
-            return False
+            return Ahead.NOT_NEEDED
         try:
-            wanted = await self._wanted(repository, chatbot_uuid, version)  # saved meanwhile?
-            shared = self.retriever.shared
-            if wanted and shared is not None and await shared.fetch(chatbot_uuid, version):
-                wanted = await self._wanted(repository, chatbot_uuid, version)  # the database had this version
+            done = await self._elsewhere(repository, chatbot_uuid, version)
         except BaseException:
             building.release()
             raise
-        if not wanted:
+        if done is not None:
             building.release()
-            return False
+            return done
         log.info("retrieval index of chatbot %s: building version %d ahead of its question", chatbot_uuid, version)
         await self.retriever.build_now(repository, chatbot_uuid, version, building)
         if self.retriever.shared is not None:
             await self.retriever.shared.published()
         log.info("retrieval index of chatbot %s: saved ahead of its question, version %d", chatbot_uuid, version)
-        return True
+        return Ahead.BUILT
+
+    async def _elsewhere(self, repository: Knowledge, chatbot_uuid: str, version: int) -> Ahead | None:
+        """What makes a build needless now that this process holds the machine's lock (None: nothing, build): a
+        snapshot saved meanwhile, one fetched from the database, or another machine's claim on the build."""
+        if not await self._wanted(repository, chatbot_uuid, version):  # saved meanwhile
+            return Ahead.NOT_NEEDED
+        shared = self.retriever.shared
+        if shared is None:
+            return None
+        if await shared.fetch(chatbot_uuid, version) and not await self._wanted(repository, chatbot_uuid, version):
+            return Ahead.NOT_NEEDED  # the database had this version
+        return None if await shared.claim(chatbot_uuid, version) else Ahead.ELSEWHERE
 
     async def _wanted(self, repository: Knowledge, chatbot_uuid: str, version: int) -> bool:
         """Whether a build of the chatbot is worth it: large enough to be saved, and no snapshot of `version` here."""
