@@ -1,9 +1,11 @@
 """`botyard serve --workers N`: a listening socket per worker on the one port, dead workers replaced, a clean stop,
-and a clear error for a port in use. Real processes on loopback, SQLite."""
+and a clear error for a port in use; `botyard serve --fd N` on a socket its parent bound, and clear errors for a
+descriptor that is not one. Real processes on loopback, SQLite."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -17,6 +19,7 @@ import pytest
 
 from botyard.config import Settings
 from botyard.serving import listening_socket
+from tests.support.processes import spawn, stop, written_lines
 from tests.support.servers import Server, children
 from tests.support.waiting import START, wait_for
 
@@ -137,3 +140,62 @@ def test_accepted_connections_send_without_delay() -> None:
                     writer.close()
 
     assert asyncio.run(accepted_nodelay()) != 0
+
+
+def test_serve_on_a_socket_its_parent_bound(tmp_path: Path) -> None:
+    """systemd's socket activation, or a test that holds its port: the parent binds (and here already listens), the
+    server serves on what it inherited, says where, and the socket goes with it."""
+    server = Server(Settings(data_dir=tmp_path))  # for its environment
+    stderr = tmp_path / "stderr.log"
+    with socket.create_server(("127.0.0.1", 0)) as inherited, stderr.open("wb") as sink:
+        port = inherited.getsockname()[1]
+        command = [sys.executable, "-m", "botyard", "serve", "--fd", str(inherited.fileno())]
+        process = spawn(command, env=server.env, stdout=subprocess.DEVNULL, stderr=sink, pass_fds=[inherited.fileno()])
+    try:
+        wait_for(lambda: _healthy(port, process), START, what="the server answering on the inherited socket")
+        lines = written_lines(stderr)
+        assert any(f"http://127.0.0.1:{port}/dashboard#setup=" in line for line in lines)  # its address, not 8000
+        assert any(f"serving on http://127.0.0.1:{port}" in line for line in lines)
+    finally:
+        assert stop(process, signal.SIGTERM), "the server did not stop on SIGTERM"
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10)
+
+
+def _healthy(port: int, process: subprocess.Popen[bytes]) -> bool:
+    assert process.poll() is None, f"the server exited with status {process.returncode}"
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+    except httpx.TransportError:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("a file", "is not the file descriptor of a socket"),
+        ("a closed descriptor", "is not the file descriptor of a socket"),
+        ("a UDP socket", "is not a TCP socket"),
+        ("an unbound socket", "is not bound to a port: bind it first"),
+        ("with --workers 2", "--fd serves one process"),
+    ],
+)
+def test_a_descriptor_that_cannot_be_served_on_is_a_clear_error(tmp_path: Path, given: str, said: str) -> None:
+    server = Server(Settings(data_dir=tmp_path))
+    with contextlib.ExitStack() as stack:
+        if given == "a file":
+            fd = stack.enter_context((tmp_path / "not-a-socket").open("wb")).fileno()
+        elif given == "a UDP socket":
+            fd = stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_DGRAM)).fileno()
+        elif given == "an unbound socket":
+            fd = stack.enter_context(socket.socket()).fileno()
+        elif given == "with --workers 2":
+            fd = stack.enter_context(socket.create_server(("127.0.0.1", 0))).fileno()
+        else:
+            fd = 97  # nothing open there
+        more = ["--workers", "2"] if given == "with --workers 2" else []
+        command = [sys.executable, "-m", "botyard", "serve", "--fd", str(fd), *more]
+        passed = [] if fd == 97 else [fd]
+        result = subprocess.run(command, env=server.env, capture_output=True, text=True, timeout=START, pass_fds=passed)
+    assert result.returncode == 2 and said in result.stderr, result.stderr  # a usage error, before any migration
+    assert not (tmp_path / "botyard.sqlite3").exists()

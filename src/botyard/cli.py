@@ -16,8 +16,11 @@ import click
 from botyard.config import Settings
 from botyard.logs import configure as configure_logs
 from botyard.logs import log_config
+from botyard.serving import InheritedSocket
 
 if TYPE_CHECKING:
+    import socket
+
     from sqlalchemy.ext.asyncio import AsyncSession
 
 # The service's modules (FastAPI, SQLAlchemy, Alembic, the models) are imported by the commands that use them, so
@@ -67,48 +70,30 @@ def main(ctx: click.Context) -> None:
 @click.option(
     "--workers", default=1, show_default=True, type=click.IntRange(min=1), help="Server processes on the one port."
 )
+@click.option("--fd", "inherited", type=InheritedSocket(), help="Serve on this inherited TCP socket instead.")
 @click.pass_obj
-def serve(settings: Settings, host: str, port: int, workers: int) -> None:
-    """Apply migrations, then serve the API."""
-    import uvicorn
-
+def serve(settings: Settings, host: str, port: int, workers: int, inherited: socket.socket | None) -> None:
+    """Apply migrations, then serve the API (on --host and --port, or on the bound socket given by --fd)."""
     from botyard.main import create_app
+    from botyard.serving import offer_setup, serve_one, serve_workers
 
+    if inherited is not None and workers > 1:
+        raise click.UsageError("--fd serves one process: for --workers give --port (each worker binds its own socket)")
+    if inherited is not None:
+        host, port = inherited.getsockname()[:2]
     configure_logs(settings.log_level, settings.log_format)
     _upgrade(settings)
-    _offer_setup(settings, host, port)
+    offer_setup(settings, host, port)
+    logs = log_config(settings.log_level, settings.log_format)
     if workers == 1:
-        logs = log_config(settings.log_level, settings.log_format)
-        uvicorn.run(create_app(settings), host=host, port=port, proxy_headers=False, log_config=logs)
+        serve_one(create_app(settings), host, port, inherited, logs)
         return
     # Each worker process builds its app from the same environment; rate limits, jobs and streams are coordinated
     # through the database, so any number of them is correct.
-    from botyard.serving import serve_workers
-
     try:
-        serve_workers(host, port, workers, log_config(settings.log_level, settings.log_format))
+        serve_workers(host, port, workers, logs)
     except OSError as error:
         raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror or error}") from error
-
-
-def _offer_setup(settings: Settings, host: str, port: int) -> None:
-    """While no account exists, print the one-time link that creates the first one from the dashboard."""
-    from botyard.accounts import setup
-    from botyard.db.session import Database
-
-    async def needed() -> bool:
-        database = Database.from_settings(settings)
-        try:
-            async with database.transaction(write=False) as db:
-                return await setup.needs_setup(db)
-        finally:
-            await database.dispose()
-
-    if not asyncio.run(needed()):
-        return
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104 (a listening address to show)
-    link = f"http://{shown}:{port}/dashboard#setup={setup.offer(settings)}"
-    click.echo(f"No account yet. Create yours in the dashboard (this link works once):\n  {link}\n", err=True)
 
 
 @main.command()

@@ -1,4 +1,5 @@
-"""`botyard serve --workers N`: N server processes, each with a listening socket of its own on the one port.
+"""`botyard serve`'s processes: one on --host/--port or on an inherited socket (`--fd`), or `--workers N`: N server
+processes, each with a listening socket of its own on the one port.
 
 uvicorn's own `--workers` shares one listening socket: whichever worker wakes first accepts every connection that
 is waiting, so a burst of keep-alive connections (a proxy's, or eight clients starting together) can land on one
@@ -13,10 +14,15 @@ Metrics: the supervisor makes a fresh directory for the run and names it to its 
 (before they start: prometheus-client chooses its multiprocess mode when it is imported), so each worker writes its
 counts to files of its own there and a scrape answered by any worker sums them all. A dead worker's gauges are
 dropped (`mark_process_dead`); its counts stay in the sums, as counters must. The directory goes with the run.
+
+`--fd N` serves on a socket that the process which started botyard bound and handed down as file descriptor N
+(systemd's socket activation, a supervisor of one's own, a test that holds its port for as long as it needs it): no
+bind here, so nothing else can take the port between the parent choosing it and the server listening on it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import multiprocessing
@@ -25,12 +31,20 @@ import os
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+    from botyard.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +77,64 @@ def listening_socket(host: str, port: int, *, listen: bool = True) -> socket.soc
         sock.close()
         raise
     return sock
+
+
+class InheritedSocket(click.ParamType[socket.socket, object]):
+    """`--fd N`: the bound TCP socket inherited as file descriptor N (listening, or listened on here)."""
+
+    name = "fd"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> socket.socket:
+        if isinstance(value, socket.socket):
+            return value
+        try:
+            # Family, type and protocol are read from the descriptor: made as `socket.fromfd` or uvicorn's own `--fd`
+            # make it (AF_UNIX assumed), accepted connections would get no TCP_NODELAY and a garbled peer address.
+            sock = socket.socket(fileno=int(str(value)))
+        except (ValueError, OSError) as error:
+            self.fail(f"{value} is not the file descriptor of a socket this process inherited ({error})", param, ctx)
+        if sock.family not in (socket.AF_INET, socket.AF_INET6) or sock.type != socket.SOCK_STREAM:
+            sock.detach()  # not ours to close
+            self.fail(f"file descriptor {value} is not a TCP socket", param, ctx)
+        if sock.getsockname()[1] == 0:
+            sock.detach()
+            self.fail(f"the socket of file descriptor {value} is not bound to a port: bind it first", param, ctx)
+        return sock
+
+
+def offer_setup(settings: Settings, host: str, port: int) -> None:
+    """While no account exists, print the one-time link that creates the first one from the dashboard."""
+    from botyard.accounts import setup
+    from botyard.db.session import Database
+
+    async def needed() -> bool:
+        database = Database.from_settings(settings)
+        try:
+            async with database.transaction(write=False) as db:
+                return await setup.needs_setup(db)
+        finally:
+            await database.dispose()
+
+    if not asyncio.run(needed()):
+        return
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host  # noqa: S104 (a listening address to show)
+    link = f"http://{shown}:{port}/dashboard#setup={setup.offer(settings)}"
+    click.echo(f"No account yet. Create yours in the dashboard (this link works once):\n  {link}\n", err=True)
+
+
+def serve_one(app: FastAPI, host: str, port: int, inherited: socket.socket | None, log_config: dict[str, Any]) -> None:
+    """One server process: uvicorn on (host, port), or on the inherited socket (whose address host and port are)."""
+    import uvicorn
+
+    if inherited is None:
+        uvicorn.run(app, host=host, port=port, proxy_headers=False, log_config=log_config)
+        return
+    server = uvicorn.Server(uvicorn.Config(app, proxy_headers=False, log_config=log_config))
+    # uvicorn says where it listens only for an address it bound itself.
+    log.info("serving on http://%s:%d (the socket of file descriptor %d)", host, port, inherited.fileno())
+    server.run(sockets=[inherited])
+    if not server.started:
+        sys.exit(3)  # as `uvicorn.run` ends a start-up that failed (its STARTUP_FAILURE)
 
 
 def run_worker(host: str, port: int, supervisor: int, log_config: dict[str, Any] | None = None) -> None:
