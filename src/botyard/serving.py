@@ -88,8 +88,8 @@ class InheritedSocket(click.ParamType[socket.socket, object]):
         if isinstance(value, socket.socket):
             return value
         try:
-            # Family, type and protocol are read from the descriptor: made as `socket.fromfd` or uvicorn's own `--fd`
-            # make it (AF_UNIX assumed), accepted connections would get no TCP_NODELAY and a garbled peer address.
+            # Family, type and protocol are read from the descriptor. uvicorn's own `--fd` wraps it as AF_UNIX: the
+            # connections it accepts then get no TCP_NODELAY (see `listening_socket`) and a garbled peer address.
             sock = socket.socket(fileno=int(str(value)))
         except (ValueError, OSError) as error:
             self.fail(f"{value} is not the file descriptor of a socket this process inherited ({error})", param, ctx)
@@ -99,6 +99,7 @@ class InheritedSocket(click.ParamType[socket.socket, object]):
         if sock.getsockname()[1] == 0:
             sock.detach()
             self.fail(f"the socket of file descriptor {value} is not bound to a port: bind it first", param, ctx)
+        sock.set_inheritable(False)  # as a socket made here is: a program this one starts must not keep the port
         return sock
 
 
