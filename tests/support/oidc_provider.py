@@ -7,35 +7,53 @@ browser (`authorize` posts its form and returns where the provider sends the bro
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2 as httpx
 
-from tests.support.processes import spawn, stop
-from tests.support.servers import free_port
+from tests.support.processes import last_lines, spawn, stop, written_lines
 from tests.support.waiting import START, wait_for
+
+RUNNING = re.compile(r"Uvicorn running on http://127\.0\.0\.1:(\d+) ")
+"""The line of uvicorn (which serves the provider) that says which port it bound: it is started on port 0."""
 
 
 class MockProvider:
     def __init__(self, *options: str) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        command = [sys.executable, "-m", "oidc_provider_mock", "--port", str(self.port), "--require-nonce", *options]
-        self.process = spawn(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        descriptor, name = tempfile.mkstemp(prefix="oidc-provider-", suffix=".log")
+        self.stderr = Path(name)
+        command = [sys.executable, "-m", "oidc_provider_mock", "--port", "0", "--require-nonce", *options]
+        with os.fdopen(descriptor, "wb") as sink:
+            self.process = spawn(command, stdout=subprocess.DEVNULL, stderr=sink)
+
+        def bound() -> int | None:
+            assert self.process.poll() is None, f"the OpenID provider exited:\n{last_lines(self.stderr)}"
+            found = (RUNNING.search(line) for line in written_lines(self.stderr))
+            return next((int(match[1]) for match in found if match), None)
 
         def ready() -> bool:
-            assert self.process.poll() is None, "the OpenID provider exited"
+            assert self.process.poll() is None, f"the OpenID provider exited:\n{last_lines(self.stderr)}"
             try:
                 return httpx.get(self.discovery_url, timeout=10).status_code == 200
             except httpx.TransportError:
                 return False
 
-        wait_for(ready, START, what="the OpenID provider answering its discovery URL")
+        try:
+            self.port = wait_for(bound, START, what="the OpenID provider saying which port it listens on")
+            self.base = f"http://127.0.0.1:{self.port}"
+            wait_for(ready, START, what="the OpenID provider answering its discovery URL")
+        except BaseException:
+            self.close()
+            raise
 
     @property
     def discovery_url(self) -> str:
@@ -55,6 +73,7 @@ class MockProvider:
 
     def close(self) -> None:
         stop(self.process)
+        self.stderr.unlink(missing_ok=True)
 
 
 @contextmanager

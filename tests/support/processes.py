@@ -81,3 +81,15 @@ def written_lines(path: Path) -> list[str]:
     a child's output from a file, not a pipe: a read of a pipe waits for as long as the child says nothing."""
     text = path.read_text() if path.exists() else ""
     return text[: text.rfind("\n") + 1].splitlines()
+
+
+def last_lines(path: Path, lines: int = 40, since: int = 0) -> str:
+    """The last `lines` lines a child wrote to the file `path` after its first `since` bytes (its stderr, for a
+    failure to show why the child stopped); "" when there are none or the file cannot be read."""
+    try:
+        with path.open("rb") as file:
+            file.seek(max(since, path.stat().st_size - 16_000))
+            text = file.read().decode(errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])

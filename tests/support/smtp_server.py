@@ -15,8 +15,7 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
-from tests.support.servers import free_port
-from tests.support.waiting import wait_for
+from tests.support.waiting import START, wait_for
 
 
 @dataclass
@@ -77,15 +76,30 @@ def _authenticator(login: str, password: str) -> Any:
     return check
 
 
+class _Controller(Controller):
+    """aiosmtpd's controller on a port the kernel chooses as it binds (port 0), then set as `port`: a port chosen
+    before (found free, let go, given) could be taken by another process of the parallel suite meanwhile."""
+
+    async def _bound(self) -> Any:
+        server = await self.loop.create_server(self._factory_invoker, host=self.hostname, port=0, ssl=self.ssl_context)
+        self.port = server.sockets[0].getsockname()[1]
+        return server
+
+    def _create_server(self) -> Any:
+        return self._bound()
+
+
 @contextmanager
 def smtp_server(refuse: int = 0, credentials: tuple[str, str] | None = None) -> Iterator[MailCatcher]:
-    """Started on a free port; with `credentials`, AUTH is offered over plain text (loopback only) and checked."""
-    catcher = MailCatcher(port=free_port(), refuse=refuse)
+    """Started on a port of its own; with `credentials`, AUTH is offered over plain text (loopback only) and checked."""
+    catcher = MailCatcher(refuse=refuse)
     auth: dict[str, Any] = {}
     if credentials is not None:
         auth = {"authenticator": _authenticator(*credentials), "auth_require_tls": False}
-    controller = Controller(catcher, hostname=catcher.host, port=catcher.port, **auth)
+    # A generous bound for the start (aiosmtpd's own is 5 s): a busy machine is slow, and the wait ends when it is up.
+    controller = _Controller(catcher, hostname=catcher.host, ready_timeout=START, **auth)
     controller.start()
+    catcher.port = controller.port
     try:
         yield catcher
     finally:
