@@ -36,6 +36,7 @@ from botyard.egress import (
     trusted_client,
 )
 from tests.support.egress_servers import PAGE, Canary, Site, self_signed_certificate, site_and_canary
+from tests.support.servers import refusing_port
 from tests.support.waiting import wait_for
 
 HOSTS = "Allowed hosts (dashboard Settings, or BOTYARD_EGRESS_ALLOWLIST)"
@@ -631,9 +632,8 @@ def test_huge_headers_are_refused(net: Net, kb: int) -> None:
 
 
 def test_unreachable_port_is_a_network_error(net: Net) -> None:
-    with socket.create_server(("127.0.0.1", 0)) as unused:
-        port = unused.getsockname()[1]
-    error = net.failure(f"http://127.0.0.1:{port}/")
+    with refusing_port() as port:
+        error = net.failure(f"http://127.0.0.1:{port}/")
     assert isinstance(error, EgressNetworkError) and error.reason == "connection failed"
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -29,6 +28,7 @@ from botyard.embedding.minilm import (
 from botyard.embedding.openai_compat import OpenAIEmbedder
 from tests.support.embedding_server import EmbeddingServer, raw_vector
 from tests.support.loop import with_loop_ticks
+from tests.support.servers import refusing_port
 from tests.support.waiting import START
 
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -296,12 +296,8 @@ def test_openai_embedder_says_which_http_errors_are_worth_retrying(
 
 
 def test_openai_embedder_retries_network_failures(server: EmbeddingServer) -> None:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
-    unreachable = OpenAIEmbedder(f"http://127.0.0.1:{closed}/v1", "m", timeout=2)
-    with pytest.raises(EmbeddingError, match="unreachable") as caught:
-        asyncio.run(unreachable.embed_query("a"))
+    with refusing_port() as closed, pytest.raises(EmbeddingError, match="unreachable") as caught:
+        asyncio.run(OpenAIEmbedder(f"http://127.0.0.1:{closed}/v1", "m", timeout=2).embed_query("a"))
     assert caught.value.retryable
     server.delay = 0.5
     with pytest.raises(EmbeddingError, match="timed out") as caught:

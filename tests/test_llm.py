@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import time
 from collections.abc import AsyncGenerator, Iterator
 from typing import Any
@@ -23,6 +22,7 @@ from botyard.llm.registry import ModelRegistry, UnknownModel, build_llm_provider
 from botyard.openai_http import error_detail, is_retryable_status, redact, retry_after_seconds
 from botyard.retrieval.base import Hit
 from tests.support.fake_llm import FakeLlm, Received, Reply
+from tests.support.servers import refusing_port
 
 KEY = "sk-test-0123456789-secret"
 
@@ -173,11 +173,8 @@ def test_an_error_object_in_the_stream_is_reported(llm: FakeLlm) -> None:
 
 
 def test_an_unreachable_server_is_a_clean_error() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    settings = Settings(llm_base_url=f"http://127.0.0.1:{port}/v1", llm_api_key=KEY)
-    text, finished = answer(settings, ask())
+    with refusing_port() as port:
+        text, finished = answer(Settings(llm_base_url=f"http://127.0.0.1:{port}/v1", llm_api_key=KEY), ask())
     assert text == "" and finished.error is not None and "could not reach" in finished.error
 
 

@@ -72,7 +72,7 @@ def test_the_window_slides(clocked: Api, clock: ManualClock) -> None:
 @pytest.fixture
 def two_workers(settings: Settings, client: TestClient) -> Iterator[str]:
     """`botyard serve --workers 2` (two uvicorn worker processes) serving the app on the test database."""
-    server = Server(settings)  # for its environment and free port
+    server = Server(settings)  # for its environment and held port
     server.env |= {"BOTYARD_EMBEDDER": "none", "BOTYARD_JOBS_IN_PROCESS": "false"}
     server.start("--workers", "2", wait=False)
     try:

@@ -26,7 +26,7 @@ from tests.support.database import Db
 from tests.support.fake_dns import FakeDns
 from tests.support.oidc_provider import MockProvider, mock_provider
 from tests.support.people import SAME_ORIGIN, add_person, person
-from tests.support.servers import free_port
+from tests.support.servers import refusing_port
 
 SECRET = "the-client-secret-Zq9xW2"
 ANN = "ann@example.com"
@@ -222,9 +222,10 @@ def test_every_request_to_the_provider_goes_through_egress(
         message = sso.get("/api/v1/auth/oidc").json()["refusals"]["egress_refused"]
     assert "BOTYARD_EGRESS_ALLOWLIST" in message
     # A provider that does not answer at all (nothing listens on the port).
-    gone = configured(settings, f"http://127.0.0.1:{free_port()}/.well-known/openid-configuration")
-    with TestClient(create_app(gone, resolver=fake_dns)) as sso:
-        refused(sso.get("/api/v1/auth/oidc/start", follow_redirects=False), "unreachable")
+    with refusing_port() as port:
+        gone = configured(settings, f"http://127.0.0.1:{port}/.well-known/openid-configuration")
+        with TestClient(create_app(gone, resolver=fake_dns)) as sso:
+            refused(sso.get("/api/v1/auth/oidc/start", follow_redirects=False), "unreachable")
 
 
 def test_the_client_secret_is_in_no_log_and_no_reply(
