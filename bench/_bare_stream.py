@@ -126,7 +126,10 @@ class BareServer(Server):
         super().__init__(data_dir, {}, workers)
         self.llm_url = llm_url
 
-    def command(self) -> list[str]:
+    def own_socket(self) -> socket.socket | None:
+        return None  # each of its processes binds the held port itself, with SO_REUSEPORT
+
+    def command(self, fd: int | None) -> list[str]:
         command = [sys.executable, __file__, "--port", str(self.port), "--workers", str(self.workers)]
         return command + (["--llm-url", self.llm_url] if self.llm_url else [])
 

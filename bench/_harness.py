@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,14 +26,24 @@ import asyncpg  # type: ignore[import-untyped]
 import httpx
 from sqlalchemy.engine import make_url
 
+from botyard.serving import listening_socket
+
 BOTYARD = [sys.executable, "-m", "botyard"]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+def held_port() -> socket.socket:
+    """A loopback port that is this process's while the socket stays open: bound with SO_REUSEPORT, not listening.
+    The kernel gives it to nobody that asks for a free port (a port found free and let go could be taken before the
+    server bound it); a server's socket that binds it with SO_REUSEPORT too shares it (`botyard serve --workers`,
+    `_bare_stream.py`, the socket `Server` hands to `botyard serve --fd`)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(("127.0.0.1", 0))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _wait_for_port(port: int, process: subprocess.Popen[bytes], what: str, seconds: float = 60.0) -> None:
@@ -59,14 +70,27 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(timeout=10)
 
 
+_SITE = """
+import functools, http.server, socket, sys
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[2])
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler, bind_and_activate=False)
+server.socket.close()
+server.socket = socket.socket(fileno=int(sys.argv[1]))  # the listening socket the parent bound
+server.serve_forever()
+"""
+"""`python -m http.server`, on the listening socket inherited as the descriptor of argv[1]."""
+
+
 @contextlib.contextmanager
 def loopback_site(directory: Path) -> Iterator[str]:
     """Serve `directory` on 127.0.0.1 with the standard library's `http.server` (a ThreadingHTTPServer) in its
     own process, so that serving pages does not compete with the benchmark's clients for the GIL. Yields the base
     URL."""
-    port = free_port()
-    command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(directory)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # noqa: S603
+    with socket.create_server(("127.0.0.1", 0), backlog=128) as sock:  # bound here: nothing can take the port first
+        port = sock.getsockname()[1]
+        command = [sys.executable, "-c", _SITE, str(sock.fileno()), str(directory)]
+        quiet = subprocess.DEVNULL
+        process = subprocess.Popen(command, stdout=quiet, stderr=quiet, pass_fds=[sock.fileno()])  # noqa: S603
     try:
         _wait_for_port(port, process, "the loopback site")
         yield f"http://127.0.0.1:{port}"
@@ -149,7 +173,9 @@ class Server:
         self.workers = workers
         self.env = {name: value for name, value in os.environ.items() if not name.startswith("BOTYARD_")}
         self.env |= {"BOTYARD_DATA_DIR": str(data_dir), "BOTYARD_EGRESS_ALLOWLIST": "127.0.0.1"} | settings
-        self.port = free_port()
+        held = held_port()
+        weakref.finalize(self, held.close)
+        self.port: int = held.getsockname()[1]
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = data_dir / "server.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -164,13 +190,27 @@ class Server:
         created = subprocess.run(command, env=self.env, capture_output=True, text=True, timeout=120, check=True)  # noqa: S603
         return created.stdout.strip()
 
-    def command(self) -> list[str]:
-        return [*BOTYARD, "serve", "--port", str(self.port), "--workers", str(self.workers)]
+    def own_socket(self) -> socket.socket | None:
+        """The socket the next process serves on, made here on the held port (one process: `--fd`), or None when
+        it binds the port itself (`--workers`: the supervisor and each worker, with SO_REUSEPORT)."""
+        return listening_socket("127.0.0.1", self.port, listen=False) if self.workers == 1 else None
+
+    def command(self, fd: int | None) -> list[str]:
+        listen = ["--port", str(self.port)] if fd is None else ["--fd", str(fd)]
+        return [*BOTYARD, "serve", *listen, "--workers", str(self.workers)]
 
     @contextlib.contextmanager
     def running(self) -> Iterator[Server]:
         with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(self.command(), env=self.env, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603
+            own = self.own_socket()
+            fds = [] if own is None else [own.fileno()]
+            try:
+                command = self.command(fds[0] if fds else None)
+                output = {"stdout": log, "stderr": subprocess.STDOUT}
+                self.process = subprocess.Popen(command, env=self.env, pass_fds=fds, **output)  # noqa: S603
+            finally:
+                if own is not None:
+                    own.close()  # the server's alone now: it goes with the server
             try:
                 _wait_for_port(self.port, self.process, f"{self.name} (log: {self.log_path})")
                 yield self
