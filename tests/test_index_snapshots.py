@@ -1,13 +1,14 @@
 """Search indexes saved on disk (`botyard.retrieval.snapshot`): a loaded snapshot ranks exactly as the index it was
 saved from and as a fresh build; a process that starts loads it instead of building and catches up on the changes
 made since, on both databases; a damaged or stale snapshot is rebuilt; processes meeting a chatbot at once build it
-once and leave one whole snapshot; a deleted chatbot's snapshots go, and so do the private directories of dead
-processes."""
+once and leave one whole snapshot; a snapshot moved to another chatbot's folder is not loaded there; a deleted
+chatbot's snapshots go, and so do the private directories of dead processes."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -106,6 +107,17 @@ def test_a_loaded_snapshot_ranks_exactly_as_the_index_saved_and_a_fresh_build(tm
     assert again is not None and rankings(again) == rankings(built)
     expected = built.updated(4, {"s49"}, fresh, changed)
     assert expected is not None and rankings(updated) == rankings(expected)
+
+
+def test_a_snapshot_folder_moved_to_another_chatbot_is_not_loaded_there(tmp_path: Path) -> None:
+    """A snapshot names the chatbot it was saved for, and a load compares it: a folder copied into another
+    chatbot's (by hand, or a shared snapshot someone moved) is put aside, and that chatbot builds."""
+    snapshots = Snapshots(tmp_path, "snapshot-test-v1", (8,))
+    folder = snapshots.save("bot", index_of(rows_of(bulk_texts(200)), snapshots))
+    shutil.copytree(folder, tmp_path / "indexes" / "other" / folder.name)
+    assert snapshots.load("other", 5) is None
+    assert snapshot_names(tmp_path, "other") == []  # out of the way: the build saves under its name
+    assert snapshots.load("bot", 5) is not None
 
 
 def test_the_private_directories_of_dead_processes_are_removed(tmp_path: Path) -> None:

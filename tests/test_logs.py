@@ -1,6 +1,6 @@
 """Logs an operator can read: a timestamp, the level, the logger and the request id on every line (JSON lines on
 request), and one warning line, not a traceback, for a failure that is expected (a user's URL that does not
-resolve, a page that is gone)."""
+resolve, a page that is gone); no credential on any line (a key in a query string, a header, a path)."""
 
 from __future__ import annotations
 
@@ -137,6 +137,49 @@ def test_json_lines_are_one_object_each(tmp_path: Path) -> None:
     [access] = [entry for entry in entries if entry["request_id"] == "probe-1"]
     assert "GET /healthz" in access["message"]
     assert access["logger"] == "uvicorn.access" and access["level"] == "INFO" and access["request_id"] == "probe-1"
+
+
+@pytest.mark.parametrize(("log_format", "arguments"), [("text", ()), ("json", ("--workers", "2"))])
+def test_no_credential_reaches_the_log(tmp_path: Path, log_format: str, arguments: tuple[str, ...]) -> None:
+    """A key sent in the query string (`?api_key=`) was written to the access log as it came. Credentials in query
+    strings, headers and paths: none is in the server's output, in either format, the supervisor's included."""
+    server, stderr = _serve(tmp_path, log_format, *arguments)
+    secrets = {"code": "oidc-code-6f1d2c", "state": "oidc-state-9a8b7c", "password": "hunter2-password-q"}
+    api = f"{server.base}/api/v1"
+    try:
+        server.wait_ready()
+        key = server.key()  # a real key: the requests that carry it are let through, and logged
+        with httpx.Client(timeout=30) as client:
+            assert client.get(f"{api}/chatbots?api_key={key}").status_code in (200, 401)
+            client.get(f"{api}/chatbots?page=1&key={key}&access_token={key}", headers={"X-Request-ID": "probe-2"})
+            assert client.get(f"{api}/chatbots", headers={"Authorization": f"Bearer {key}"}).status_code == 200
+            client.get(f"{api}/chatbots", headers={"X-Api-Key": key, "Cookie": f"botyard_session={key}"})
+            client.get(f"{api}/chatbot/{key}")  # a key pasted where a uuid goes
+            client.get(f"{api}/auth/sso/callback?code={secrets['code']}&state={secrets['state']}")
+            client.post(f"{api}/auth/sign-in?password={secrets['password']}", json={"email": "a@example.com"})
+    finally:
+        server.stop()
+    text = stderr.read_text()
+    leaked = [name for name, value in {"the API key": key, **secrets}.items() if value in text]
+    assert not leaked, leaked
+    [probe] = [line for line in text.splitlines() if "probe-2" in line]
+    assert "GET /api/v1/chatbots?page=1&key=[redacted]&access_token=[redacted] HTTP/1.1" in probe
+
+
+def test_redact_hides_credentials_and_keeps_the_rest() -> None:
+    from botyard.logs import redact
+
+    assert redact("GET /x?page=2&api_key=k1&state=s#top") == "GET /x?page=2&api_key=[redacted]&state=[redacted]#top"
+    assert (
+        redact("/cb?zipcode=123&code=c&visitor_key=v;sig=q")
+        == "/cb?zipcode=123&code=[redacted]&visitor_key=[redacted];sig=[redacted]"
+    )
+    assert redact("Authorization: Bearer sk-1.a/b") == "Authorization: Bearer [redacted]"
+    assert (
+        redact("fetch https://bob:pw@example.com:8080/a failed") == "fetch https://[redacted]@example.com:8080/a failed"
+    )
+    assert redact("key by_" + "A1" * 19 + " used") == "key by_[redacted] used"
+    assert redact('"GET /healthz HTTP/1.1" 200 at 10:30') == '"GET /healthz HTTP/1.1" 200 at 10:30'
 
 
 def test_a_traceback_stays_for_a_bug_and_is_a_field_of_its_json_line() -> None:

@@ -1,12 +1,14 @@
 """Search index snapshots shared through the database (`botyard.retrieval.shared`): a process on another machine (a
-data directory of its own) loads the snapshot one machine built and published instead of building, and catches it
-up on later changes; a snapshot signed with another key, altered, or not finished is never used; a newer one
-replaces the older in the database, and a deleted chatbot takes its own; the warmer fetches rather than builds.
-The service shares only on PostgreSQL (SQLite's processes share one data directory); the mechanism itself is tested
-on both databases."""
+data directory of its own) loads the snapshot one machine built and published instead of building, and catches it up
+on later changes; a snapshot signed with another key, altered, not finished, moved to another account's chatbot or
+signed the old way (over its bytes alone) is never used; a newer one replaces the older in the database, and a
+deleted chatbot takes its own; the warmer fetches rather than builds. The service shares only on PostgreSQL
+(SQLite's processes share one data directory); the mechanism itself is tested on both databases."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 from datetime import timedelta
 from pathlib import Path
@@ -100,6 +102,69 @@ def test_a_snapshot_that_cannot_be_verified_is_not_used(
     if wrong != "unfinished":
         assert "BOTYARD_SECRET_KEY" in caplog.text
     assert [name for name in snapshot_names(tmp_path / "b", bot) if name.startswith(".")] == []
+
+
+def copy_snapshot(db: Db, to_chatbot: str) -> None:
+    """Every shared snapshot's row copied, pieces and signature as they are, into a row of `to_chatbot`: what
+    someone who can write the table (or restores one database's rows into another) could do."""
+
+    async def work(session: AsyncSession) -> None:
+        for row in (await session.execute(select(IndexSnapshot))).scalars().all():
+            copy = IndexSnapshot(
+                chatbot_uuid=to_chatbot,
+                version=row.version,
+                code_key=row.code_key,
+                size=row.size,
+                signature=row.signature,
+            )
+            session.add(copy)
+            await session.flush()
+            for piece in (
+                await session.execute(select(IndexSnapshotPiece).filter_by(snapshot_uuid=row.uuid))
+            ).scalars():
+                session.add(IndexSnapshotPiece(snapshot_uuid=copy.uuid, seq=piece.seq, data=piece.data))
+
+    db.run(work)
+
+
+def test_a_snapshot_moved_to_another_accounts_chatbot_is_not_used_there(
+    alice: Api, bob: Api, db: Db, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    bot, sources = knowledge_bot(alice, ["refunds"])
+    fill(db, sources["refunds"], bulk_texts())
+    assert index_now(db, machine(alice, db, tmp_path / "a"), bot) is not None
+    theirs, their_sources = knowledge_bot(bob, ["hours"])
+    fill(db, their_sources["hours"], [text.replace("Log entry", "Kennel note") for text in bulk_texts(seed=3)])
+    [(_, version, _, _)] = shared_rows(db)
+    assert db.run(lambda session: IndexReads(session).knowledge_version(theirs)) >= version  # the copy is a candidate
+    copy_snapshot(db, theirs)
+
+    other = machine(alice, db, tmp_path / "b")
+    with caplog.at_level(logging.WARNING, logger="botyard.retrieval.shared"):
+        assert index_now(db, other, theirs) is not None
+    assert other.builds == 1 and "does not match its signature" in caplog.text  # built its own
+    for query in QUERIES:
+        for method in Method:
+            assert not [text for text in found_texts(db, other, theirs, query, method) if "Log entry" in text], query
+    assert [text for text in found_texts(db, other, theirs, "kennel note storm", Method.BM25) if "Kennel note" in text]
+
+
+def test_a_snapshot_signed_over_its_bytes_alone_is_not_used(alice: Api, db: Db, tmp_path: Path) -> None:
+    """As releases before the signature named what a snapshot is for signed it: such a row is rebuilt, not read."""
+    bot, sources = knowledge_bot(alice, ["refunds"])
+    fill(db, sources["refunds"], bulk_texts())
+    first = machine(alice, db, tmp_path / "a")
+    assert index_now(db, first, bot) is not None
+
+    async def sign_the_old_way(session: AsyncSession) -> None:
+        for row in (await session.execute(select(IndexSnapshot))).scalars().all():
+            pieces = select(IndexSnapshotPiece.data).filter_by(snapshot_uuid=row.uuid).order_by(IndexSnapshotPiece.seq)
+            data = b"".join((await session.execute(pieces)).scalars())
+            row.signature = hmac.new(KEY, data, hashlib.sha256).hexdigest()
+
+    db.run(sign_the_old_way)
+    other = machine(alice, db, tmp_path / "b")
+    assert index_now(db, other, bot) is not None and other.builds == 1
 
 
 def test_a_newer_snapshot_replaces_the_older_and_a_deleted_chatbot_takes_its_own(

@@ -276,3 +276,27 @@ def test_a_private_url_is_refused_when_the_function_is_saved(
     assert kept["name"] == "order_status"  # nothing was created
     assert_error(api.post(f"/function/{kept['uuid']}/update", {"external_url": url}), 422, "url_refused")
     assert api.ok(api.get(f"/agent/{agent}"))["tool_functions"][0]["external_url"] == f"{tools.url}/orders"
+
+
+def test_a_function_edited_as_read_still_sends_its_real_header(
+    desk: tuple[Api, str, str], llm: FakeLlm, tools: ToolServer
+) -> None:
+    """Replies show the header masked (`test_tool_function_secrets.py`); the edit form sends the mask back, and the
+    call still carries the stored value. A new value is the one sent from then on."""
+    api, chat, agent = desk
+    read = api.get(f"/agent/{agent}")
+    assert SECRET not in read.text
+    [function] = read.json()["tool_functions"]
+    assert function["headers"] == {"X-Secret": "********" + SECRET[-4:]}
+    editable = ("name", "description", "method", "external_url", "parameters", "headers", "enabled")
+    edited = api.post(f"/function/{function['uuid']}/update", {key: function[key] for key in editable})
+    assert edited.status_code == 200 and SECRET not in edited.text
+    llm.script(tool_call("order_status", order_id="A-17"), Reply(tokens=("Tuesday.",)))
+    assert ask(api, chat, "Where is my order A-17?").text == "Tuesday."
+    assert [request["headers"]["x-secret"] for request in tools.received] == [SECRET]
+    api.ok(api.post(f"/function/{function['uuid']}/update", {"headers": {"X-Secret": "rotated"}}))
+    [bot] = [chatbot["uuid"] for chatbot in api.ok(api.get("/chatbots"))]
+    chat = new_session(api, bot)  # a first question again: no follow-up condensing call before the answer
+    llm.script(tool_call("order_status", order_id="A-18"), Reply(tokens=("Monday.",)))
+    assert ask(api, chat, "Where is A-18?").text == "Monday."
+    assert [request["headers"]["x-secret"] for request in tools.received] == [SECRET, "rotated"]

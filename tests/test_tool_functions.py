@@ -95,7 +95,7 @@ def test_create_with_every_field(alice: Api) -> None:
     assert function["method"] == "POST"
     assert function["external_url"] == "https://orders.example.com/v1?x=1"
     assert function["parameters"] == PARAMETERS
-    assert function["headers"] == {"X-Api-Key": "secret", "Accept": "application/json"}
+    assert function["headers"] == {"X-Api-Key": "********", "Accept": "********"}  # values: test_tool_function_secrets
     assert function["meta"] == {"allow_gpt_trainer_properties": True, "note": "kept"}
     assert create(alice, agent, name="off", enabled=0)["enabled"] == 0
 
@@ -203,7 +203,7 @@ def test_update_changes_only_given_fields(alice: Api) -> None:
         "modified_at": updated["modified_at"],
     }
     replaced = alice.ok(alice.post(path, {"headers": {"B": "2"}, "parameters": {}, "meta": {}, "enabled": 1}))
-    assert (replaced["headers"], replaced["enabled"]) == ({"B": "2"}, 1)
+    assert (replaced["headers"], replaced["enabled"]) == ({"B": "********"}, 1)
     assert replaced["parameters"] == {"type": "object", "properties": {}, "required": []}
     assert replaced["meta"] == {"allow_gpt_trainer_properties": False}
     assert alice.ok(alice.get(f"/agent/{agent}"))["tool_functions"] == [replaced]

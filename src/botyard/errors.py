@@ -54,6 +54,7 @@ class ErrorCode(StrEnum):
     LAST_OWNER = "last_owner"
     LINK_INVALID = "link_invalid"
     SETTING_LOCKED = "setting_locked"
+    LLM_API_KEY_REQUIRED = "llm_api_key_required"
     INTERNAL_ERROR = "internal_error"
 
     @property
@@ -93,6 +94,7 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.LAST_OWNER: 409,
     ErrorCode.LINK_INVALID: 410,
     ErrorCode.SETTING_LOCKED: 409,
+    ErrorCode.LLM_API_KEY_REQUIRED: 422,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 """Each code's one status: a code is raised by its name alone (`AppError(ErrorCode.CONFLICT, ...)`), so a code can

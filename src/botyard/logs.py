@@ -6,6 +6,12 @@ request id when the line was written while answering a request, and the message.
 each line one JSON object instead (`time`, `level`, `logger`, `request_id`, `message`, and `exc_info` when a line
 carries a traceback).
 
+No line carries a credential (`redact`, applied to every line, tracebacks included): the value of a URL's query
+parameter that names one (`api_key`, `key`, `token`, `access_token`, `password`, `secret`, `code`, `state`, or any
+name containing key, token, secret, password, signature, session, csrf or auth) is written `[redacted]`, and so are
+a `Bearer` token, a URL's `user:password@` and anything shaped like one of our API keys. uvicorn's access line,
+which shows the path with its query string, is one such line: a key sent as `?api_key=` is not written to the log.
+
 The request id comes from the client's `X-Request-ID` when it is sane (a proxy's or a load balancer's, so that its
 lines and ours can be joined), else is made here; it is echoed as the response's `X-Request-ID`.
 """
@@ -31,6 +37,26 @@ _SANE = re.compile(r"[A-Za-z0-9._:/+=@-]{1,128}")
 """What a client's request id may be: short, printable, no spaces (it goes into log lines and a response header)."""
 
 LogFormat = Literal["text", "json"]
+
+REDACTED = "[redacted]"
+_CREDENTIAL_WORDS = "key|token|secret|passw(?:or)?d|pwd|signature|session|csrf|auth|credential"
+_QUERY_CREDENTIAL = re.compile(
+    rf"(?i)(?<=[?&;])((?:[\w.%\[\]-]*(?:{_CREDENTIAL_WORDS})[\w.%\[\]-]*|code|state|sig)=)[^&;#\s\"']*"
+)
+"""A query parameter that names a credential, and its value (up to the next parameter, fragment or quote)."""
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s@:]*:[^/?#\s@]*@")
+"""A URL's `user:password@`."""
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]+")
+_API_KEY = re.compile(r"\bby_[0-9A-Za-z]{20,}")
+"""Our API keys' shape (`auth.keys`), wherever one shows (a path, an error's text)."""
+
+
+def redact(text: str) -> str:
+    """`text` with every credential it shows replaced by `[redacted]` (see the module)."""
+    text = _QUERY_CREDENTIAL.sub(rf"\1{REDACTED}", text)
+    text = _BEARER.sub(rf"\1{REDACTED}", text)
+    text = _USERINFO.sub(rf"\1{REDACTED}@", text)
+    return _API_KEY.sub(f"by_{REDACTED}", text)
 
 
 def request_id_for(sent: str | None) -> str:
@@ -80,7 +106,7 @@ class TextFormatter(logging.Formatter):
             line += "\n" + record.exc_text
         if record.stack_info:
             line += "\n" + self.formatStack(record.stack_info)
-        return line
+        return redact(line)
 
 
 class JsonFormatter(logging.Formatter):
@@ -92,14 +118,14 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname,
             "logger": record.name,
             "request_id": REQUEST_ID.get(),
-            "message": record.getMessage(),
+            "message": redact(record.getMessage()),
         }
         if record.exc_info:
-            entry["exc_info"] = self.formatException(record.exc_info)
+            entry["exc_info"] = redact(self.formatException(record.exc_info))
         elif record.exc_text:
-            entry["exc_info"] = record.exc_text
+            entry["exc_info"] = redact(record.exc_text)
         if record.stack_info:
-            entry["stack_info"] = self.formatStack(record.stack_info)
+            entry["stack_info"] = redact(self.formatStack(record.stack_info))
         return json.dumps(entry, ensure_ascii=False)
 
 

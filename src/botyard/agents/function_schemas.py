@@ -88,7 +88,10 @@ class ToolFunctionUpdate(Lenient):
     name: FunctionName | None = Field(default=None, description="^[a-zA-Z0-9_-]{1,64}$, unique in the agent.")
     description: Description | None = Field(default=None, description="Under 1024 characters.")
     parameters: Parameters | None = None
-    headers: dict[HeaderName, HeaderValue] | None = None
+    headers: dict[HeaderName, HeaderValue] | None = Field(
+        default=None,
+        description="Sent with every call. Replies show each value masked; sent back so, it keeps the stored value.",
+    )
     enabled: Flag | None = Field(default=None, description="true/false or 0/1.")
     external_url: ExternalUrl | None = Field(default=None, description="An absolute http or https URL.")
     method: HttpMethod | None = Field(default=None, description="GET, POST, PUT, DELETE or PATCH.")

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents import rules
+from botyard.agents import headers, rules
 from botyard.agents.function_schemas import FunctionMeta, Parameters, ToolFunctionCreate, ToolFunctionUpdate
 from botyard.agents.repository import AgentRepository, ToolFunctionRepository
 from botyard.agents.service import get_owned as get_owned_agent
@@ -14,12 +14,15 @@ from botyard.errors import AppError, ErrorCode, validation_error
 from botyard.models import Agent, ToolFunction
 
 
-def _columns(body: ToolFunctionUpdate) -> dict[str, Any]:
-    """The given fields in their stored form (nested objects as plain JSON)."""
+def _columns(body: ToolFunctionUpdate, stored_headers: dict[str, Any]) -> dict[str, Any]:
+    """The given fields in their stored form (nested objects as plain JSON; a masked header value sent back as the
+    reply showed it: the stored value it stands for)."""
     values = body.given()
     for key in ("parameters", "meta"):
         if key in values:
             values[key] = values[key].model_dump(mode="json")
+    if "headers" in values:
+        values["headers"] = headers.merged(values["headers"], stored_headers)
     return values
 
 
@@ -54,7 +57,7 @@ async def create(db: AsyncSession, account_uuid: str, agent_uuid: str, body: Too
         "enabled": True,
         "method": "GET",
         "meta": FunctionMeta().model_dump(mode="json"),
-        **_columns(body),
+        **_columns(body, {}),
     }
     return await ToolFunctionRepository(db).add(ToolFunction(agent_uuid=agent.uuid, **values))
 
@@ -62,7 +65,7 @@ async def create(db: AsyncSession, account_uuid: str, agent_uuid: str, body: Too
 async def update(db: AsyncSession, account_uuid: str, function_uuid: str, body: ToolFunctionUpdate) -> ToolFunction:
     """Partial update; `parameters`, `headers` and `meta` replace the stored objects when given."""
     function = await get_owned(db, account_uuid, function_uuid)
-    values = _columns(body)
+    values = _columns(body, function.headers or {})
     if "name" in values:
         await _require_free_name(db, function.agent_uuid, values["name"], keep=function.uuid)
     return await ToolFunctionRepository(db).update(function, values)

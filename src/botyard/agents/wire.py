@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.agents import rules
+from botyard.agents import headers, rules
 from botyard.agents.function_schemas import ToolFunction as ToolFunctionOut
 from botyard.agents.repository import AgentRepository, ToolFunctionRepository
 from botyard.agents.schemas import Agent as AgentOut
@@ -20,6 +20,7 @@ from botyard.models import Agent, AgentMeta, ToolFunction
 
 
 def function_out(function: ToolFunction) -> ToolFunctionOut:
+    """A tool function as every reply shows it, to every role: its header values masked (`agents/headers.py`)."""
     return {
         "uuid": function.uuid,
         "name": function.name,
@@ -27,7 +28,7 @@ def function_out(function: ToolFunction) -> ToolFunctionOut:
         "enabled": int(function.enabled),
         "external_url": function.external_url,
         "method": function.method,
-        "headers": function.headers,
+        "headers": headers.shown(function.headers or {}),  # names only: a value is a credential
         "meta": function.meta,
         "parameters": function.parameters,
         "created_at": iso(function.created_at),

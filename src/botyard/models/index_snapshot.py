@@ -13,9 +13,11 @@ class IndexSnapshot(UuidPk, Base):
     another machine loads what one machine built instead of building it again. Only on PostgreSQL: SQLite's processes
     share one data directory, and its snapshots with it.
 
-    Its bytes are a tar of the snapshot's folder in `IndexSnapshotPiece`s. `signature` (HMAC-SHA256 of those bytes
-    with a key derived from the instance's secret key) is set once every piece is written: a row without one is an
-    upload under way or abandoned, and a reader loads nothing it cannot verify (the folder holds a pickle)."""
+    Its bytes are a tar of the snapshot's folder in `IndexSnapshotPiece`s. `signature` (HMAC-SHA256, with a key
+    derived from the instance's secret key, of the chatbot, version, code key and size together with the bytes'
+    SHA-256: `retrieval.shared.signature`) is set once every piece is written: a row without one is an upload under
+    way or abandoned, and a reader loads nothing it cannot verify (the folder holds a pickle), nor a row moved to
+    another chatbot."""
 
     __tablename__ = "index_snapshot"
     __table_args__ = (Index("ix_index_snapshot_chatbot_key_version", "chatbot_uuid", "code_key", "version"),)

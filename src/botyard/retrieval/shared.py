@@ -4,15 +4,19 @@ download of its snapshot and a load take a few seconds).
 
 Only where the database is PostgreSQL: SQLite's processes share one data directory, and its snapshots (`snapshot`)
 with it. A process that built and saved a snapshot publishes it (`publish_later`): a tar of the snapshot's folder in
-pieces of `PIECE_BYTES` (`IndexSnapshotPiece`, each in a transaction of its own), then signed: the row gets the
-HMAC-SHA256 of the bytes, with a key derived from the instance's secret key (`BOTYARD_SECRET_KEY`, which machines
-sharing a database set alike). A process that meets a chatbot with no snapshot on its disk, while it holds the
-machine's build lock (`build_lock`), downloads the newest signed one of its code at or before the version it needs
-(`fetch`), checks the signature before anything of it is used, and puts it among its own snapshots: the local
-loader then loads it and catches it up like any older snapshot. The signature matters: a snapshot holds a pickle,
-and whoever could write one row must not be able to run code in every process that loads it. A snapshot whose
-signature does not match (another key: `BOTYARD_SECRET_KEY` differs between machines) is not used, and the process
-builds, as it would without sharing.
+pieces of `PIECE_BYTES` (`IndexSnapshotPiece`, each in a transaction of its own), then signed: the row gets an
+HMAC-SHA256, with a key derived from the instance's secret key (`BOTYARD_SECRET_KEY`, which machines sharing a
+database set alike), of what the snapshot is for together with its bytes (`signature`: the chatbot, the knowledge
+version, the code key, the size and the SHA-256 of the bytes). A signed row copied to another chatbot's (another
+account's), or given another version, no longer matches its signature: a snapshot serves only the chatbot it was
+built for, which its state also names (`Snapshots` compares it at every load). A process that meets a chatbot with
+no snapshot on its disk, while it holds the machine's build lock (`build_lock`), downloads the newest signed one of
+its code at or before the version it needs (`fetch`), checks the signature before anything of it is used, and puts
+it among its own snapshots: the local loader then loads it and catches it up like any older snapshot. The signature
+matters: a snapshot holds a pickle, and whoever could write one row must not be able to run code in every process
+that loads it, nor serve one account's knowledge in another's answers. A snapshot whose signature does not match
+(another key: `BOTYARD_SECRET_KEY` differs between machines; a row signed by an earlier release, over its bytes
+alone; a row moved to another chatbot) is not used, and the process builds, as it would without sharing.
 
 The warmers of machines that start together claim a chatbot's build (`claim`: an unsigned row) so that one builds
 it and the others fetch it. The rows go with their chatbot (a foreign key), and a publication prunes the ones it
@@ -25,6 +29,7 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
+import json
 import logging
 import os
 import shutil
@@ -51,6 +56,16 @@ few; a claim older than this was abandoned (its process stopped), and another ma
 OTHER_CODE_DAYS = 7
 """Snapshots of other code (machines not yet upgraded) and unfinished uploads are removed after this long."""
 PURPOSE = "index snapshots"
+SIGNED = "botyard index snapshot 2"
+"""What a signature's message says it is: the form of the message, so that no signature of another form matches."""
+
+
+def signature(key: bytes, chatbot_uuid: str, version: int, code_key: str, size: int, digest: str) -> str:
+    """The HMAC-SHA256 of what a snapshot is for and of its bytes (`digest`: their SHA-256), in one canonical JSON
+    encoding (sorted keys, no spaces), so that neither its purpose nor its bytes can change without it changing."""
+    claims = {"signed": SIGNED, "chatbot": chatbot_uuid, "version": version, "code_key": code_key, "size": size}
+    message = json.dumps(claims | {"sha256": digest}, sort_keys=True, separators=(",", ":")).encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 class SharedSnapshots:
@@ -82,14 +97,20 @@ class SharedSnapshots:
             folder = self.snapshots.folder(chatbot_uuid)
             await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
             with tempfile.TemporaryFile(dir=folder) as file:
-                signature = hmac.new(self._key, digestmod=hashlib.sha256)
+                digest, size = hashlib.sha256(), 0
                 async for piece in repository.pieces(found.uuid):
-                    signature.update(piece)
+                    digest.update(piece)
+                    size += len(piece)
                     await asyncio.to_thread(file.write, piece)
-                if not hmac.compare_digest(signature.hexdigest(), found.signature or ""):
+                # What this machine asked for (the chatbot, its code) and what the bytes are, never the row's word.
+                expected = signature(
+                    self._key, chatbot_uuid, found.version, self.snapshots.key, size, digest.hexdigest()
+                )
+                if size != found.size or not hmac.compare_digest(expected, found.signature or ""):
                     log.warning(
-                        "the shared index snapshot of chatbot %s is not signed with this instance's key: not used "
-                        "(machines that share a database need the same BOTYARD_SECRET_KEY)",
+                        "the shared index snapshot of chatbot %s does not match its signature: not used (signed with "
+                        "another key: machines that share a database need the same BOTYARD_SECRET_KEY; signed by an "
+                        "earlier release; or made for another chatbot)",
                         chatbot_uuid,
                     )
                     return False
@@ -169,16 +190,17 @@ class SharedSnapshots:
         async with self.database.transaction() as db:
             snapshot_uuid = await SharedSnapshotRepository(db).begin(chatbot_uuid, self.snapshots.key, version)
         try:
-            signature, size, seq = hmac.new(self._key, digestmod=hashlib.sha256), 0, 0
+            digest, size, seq = hashlib.sha256(), 0, 0
             file.seek(0)
             while piece := await asyncio.to_thread(file.read, PIECE_BYTES):
-                signature.update(piece)
+                digest.update(piece)
                 async with self.database.transaction() as db:
                     await SharedSnapshotRepository(db).add_piece(snapshot_uuid, seq, piece)
                 size, seq = size + len(piece), seq + 1
             async with self.database.transaction() as db:
                 repository = SharedSnapshotRepository(db)
-                await repository.finish(snapshot_uuid, size, signature.hexdigest())
+                signed = signature(self._key, chatbot_uuid, version, self.snapshots.key, size, digest.hexdigest())
+                await repository.finish(snapshot_uuid, size, signed)
                 before = utcnow() - timedelta(days=OTHER_CODE_DAYS)
                 await repository.prune(snapshot_uuid, chatbot_uuid, self.snapshots.key, version, before)
         except BaseException:

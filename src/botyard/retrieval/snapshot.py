@@ -6,11 +6,11 @@ loading its snapshot takes well under one.
 A snapshot is a built index (never an updated one: its rows are in content order, none dead), in
 `data_dir/indexes/<chatbot>/<version>-<key>/`: `tantivy/` (the BM25 index's files), `block-<part>.npy` (the vector
 matrices, mapped rather than read, so the workers of one machine share them in the page cache), `texts` (the rows'
-texts, read in place, `rows`) and `state.pickle` (the rest: row columns, term frequencies, speller, languages, the
-unrelated questions' evidence; our own file, in our own data directory, so pickle is safe). It is written into a
-temporary directory renamed into place, so another process (`botyard serve --workers 2` shares the data directory)
-sees a whole snapshot or none. The loader catches it up on the changes since its version (`Retriever`) like any older
-index.
+texts, read in place, `rows`) and `state.pickle` (the rest: the chatbot it is for, which a load compares, row
+columns, term frequencies, speller, languages, the unrelated questions' evidence; our own file, in our own data
+directory, so pickle is safe). It is written into a temporary directory renamed into place, so another process
+(`botyard serve --workers 2` shares the data directory) sees a whole snapshot or none. The loader catches it up on
+the changes since its version (`Retriever`) like any older index.
 
 The tantivy index and the texts are updated in place by later changes (`ChatbotIndex.updated`), so an index that
 may be saved is built on disk in a directory of its own process (`private`); a loaded snapshot's tantivy files are
@@ -51,7 +51,7 @@ from botyard.retrieval.rows import Texts
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 """The layout of a snapshot's files; bumped when it changes (the code digest would change anyway)."""
 
 SNAPSHOT_ROWS = 5_000
@@ -78,9 +78,8 @@ SHAPING = (
     "sources/repository/index_reads.py",
 )
 """The modules whose code shapes what an index holds. Their source is part of a snapshot's key: a new stop word, a
-changed stemmer choice or a new attribute makes older snapshots unreadable by key, without anyone having to remember
-to bump a number (a stale snapshot would silently rank differently from a build, which no test of a fresh build
-would notice)."""
+changed stemmer choice or a new attribute makes older snapshots unreadable by key, with no number to remember to bump
+(a stale snapshot would silently rank differently from a build, which no test of a fresh build would notice)."""
 
 WORK = ".work"
 STATE = "state.pickle"
@@ -141,7 +140,7 @@ class Snapshots:
         if found is None:
             return None
         try:
-            return self._read(found[1])
+            return self._read(found[1], chatbot_uuid)
         except Exception:
             log.warning("index snapshot %s could not be loaded; building instead", found[1], exc_info=True)
             # Out of the way (renamed first, so no other process reads it half removed), or the build could not
@@ -152,7 +151,7 @@ class Snapshots:
             shutil.rmtree(discarded, ignore_errors=True)
             return None
 
-    def _read(self, folder: Path) -> ChatbotIndex:
+    def _read(self, folder: Path, chatbot_uuid: str) -> ChatbotIndex:
         collecting = gc.isenabled()
         gc.disable()  # 100k rows unpickle in 0.25 s, not 0.8-1.3 s of collections that can free nothing
         try:
@@ -161,8 +160,8 @@ class Snapshots:
         finally:
             if collecting:
                 gc.enable()
-        if state["key"] != self.key:
-            raise ValueError(f"snapshot key {state['key']} is not {self.key}")
+        if state["key"] != self.key or state.get("chatbot") != chatbot_uuid:  # made by other code, or for another
+            raise ValueError(f"snapshot of {state.get('chatbot')} ({state['key']}), not of {chatbot_uuid} ({self.key})")
         private = self.private()
         shutil.copytree(folder / TANTIVY, private.tantivy, dirs_exist_ok=True)
         index = ChatbotIndex.__new__(ChatbotIndex)
@@ -196,7 +195,7 @@ class Snapshots:
         final = folder / f"{index.version}-{self.key}"
         temporary = Path(tempfile.mkdtemp(prefix=f".tmp-{owner()}-", dir=folder))
         try:
-            self._write(temporary, index)
+            self._write(temporary, index, chatbot_uuid)
             try:
                 os.rename(temporary, final)  # atomic; fails when `final` exists, made by another process
             except OSError:
@@ -240,7 +239,7 @@ class Snapshots:
             if index.workdir is None:
                 await asyncio.to_thread(drop_snapshots, self.root.parent, chatbot_uuid)
                 return
-            async with lock:
+            async with lock:  # held until the snapshot saved serves in place of the index: it is still current
                 if current() is not index:
                     return
                 try:
@@ -249,7 +248,7 @@ class Snapshots:
                     size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) / 1e6
                     took = time.perf_counter() - started
                     log.info("retrieval index of chatbot %s saved in %.2f s: %.0f MB", chatbot_uuid, took, size)
-                    replace(chatbot_uuid, await asyncio.to_thread(self._read, folder))  # under the lock: still current
+                    replace(chatbot_uuid, await asyncio.to_thread(self._read, folder, chatbot_uuid))
                 except Exception:
                     log.exception("the retrieval index of chatbot %s could not be saved", chatbot_uuid)
 
@@ -262,7 +261,7 @@ class Snapshots:
         while self._saving:
             await asyncio.gather(*self._saving)
 
-    def _write(self, folder: Path, index: ChatbotIndex) -> None:
+    def _write(self, folder: Path, index: ChatbotIndex, chatbot_uuid: str) -> None:
         assert index.workdir is not None
         shutil.copytree(index.workdir.tantivy, folder / TANTIVY, ignore=shutil.ignore_patterns("*.lock"))
         index.rows.texts.save(folder / TEXTS, index.rows.text_end)
@@ -273,6 +272,7 @@ class Snapshots:
             dense = {name: value for name, value in vars(index.dense).items() if name != "blocks"}
         state = {
             "key": self.key,
+            "chatbot": chatbot_uuid,  # what it is for: a folder moved to another chatbot's is not loaded (`_read`)
             "index": {
                 name: value for name, value in vars(index).items() if name not in ("lexical", "dense", "workdir")
             },

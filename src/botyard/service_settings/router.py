@@ -13,6 +13,7 @@ from botyard.errors import AppError, ErrorCode
 from botyard.service_settings import service
 from botyard.service_settings.connection import check_connection
 from botyard.service_settings.fields import BY_NAME, check, locked
+from botyard.service_settings.key_binding import key_url, proves_environment_key, require_key
 from botyard.service_settings.live import Live
 from botyard.service_settings.schemas import ConnectionResult, ConnectionTest, SettingsChange, SettingsView
 
@@ -25,6 +26,10 @@ _NOT_YOURS: dict[int | str, dict[str, Any]] = {
 _LOCKED: dict[int | str, dict[str, Any]] = {
     **_NOT_YOURS,
     409: {"description": "`setting_locked`: an environment variable sets this setting; change it there."},
+    422: {
+        "description": "`validation_error`: a value is invalid (`details` names it); `llm_api_key_required`: a new "
+        "`llm_base_url` needs `llm_api_key` in the same request, the saved key is never sent to another server."
+    },
 }
 
 
@@ -45,7 +50,8 @@ async def change_settings(
 ) -> SettingsView:
     """Change some of the instance's settings; they take effect at once, without a restart (other processes follow
     within `BOTYARD_SETTINGS_POLL_SECONDS`). All or nothing: a bad or environment-set field changes none (422 naming
-    it, or 409 `setting_locked`)."""
+    it, or 409 `setting_locked`). A base URL other than the one the API key was saved with needs the key in the same
+    change (422 `llm_api_key_required`)."""
     async with database.transaction() as db:
         await service.check_instance_owner(db, principal)
         saved = await service.change(db, live.base, live.cipher, change, principal, clock())
@@ -60,16 +66,22 @@ async def try_llm(
 ) -> ConnectionResult:
     """Send one short prompt to the language model and show its reply, or what went wrong and which setting to
     check (unreachable, key refused, model missing). Uses the settings in use, with any of the `llm_*` values given
-    laid over them first (nothing is saved)."""
+    laid over them first (nothing is saved). A base URL other than the one the API key was saved with needs the key
+    in the same request (422 `llm_api_key_required`): the saved key goes only where it was saved for."""
     async with database.transaction(write=False) as db:
         await service.check_instance_owner(db, principal)
+        saved = await service.stored(db)
     body = body or ConnectionTest()
     given = body.model_dump(exclude_unset=True, exclude={"model"})
     held = locked(live.base)
+    proof = "llm_api_key" in held and proves_environment_key(live.base, given.get("llm_api_key"))
     for name in given:
-        if name in held:
+        if name in held and not (name == "llm_api_key" and proof):
             raise AppError(ErrorCode.SETTING_LOCKED, f"{name} is set by the environment ({BY_NAME[name].env})")
     update = {name: check(name, value) for name, value in given.items() if value not in (None, "")}
     if "llm_api_key" in update:
         update["llm_api_key"] = SecretStr(update["llm_api_key"])
+    in_use = live.current.llm_api_key is not None
+    bound = key_url(live.base, saved.values)
+    require_key(update.get("llm_base_url"), bound, key_in_use=in_use, key_given="llm_api_key" in update)
     return await check_connection(live.current.model_copy(update=update), body.model)

@@ -54,7 +54,9 @@ class ConnectionTest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     llm_base_url: Text | None = None
-    llm_api_key: Text | None = Field(default=None, description="Left out: the saved key.")
+    llm_api_key: Text | None = Field(
+        default=None, description="Left out: the saved key (then only with the base URL it was saved with)."
+    )
     llm_models: Annotated[dict[Text, Text], Field(max_length=MAX_ITEMS)] | None = None
     llm_default_model: Text | None = None
     model: Text = Field(default="gpt-4o-mini-4k", description="The catalogue name to ask, as an agent would.")

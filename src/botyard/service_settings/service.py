@@ -16,6 +16,7 @@ from botyard.errors import AppError, ErrorCode
 from botyard.people.principal import Principal
 from botyard.service_settings.cipher import Cipher
 from botyard.service_settings.fields import BY_NAME, FIELDS, Source, check, effective, locked
+from botyard.service_settings.key_binding import KEY_URL, key_url, proves_environment_key, require_key
 from botyard.service_settings.repository import InstanceSettingsRepository
 from botyard.service_settings.schemas import SettingsChange, SettingsView, SettingView
 
@@ -64,20 +65,25 @@ async def check_instance_owner(db: AsyncSession, principal: Principal) -> None:
 async def change(
     db: AsyncSession, base: Settings, cipher: Cipher, change: SettingsChange, principal: Principal, now: datetime
 ) -> Stored:
-    """Write `change` over the stored settings, all or nothing: every field is checked before anything is written."""
+    """Write `change` over the stored settings, all or nothing: every field is checked before anything is written,
+    a new base URL with the key it needs (`key_binding`)."""
     held = locked(base)
     asked = change.model_dump(exclude_unset=True)
+    proof = "llm_api_key" in held and proves_environment_key(base, asked.get("llm_api_key"))
+    if proof:
+        del asked["llm_api_key"]  # the environment's own key, sent to prove it: nothing to save
     for name in asked:
         if name in held:
             message = f"{name} is set by the environment ({BY_NAME[name].env}): change it there, or unset it to "
             raise AppError(ErrorCode.SETTING_LOCKED, message + "change it here")
-    if not asked:
+    if not asked and not proof:
         return await stored(db)
     checked = {name: None if value == "" else check(name, value) for name, value in asked.items()}
     repo = InstanceSettingsRepository(db)
     row = await repo.for_update()
     values = dict(row.values) if row is not None else {}
     secrets = dict(row.secrets) if row is not None else {}
+    _bind_key(base, checked, values, secrets, proof)
     for name, value in checked.items():
         target = secrets if BY_NAME[name].secret else values
         if value is None:
@@ -86,6 +92,22 @@ async def change(
             target[name] = cipher.seal(value) if BY_NAME[name].secret else value
     saved = await repo.save(row, values, secrets, updated_at=now, updated_by=principal.user_uuid)
     return Stored(dict(saved.values), dict(saved.secrets), saved.version, saved.updated_at)
+
+
+def _bind_key(
+    base: Settings, checked: dict[str, Any], values: dict[str, Any], secrets: dict[str, Any], proof: bool
+) -> None:
+    """Refuse a new base URL that would take the key in use without it; record the key's base URL (`key_binding`)."""
+    given = proof or checked.get("llm_api_key") is not None
+    in_use = given or base.llm_api_key is not None or ("llm_api_key" in secrets and "llm_api_key" not in checked)
+    bound = key_url(base, values)
+    if "llm_base_url" in checked:
+        require_key(checked["llm_base_url"], bound, key_in_use=in_use, key_given=given)
+    if not in_use:
+        values.pop(KEY_URL, None)
+        return
+    url = checked["llm_base_url"] if "llm_base_url" in checked else effective(base, values, {}).llm_base_url
+    values[KEY_URL] = url if given else bound
 
 
 def view(base: Settings, saved: Stored, cipher: Cipher) -> SettingsView:

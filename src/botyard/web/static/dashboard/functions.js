@@ -24,7 +24,11 @@ export function functionsSection(ctx, agent, offline = false) {
   const method = select(METHODS, "GET");
   const url = h("input", { type: "url", required: true, placeholder: "https://api.example.com/orders" });
   const parameters = jsonField("Parameters (JSON schema)", EMPTY_PARAMETERS);
-  const headers = jsonField("Headers (JSON)", {}, "Sent with every call; the model never sees them.");
+  const headers = jsonField(
+    "Headers (JSON)",
+    {},
+    "Sent with every call; the model never sees them. Saved values show masked: leave a mask as it is to keep its value.",
+  );
   const enabled = checkbox("Function enabled", true);
   const formTitle = h("h3", {}, "New tool function");
   const submit = h("button", { type: "submit", class: "primary" }, "Add function");

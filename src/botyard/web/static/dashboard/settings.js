@@ -11,7 +11,8 @@ const SECTIONS = [
 ];
 const HINTS = {
   llm_base_url: "The API root, e.g. http://localhost:11434/v1. Empty: the offline answerer.",
-  llm_api_key: "Sent as a Bearer token; stored encrypted and never shown again. Leave empty to keep the saved key.",
+  llm_api_key:
+    "Sent as a Bearer token; stored encrypted and never shown again. Leave empty to keep the saved key (a new base URL needs the key again).",
   llm_models: "One per line: catalogue name=provider model, e.g. gpt-4o-mini-4k=llama3.1:8b.",
   llm_default_model: "The provider model for every name not in the map (empty: each name's base).",
   egress_allowlist: "One per line: host names or addresses/CIDRs reachable although private, on any port (10.0.0.0/8).",
