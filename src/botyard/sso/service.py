@@ -9,8 +9,8 @@
    - else refused: no account or member is ever created without an invitation.
 
 A refusal raises SignInRefused, which rolls the transaction back: nothing is written. Two first sign-ins of one
-subject at the same moment both try to link it; the second one's insert breaks the unique link and runs again, and
-then finds the link.
+subject at the same moment both try to link it (or to accept its invitation); the second one's insert breaks the
+unique link (or its claim of the invitation finds it accepted) and runs again, and then finds the link.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ async def signed_in(database: Database, identity: Identity, now: datetime, lifet
 
     try:
         return await database.write_briefly(open_one)
-    except IntegrityError:  # the same subject linked by a sign-in that committed first: it is linked now
+    except (IntegrityError, invitations.Claimed):  # the same subject linked by a sign-in that committed first
         return await database.write_briefly(open_one)
 
 
