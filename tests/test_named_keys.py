@@ -5,6 +5,7 @@ key paths programs use keep their shapes (tests/test_account_keys.py)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -28,7 +29,8 @@ def test_an_admin_names_lists_and_revokes_a_key(client: TestClient, db: Db, issu
     admin = person(client, db, "acme@example.com", "admin@example.com", Role.ADMIN)
     created = admin.ok(admin.post("/account/api-key/create", {"name": "  Zapier sync "}))
     issued_keys.append(created["key"])
-    assert set(created) == {"name", "prefix", "created_at", "last_used_at", "revoked_at", "key"}
+    shape = {"name", "prefix", "created_at", "last_used_at", "revoked_at", "made_by", "made_by_email", "key"}
+    assert set(created) == shape
     assert created["name"] == "Zapier sync" and created["last_used_at"] is None
     assert keys.is_well_formed(created["key"]) and created["prefix"] == keys.display_prefix(created["key"])
     program = Api(client, created["key"])
@@ -73,3 +75,59 @@ def test_only_owners_and_admins_manage_keys(client: TestClient, db: Db, alice: A
     ):
         assert_error(response, 403, "forbidden_role")
     assert alice.get("/chatbots").status_code == 200
+
+
+def test_a_key_names_the_person_who_made_it(client: TestClient, db: Db, alice: Api, issued_keys: list[str]) -> None:
+    admin = person(client, db, "alice@example.com", "admin@example.com", Role.ADMIN)
+    mine = admin.ok(admin.post("/account/api-key/create", {"name": "mine"}))
+    by_key = alice.ok(alice.post("/account/api-key/create", {"name": "made by a key"}))
+    older = admin.ok(admin.post("/account/key/create"))
+    issued_keys.extend([mine["key"], by_key["key"], older["key"]])
+    me = admin.me["user"]["uuid"]
+    assert (mine["made_by"], mine["made_by_email"]) == (me, "admin@example.com")
+    listed = {key["prefix"]: (key["made_by"], key["made_by_email"]) for key in admin.ok(admin.get("/account/api-keys"))}
+    assert listed == {
+        keys.display_prefix(alice.key): (None, None),  # made by the command line
+        mine["prefix"]: (me, "admin@example.com"),
+        by_key["prefix"]: (None, None),
+        older["prefix"]: (me, "admin@example.com"),  # the older path records its maker too (its reply keeps its shape)
+    }
+
+
+def _events(viewer: Any, object_type: str) -> list[tuple[str, str, str | None]]:
+    found = viewer.ok(viewer.get(f"/account/audit?object_type={object_type}"))["events"]
+    return [(event["action"], event["object_uuid"], event["actor"]["user_uuid"]) for event in found]
+
+
+def test_removing_a_person_can_revoke_the_keys_they_made(
+    client: TestClient, db: Db, alice: Api, issued_keys: list[str]
+) -> None:
+    owner = person(client, db, "alice@example.com", "owner@example.com", Role.OWNER)
+    leaver = person(client, db, "alice@example.com", "leaver@example.com", Role.ADMIN)
+    stayer = person(client, db, "alice@example.com", "stayer@example.com", Role.ADMIN)
+    made = [leaver.ok(leaver.post("/account/api-key/create", {"name": f"sync {n}"})) for n in range(2)]
+    revoked_before = leaver.ok(leaver.post("/account/api-key/create", {"name": "old"}))
+    kept = stayer.ok(stayer.post("/account/api-key/create", {"name": "stays"}))
+    issued_keys.extend(key["key"] for key in [*made, revoked_before, kept])
+    leaver.ok(leaver.post(f"/account/key/{revoked_before['prefix']}/revoke"))
+
+    removal = {"revoke_keys": True}
+    removed = owner.ok(owner.post(f"/account/member/{leaver.me['user']['uuid']}/remove", removal))
+    assert removed == {"success": True, "revoked_keys": [key["prefix"] for key in made]}
+    for key in made:
+        assert_error(Api(client, key["key"]).get("/chatbots"), 401, "unauthorized")
+    assert Api(client, kept["key"]).get("/chatbots").status_code == 200
+    assert alice.get("/chatbots").status_code == 200
+    revocations = {(prefix, actor) for action, prefix, actor in _events(owner, "key") if action == "revoked"}
+    by_owner = {(key["prefix"], owner.me["user"]["uuid"]) for key in made}
+    assert revocations == by_owner | {(revoked_before["prefix"], leaver.me["user"]["uuid"])}  # who revoked them
+    listed = {key["prefix"]: key for key in owner.ok(owner.get("/account/api-keys"))}
+    assert listed[made[0]["prefix"]]["made_by"] == leaver.me["user"]["uuid"]
+    assert listed[made[0]["prefix"]]["made_by_email"] is None  # the maker is gone
+
+    # Without the option the keys outlive their maker, as before, and the listing says whose they were.
+    stayed = stayer.me["user"]["uuid"]
+    assert owner.ok(owner.post(f"/account/member/{stayed}/remove")) == {"success": True}
+    assert Api(client, kept["key"]).get("/chatbots").status_code == 200
+    left = {key["prefix"]: key for key in owner.ok(owner.get("/account/api-keys"))}[kept["prefix"]]
+    assert (left["made_by"], left["made_by_email"], left["revoked_at"]) == (stayed, None, None)

@@ -163,6 +163,24 @@ def test_an_unverified_email_is_refused(sso: TestClient, provider: MockProvider,
     assert stored(db) == before
 
 
+def test_a_verified_email_that_passes_for_a_members_is_refused(
+    sso: TestClient, client: TestClient, provider: MockProvider, db: Db
+) -> None:
+    """`Kate@` written with the Kelvin sign lowers to `kate@`: it must sign in neither as the member with that
+    address nor by her open invitation."""
+    add_person(db, "acme@example.com", "kate@example.com", Role.OWNER)
+    owner = person(client, db, "acme@example.com", "owner@example.com", Role.OWNER)
+    owner.ok(owner.post("/account/invitation/create", {"email": "kim@example.com", "role": "admin"}))
+    provider.user("mallory-1", email="\u212aate@example.com", email_verified=True)
+    provider.user("mallory-2", email="\u212aim@example.com", email_verified=True)
+    before = stored(db)
+    refused(sign_in_with(sso, provider, "mallory-1"), "lookalike_email")
+    refused(sign_in_with(sso, provider, "mallory-2"), "lookalike_email")
+    assert stored(db) == before  # no link, the invitation still open
+    message = sso.get("/api/v1/auth/oidc").json()["refusals"]["lookalike_email"]
+    assert "Kelvin sign" in message and "change it at the provider" in message
+
+
 def test_an_open_invitation_is_accepted_by_its_verified_email(
     sso: TestClient, client: TestClient, provider: MockProvider, db: Db
 ) -> None:

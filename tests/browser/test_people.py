@@ -137,6 +137,34 @@ def test_an_admin_makes_and_revokes_a_key(new_browser: Callable[[], BrowserConte
     assert admin.problems == []
 
 
+def test_removing_a_member_offers_to_revoke_the_keys_they_made(
+    new_browser: Callable[[], BrowserContext], server: Service
+) -> None:
+    leaver_email = add_person(server, "admin")
+    leaver = sign_in(new_browser(), server, leaver_email)
+    keys = leaver.open("/keys", "API keys")
+    name = f"their sync {secrets.token_hex(3)}"
+    keys.get_by_label("Key name").fill(name)
+    keys.get_by_role("button", name="Create key").click()
+    key = keys.get_by_label("New API key").input_value()
+    expect(row_of(keys, name)).to_contain_text(leaver_email)  # who made it
+
+    admin = sign_in(new_browser(), server, add_person(server, "admin"))
+    page = admin.open("/members", "Members")
+    row_of(page, leaver_email).get_by_role("button", name="Remove").click()
+    dialog = page.get_by_role("dialog")
+    offer = dialog.get_by_label(f"Also revoke the 1 API key(s) they made: “{name}”")
+    expect(offer).to_be_checked()
+    dialog.get_by_role("button", name="Remove").click()
+    expect(page.get_by_role("status").filter(has_text="revoked 1 API key(s)")).to_be_visible()
+    headers = {"Authorization": f"Bearer {key}"}
+    assert httpx.get(f"{server.base}/api/v1/chatbots", headers=headers, timeout=30).status_code == 401
+    listed = admin.open("/keys", "API keys")
+    expect(row_of(listed, name)).to_contain_text("a removed member")
+    expect(row_of(listed, name)).to_contain_text("revoked")
+    assert admin.problems == [] and leaver.problems == []
+
+
 def _knowledge(board: Dashboard, bot: str) -> Page:
     return board.open(f"/bot/{bot}/knowledge", f"Knowledge: {bot_name(board, bot)}")
 

@@ -10,7 +10,7 @@ from botyard.accounts import service, setup
 from botyard.accounts.schemas import ApiKeyCreated, ApiKeyInfo, FirstAccount, SetupClaim
 from botyard.auth import service as api_keys
 from botyard.db.base import iso
-from botyard.deps import AppClock, AppSettings, CurrentAccount, DbSession
+from botyard.deps import AppClock, AppSettings, CurrentAccount, CurrentPrincipal, DbSession
 from botyard.models import ApiKey, Role
 from botyard.people import cookies, csrf, members, passwords, sessions
 
@@ -37,9 +37,9 @@ async def list_keys(db: DbSession, account: CurrentAccount) -> list[ApiKeyInfo]:
 
 
 @router.post("/account/key/create", response_model=ApiKeyCreated)
-async def create_key(db: DbSession, account: CurrentAccount) -> ApiKeyCreated:
+async def create_key(db: DbSession, principal: CurrentPrincipal) -> ApiKeyCreated:
     """Create another API key for the account; the response is the only time the key is shown."""
-    key, record = await api_keys.add_key(db, account)
+    key, record = await api_keys.add_key(db, principal.account_uuid, made_by=principal.user_uuid)
     return {**_info(record), "key": key}
 
 

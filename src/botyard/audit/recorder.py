@@ -77,11 +77,13 @@ class AuditTrail:
     async def _record(self, scope: Scope, principal: Principal, audited: Audited, held: list[Message]) -> None:
         try:
             app = scope["app"]
-            change = _change(audited, scope.get("path_params", {}), _reply(held))
+            reply = _reply(held)
+            change = _change(audited, scope.get("path_params", {}), reply)
             if audited.object_type == AuditObject.SESSION and principal.user_uuid:
                 change = replace(change, object_uuid=principal.user_uuid)  # a sign-out: whose, as a sign-in says
-            event = event_of(principal, change, self._origin(scope), app.state.clock())
-            await self.audit_log.record(app.state.database, event)
+            origin, at = self._origin(scope), app.state.clock()
+            for each in [change, *_also(audited, reply)]:
+                await self.audit_log.record(app.state.database, event_of(principal, each, origin, at))
         except Exception:  # the change is made; its reply goes out whatever happens to its record
             log.exception("writing the audit log's event of %s %s failed", scope["method"], scope["path"])
 
@@ -125,6 +127,17 @@ def _reply(held: list[Message]) -> dict[str, Any]:
     except ValueError:
         return {}
     return reply if isinstance(reply, dict) else {}
+
+
+def _also(audited: Audited, reply: dict[str, Any]) -> list[Change]:
+    """The events of the other objects the route changed, which its reply lists (a removed member's keys)."""
+    also = audited.also
+    named = reply.get(also.field) if also is not None else None
+    if also is None or not isinstance(named, list):
+        return []
+    summary = f"{also.object_type.value.replace('_', ' ')} {also.action.value.replace('_', ' ')}"
+    summary += f" ({also.note})" if also.note else ""
+    return [Change(also.action, also.object_type, str(uuid), f"{summary}: {uuid}") for uuid in named]
 
 
 def _change(audited: Audited, path_params: dict[str, Any], reply: dict[str, Any]) -> Change:

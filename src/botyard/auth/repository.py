@@ -23,6 +23,13 @@ class ApiKeyRepository(Repository[ApiKey]):
             select(ApiKey).where(ApiKey.account_uuid == account_uuid).order_by(ApiKey.created_at, ApiKey.prefix)
         )
 
+    async def live_made_by(self, account_uuid: str, user_uuid: str) -> Sequence[ApiKey]:
+        """The account's keys not revoked that this person made."""
+        statement = select(ApiKey).where(
+            ApiKey.account_uuid == account_uuid, ApiKey.made_by_user_uuid == user_uuid, ApiKey.revoked_at.is_(None)
+        )
+        return await self.all(statement.order_by(ApiKey.created_at, ApiKey.prefix))
+
     async def touch(self, uuid: str, now: datetime, *, not_since: datetime) -> None:
         statement = (
             update(ApiKey)

@@ -49,13 +49,20 @@ async def note_use(db: AsyncSession, key_uuid: str, now: datetime) -> None:
     await ApiKeyRepository(db).touch(key_uuid, now, not_since=now - USE_PRECISION)
 
 
-async def add_key(db: AsyncSession, account_uuid: str, name: str = "") -> tuple[str, ApiKey]:
-    """A new key for the account: the plain key (shown once, never stored) and its stored record (its hash)."""
+async def add_key(
+    db: AsyncSession, account_uuid: str, name: str = "", *, made_by: str | None = None
+) -> tuple[str, ApiKey]:
+    """A new key for the account: the plain key (shown once, never stored) and its stored record (its hash).
+    `made_by`: the person who made it (None: the command line, the setup page or another key)."""
     key = keys.generate_key()
-    record = await ApiKeyRepository(db).add(
-        ApiKey(account_uuid=account_uuid, prefix=keys.display_prefix(key), key_hash=keys.hash_key(key), name=name)
+    record = ApiKey(
+        account_uuid=account_uuid,
+        prefix=keys.display_prefix(key),
+        key_hash=keys.hash_key(key),
+        name=name,
+        made_by_user_uuid=made_by,
     )
-    return key, record
+    return key, await ApiKeyRepository(db).add(record)
 
 
 async def keys_of(db: AsyncSession, account_uuid: str) -> Sequence[ApiKey]:
@@ -64,6 +71,14 @@ async def keys_of(db: AsyncSession, account_uuid: str) -> Sequence[ApiKey]:
 
 async def key_by_prefix(db: AsyncSession, prefix: str) -> ApiKey | None:
     return await ApiKeyRepository(db).by_prefix(prefix)
+
+
+async def revoke_made_by(db: AsyncSession, account_uuid: str, user_uuid: str) -> Sequence[ApiKey]:
+    """Revoke every live key of the account that this person made (a removed member's): the keys revoked."""
+    made = await ApiKeyRepository(db).live_made_by(account_uuid, user_uuid)
+    for record in made:
+        await revoke(db, record)
+    return made
 
 
 async def revoke(db: AsyncSession, record: ApiKey) -> ApiKey:

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from botyard.auth import service as api_keys
 from botyard.db.base import iso
 from botyard.deps import AppClock, CurrentPrincipal, DbSession
+from botyard.members import service
 from botyard.members.schemas import (
     ApiKeyCreate,
     ApiKeyDetails,
@@ -17,6 +18,8 @@ from botyard.members.schemas import (
     InvitationCreated,
     InvitationInfo,
     Member,
+    MemberRemoval,
+    MemberRemoved,
     ResetLink,
     RoleChange,
     invitation_view,
@@ -55,13 +58,18 @@ async def change_role(uuid: str, body: RoleChange, db: DbSession, principal: Cur
 
 @router.post(
     "/account/member/{uuid}/remove",
-    response_model=Success,
+    response_model=MemberRemoved,
     responses=_OWNERSHIP | {409: {"description": "`last_owner`: the account's last owner cannot leave."}},
 )
-async def remove_member(uuid: str, db: DbSession, principal: CurrentPrincipal) -> Success:
-    """Remove a member from the account; their sessions end at once."""
-    await members.remove(db, principal, uuid)
-    return Success()
+async def remove_member(
+    uuid: str, db: DbSession, principal: CurrentPrincipal, body: MemberRemoval | None = None
+) -> MemberRemoved:
+    """Remove a member from the account; their sessions end at once. The API keys they made keep working unless
+    `revoke_keys` is true: then they are revoked too, and the reply's `revoked_keys` lists their prefixes (the
+    audit log records each revocation, by whoever removed the member)."""
+    revoke = body is not None and body.revoke_keys
+    revoked = await service.remove(db, principal, uuid, revoke_keys=revoke)
+    return {"success": True, "revoked_keys": revoked} if revoke else {"success": True}
 
 
 @router.post("/account/member/{uuid}/reset-link", response_model=ResetLink, responses=_OWNERSHIP)
@@ -102,13 +110,15 @@ async def withdraw_invitation(uuid: str, db: DbSession, principal: CurrentPrinci
 
 @router.get("/account/api-keys", response_model=list[ApiKeyDetails])
 async def list_api_keys(db: DbSession, principal: CurrentPrincipal) -> list[ApiKeyDetails]:
-    """List the account's API keys with their names and last use (to the minute); revoke one with
+    """List the account's API keys with their names, last use (to the minute) and who made them; revoke one with
     `POST /account/key/{prefix}/revoke`."""
-    return [key_view(record) for record in await api_keys.keys_of(db, principal.account_uuid)]
+    records, makers = await service.keys_with_makers(db, principal.account_uuid)
+    return [key_view(record, makers) for record in records]
 
 
 @router.post("/account/api-key/create", response_model=ApiKeyIssued)
 async def create_api_key(body: ApiKeyCreate, db: DbSession, principal: CurrentPrincipal) -> ApiKeyIssued:
     """Create a named API key for a program; the reply is the only time the key is shown."""
-    key, record = await api_keys.add_key(db, principal.account_uuid, body.name)
-    return {**key_view(record), "key": key}
+    key, record = await api_keys.add_key(db, principal.account_uuid, body.name, made_by=principal.user_uuid)
+    makers = {principal.user_uuid: principal.email} if principal.user_uuid else {}
+    return {**key_view(record, makers), "key": key}

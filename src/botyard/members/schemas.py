@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, NotRequired
 
 from pydantic import StringConstraints
 from typing_extensions import TypedDict
@@ -22,6 +23,17 @@ class Member(TypedDict):
 
 class RoleChange(RequestModel):
     role: Role
+
+
+class MemberRemoval(RequestModel):
+    revoke_keys: bool = False
+    """Also revoke the API keys the member made (they outlive the member otherwise: a program may use them)."""
+
+
+class MemberRemoved(TypedDict):
+    success: bool
+    revoked_keys: NotRequired[list[str]]
+    """With `revoke_keys`: the prefixes of the keys the member had made that the removal revoked."""
 
 
 class InvitationCreate(RequestModel):
@@ -58,6 +70,12 @@ class ApiKeyDetails(TypedDict):
     created_at: str
     last_used_at: str | None
     revoked_at: str | None
+    made_by: str | None
+    """The uuid of the person who made the key; null for a key made by the command line, the setup page or
+    another key."""
+    made_by_email: str | None
+    """That person's email while they are a member; null when nobody made it from the dashboard, or when its maker
+    was removed from the account (the key outlived them)."""
 
 
 class ApiKeyIssued(ApiKeyDetails):
@@ -85,11 +103,15 @@ def invitation_view(invitation: Invitation) -> InvitationInfo:
     }
 
 
-def key_view(record: ApiKey) -> ApiKeyDetails:
+def key_view(record: ApiKey, makers: Mapping[str, str]) -> ApiKeyDetails:
+    """The key as listed; `makers`: the email of each member by uuid."""
+    maker = record.made_by_user_uuid
     return {
         "name": record.name,
         "prefix": record.prefix,
         "created_at": iso(record.created_at),
         "last_used_at": iso(record.last_used_at) if record.last_used_at else None,
         "revoked_at": iso(record.revoked_at) if record.revoked_at else None,
+        "made_by": maker,
+        "made_by_email": makers.get(maker) if maker is not None else None,
     }

@@ -30,3 +30,7 @@ class ApiKey(UuidPk, Base):
     last_used_at: Mapped[datetime | None] = mapped_column(default=None)
     """When a request last came with the key, to the minute (written at most once a minute per key)."""
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+    made_by_user_uuid: Mapped[str | None] = mapped_column(String(32), default=None)
+    """The person who made the key from the dashboard; None for one made by the command line, the setup page or
+    another key. No foreign key: it outlives the person's removal, so that the keys they left are still known as
+    theirs (an admin removing them is offered to revoke those)."""

@@ -19,15 +19,27 @@ V1 = "/api/v1"
 
 
 @dataclass(frozen=True)
+class Also:
+    """Objects a route changes besides its own, named by a list of ids in the reply's `field` (when there): one
+    event each, `action` to an object of `object_type`, by the same actor."""
+
+    field: str
+    object_type: AuditObject
+    action: AuditAction
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Audited:
     """What a route does: `action` to an object of `object_type`. The object's id is the reply's `uuid` (or
     `prefix`) where `from_reply` (what a creation made), else the route's path parameter; `note` adds to the
-    summary what the action alone does not say."""
+    summary what the action alone does not say; `also`: what else it changed."""
 
     object_type: AuditObject
     action: AuditAction
     note: str = ""
     from_reply: bool = False
+    also: Also | None = None
 
 
 def _made(object_type: AuditObject, note: str = "", action: AuditAction = CREATED) -> Audited:
@@ -102,7 +114,9 @@ _V1: dict[str, Audited | None] = {
     "POST /account/key/{prefix}/revoke": Audited(Obj.KEY, REVOKED),
     "POST /account/api-key/create": _made(Obj.KEY),
     "POST /account/member/{uuid}/role": Audited(Obj.MEMBER, UPDATED, "role"),
-    "POST /account/member/{uuid}/remove": Audited(Obj.MEMBER, DELETED),
+    "POST /account/member/{uuid}/remove": Audited(
+        Obj.MEMBER, DELETED, also=Also("revoked_keys", Obj.KEY, REVOKED, "made by the member removed")
+    ),
     "POST /account/member/{uuid}/reset-link": Audited(Obj.MEMBER, UPDATED, "password reset link issued"),
     "POST /account/invitation/create": _made(Obj.INVITATION),
     "POST /account/invitation/{uuid}/withdraw": Audited(Obj.INVITATION, DELETED),

@@ -30,6 +30,13 @@ def link_invalid(what: str) -> AppError:
     return AppError(ErrorCode.LINK_INVALID, f"This {what} link is not valid any more: ask for a new one")
 
 
+class Claimed(AppError):
+    """The invitation was accepted by another request meanwhile: 410 `link_invalid`, like any used link."""
+
+    def __init__(self) -> None:
+        super().__init__(ErrorCode.LINK_INVALID, "This invitation link is not valid any more: ask for a new one")
+
+
 async def invite(db: AsyncSession, actor: Principal, email: str, role: Role, now: datetime) -> IssuedInvitation:
     """A new invitation (replacing the account's open ones for this email)."""
     members.check_may_grant(actor, role)
@@ -81,7 +88,13 @@ async def accept(db: AsyncSession, token: str, *, name: str, password_hash: str,
 
 
 async def join(db: AsyncSession, invitation: Invitation, *, name: str, password_hash: str, now: datetime) -> User:
-    """The new member an open invitation makes (its link, or a single sign-on with its email); it is used up."""
+    """The new member an open invitation makes (its link, or a single sign-on with its email); it is used up.
+
+    The invitation is claimed first, by a conditional update: of several acceptances at once (a double click, a
+    link opened twice) exactly one makes the member, and every other one answers 410 `link_invalid` (`Claimed`), as
+    for a link used before; reading it open and then inserting let two of them reach the member's insert."""
+    if not await InvitationRepository(db).claim(invitation.uuid, now):
+        raise Claimed()
     user = await members.add(
         db,
         invitation.account_uuid,
@@ -91,6 +104,4 @@ async def join(db: AsyncSession, invitation: Invitation, *, name: str, password_
         role=Role(invitation.role),
         now=now,
     )
-    invitation.accepted_at = now
-    await db.flush()
     return user

@@ -48,35 +48,38 @@ async def by_uuid(db: AsyncSession, user_uuid: str) -> User | None:
     return await UserRepository(db).get(user_uuid)
 
 
-async def _guarded(db: AsyncSession, actor: Principal, user_uuid: str) -> User:
-    """The member an admin or owner acts on, with the ownership rule checked."""
+async def _guarded(db: AsyncSession, actor: Principal, user_uuid: str, *, keeps_ownership: bool) -> User:
+    """The member an admin or owner acts on, with the ownership rules checked against the account's owners as they
+    are now: their rows are locked first (`lock_owners`), so that two owners demoting or removing each other at once
+    take turns, and the second finds the first's change (on PostgreSQL a count read before the other's commit left
+    the account without an owner). `keeps_ownership`: the member stays an owner if they are one."""
     user = await member(db, actor.account_uuid, user_uuid)
-    if user.role == Role.OWNER and not actor.can(Permission.OWNERSHIP):
+    owners = await UserRepository(db).lock_owners(actor.account_uuid)
+    if user.uuid not in owners:
+        return user
+    if not actor.can(Permission.OWNERSHIP):
         raise forbidden("Only an owner can change or remove an owner")
-    return user
-
-
-async def _keep_an_owner(db: AsyncSession, user: User) -> None:
-    if user.role == Role.OWNER and await UserRepository(db).count_owners(user.account_uuid) <= 1:
+    if not keeps_ownership and len(owners) <= 1:
         raise AppError(ErrorCode.LAST_OWNER, "The account's last owner cannot leave: make someone else owner first")
+    if actor.user_uuid is not None and actor.user_uuid not in owners:
+        raise forbidden("You are not an owner any more (another owner changed your role): reload the page")
+    return user
 
 
 async def change_role(db: AsyncSession, actor: Principal, user_uuid: str, role: Role) -> User:
     check_may_grant(actor, role)
-    user = await _guarded(db, actor, user_uuid)
-    if role != Role.OWNER:
-        await _keep_an_owner(db, user)
+    user = await _guarded(db, actor, user_uuid, keeps_ownership=role == Role.OWNER)
     user.role = role.value
     await db.flush()
     return user
 
 
-async def remove(db: AsyncSession, actor: Principal, user_uuid: str) -> None:
-    """Remove the member (their sessions end with them, at once)."""
-    user = await _guarded(db, actor, user_uuid)
-    await _keep_an_owner(db, user)
+async def remove(db: AsyncSession, actor: Principal, user_uuid: str) -> User:
+    """Remove the member (their sessions end with them, at once); the member as they were."""
+    user = await _guarded(db, actor, user_uuid, keeps_ownership=False)
     await SessionRepository(db).end_all(user.uuid)
     await UserRepository(db).delete(user)
+    return user
 
 
 async def check_email_free(db: AsyncSession, email: str) -> str:
@@ -100,7 +103,9 @@ async def add(
         role=role.value,
         created_at=now,
     )
-    return await UserRepository(db).add(user)
+    if not await UserRepository(db).add_unless_taken(user):
+        raise AppError(ErrorCode.EMAIL_TAKEN, f"{email} already belongs to a member of this service")
+    return user
 
 
 async def by_email(db: AsyncSession, email: str) -> User | None:

@@ -4,7 +4,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, delete, func, select
+from sqlalchemy import Select, delete, select, update
+from sqlalchemy.exc import IntegrityError
 
 from botyard.db.repository import Repository
 from botyard.models import Invitation, Role, User, UserSession
@@ -20,6 +21,17 @@ class UserRepository(Repository[User]):
     async def by_email(self, email: str) -> User | None:
         return await self.one_or_none(select(User).where(User.email == email))
 
+    async def add_unless_taken(self, user: User) -> bool:
+        """Insert the member unless a person of the service has the email already (False then, nothing written):
+        the check before it cannot see a member that another transaction is adding at the same moment."""
+        try:
+            async with self.session.begin_nested():
+                self.session.add(user)
+                await self.session.flush()
+        except IntegrityError:
+            return False
+        return True
+
     async def by_reset_hash(self, reset_hash: str) -> User | None:
         return await self.one_or_none(select(User).where(User.reset_hash == reset_hash))
 
@@ -28,9 +40,18 @@ class UserRepository(Repository[User]):
             select(User).where(User.account_uuid == account_uuid).order_by(User.created_at, User.email)
         )
 
-    async def count_owners(self, account_uuid: str) -> int:
-        statement = select(func.count()).where(User.account_uuid == account_uuid, User.role == Role.OWNER.value)
-        return int((await self.session.execute(statement)).scalar_one())
+    async def lock_owners(self, account_uuid: str) -> set[str]:
+        """The uuids of the account's owners, their rows locked until the transaction ends, so that two changes of
+        ownership take turns: the second reads the owners the first left. PostgreSQL locks the rows (`FOR UPDATE`,
+        and a waiting transaction reads them again once the first commits); on SQLite the writer holds the
+        database's write lock from its first statement already, and the clause is not rendered."""
+        statement = (
+            select(User.uuid)
+            .where(User.account_uuid == account_uuid, User.role == Role.OWNER.value)
+            .order_by(User.uuid)
+            .with_for_update()
+        )
+        return set((await self.session.execute(statement)).scalars().all())
 
     async def takers(self, account_uuid: str, roles: Sequence[Role]) -> Sequence[tuple[str, bool]]:
         """The account's people of `roles`: each one's email and whether they said they are away."""
@@ -78,6 +99,19 @@ class InvitationRepository(Repository[Invitation]):
 
     async def by_token_hash(self, token_hash: str) -> Invitation | None:
         return await self.one_or_none(select(Invitation).where(Invitation.token_hash == token_hash))
+
+    async def claim(self, uuid: str, now: datetime) -> bool:
+        """Mark the invitation accepted at `now` if it is still open: whether this call did. Of several claims at
+        once one wins: on PostgreSQL the others wait for its commit on the row, then find it accepted; on SQLite
+        writers take turns already."""
+        statement = (
+            update(Invitation)
+            .where(Invitation.uuid == uuid, Invitation.accepted_at.is_(None), Invitation.expires_at > now)
+            .values(accepted_at=now)
+            .execution_options(synchronize_session="fetch")
+        )
+        result = await self.session.execute(statement)
+        return int(getattr(result, "rowcount", 0) or 0) == 1
 
     async def pending(self, account_uuid: str, now: datetime) -> Sequence[Invitation]:
         statement = (

@@ -22,6 +22,7 @@ class Refusal(StrEnum):
     UNKNOWN_EMAIL = "unknown_email"
     LINKED_ELSEWHERE = "linked_elsewhere"
     SEVERAL_INVITATIONS = "several_invitations"
+    LOOKALIKE_EMAIL = "lookalike_email"
 
 
 _ADMIN = "if it goes on, tell whoever runs this Botyard"
@@ -44,6 +45,9 @@ MESSAGES: dict[Refusal, str] = {
     "sign in with that one, or ask an owner or admin of your team's account.",
     Refusal.SEVERAL_INVITATIONS: "Several accounts invited your email: open the invitation link of the one you "
     "want to join.",
+    Refusal.LOOKALIKE_EMAIL: "Your email address at the sign-in provider has a character that passes for another "
+    "letter (such as the Kelvin sign for K), so this service does not accept it: change it at the provider to the "
+    "ordinary letters of your mailbox, or sign in with your email and password.",
 }
 
 

@@ -6,11 +6,12 @@
      one linked to another subject of this provider: refused (someone given that email later is not them);
    - else one open invitation for that email: accepted (a member without a password, who can get one by a reset
      link), linked, and signed in; invitations from several accounts: refused (the person opens the link they want);
-   - else refused: no account or member is ever created without an invitation.
+   - else refused: no account or member is ever created without an invitation;
+   - an email with a character that passes for another letter (`people.emails`) is refused before any of this.
 
 A refusal raises SignInRefused, which rolls the transaction back: nothing is written. Two first sign-ins of one
-subject at the same moment both try to link it; the second one's insert breaks the unique link and runs again, and
-then finds the link.
+subject at the same moment both try to link it (or to accept its invitation); the second one's insert breaks the
+unique link (or its claim of the invitation finds it accepted) and runs again, and then finds the link.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from botyard.db.session import Database
 from botyard.errors import AppError
 from botyard.models import OidcIdentity, User
 from botyard.people import invitations, members, sessions
-from botyard.people.emails import normalise_email
+from botyard.people.emails import normalise_email, stand_in
 from botyard.people.sessions import OpenedSession
 from botyard.sso.idtoken import Identity
 from botyard.sso.refusals import Refusal, SignInRefused
@@ -39,7 +40,7 @@ async def signed_in(database: Database, identity: Identity, now: datetime, lifet
 
     try:
         return await database.write_briefly(open_one)
-    except IntegrityError:  # the same subject linked by a sign-in that committed first: it is linked now
+    except (IntegrityError, invitations.Claimed):  # the same subject linked by a sign-in that committed first
         return await database.write_briefly(open_one)
 
 
@@ -71,6 +72,8 @@ def _verified_email(identity: Identity) -> str:
         raise SignInRefused(Refusal.EMAIL_UNVERIFIED, "the ID token has no email")
     if not identity.email_verified:
         raise SignInRefused(Refusal.EMAIL_UNVERIFIED, "the ID token's email_verified is not true")
+    if any(stand_in(char) for char in identity.email):  # `Kate@` with the Kelvin sign is not `kate@`
+        raise SignInRefused(Refusal.LOOKALIKE_EMAIL, "the ID token's email has a character that passes for another")
     try:
         return normalise_email(identity.email)
     except AppError:

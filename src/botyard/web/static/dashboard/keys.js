@@ -11,7 +11,7 @@ export async function render(ctx) {
     "table",
     {},
     h("caption", {}, "API keys"),
-    headRow(["Name", "Prefix", "Created", "Last used", "State", "Actions"]),
+    headRow(["Name", "Prefix", "Made by", "Created", "Last used", "State", "Actions"]),
     rows,
   );
 
@@ -38,11 +38,18 @@ export async function render(ctx) {
       { "data-prefix": key.prefix },
       h("th", { scope: "row" }, key.name || "(no name)"),
       h("td", {}, h("code", {}, `${key.prefix}…`)),
+      h("td", {}, maker(key)),
       h("td", {}, formatDate(key.created_at)),
       h("td", {}, key.last_used_at ? formatDate(key.last_used_at) : "never"),
       h("td", {}, state),
       h("td", { class: "actions" }, revoke),
     );
+  }
+
+  // Who made it: a member, a member since removed (the key outlived them), or a program or the command line.
+  function maker(key) {
+    if (key.made_by_email) return key.made_by_email;
+    return key.made_by ? badge("a removed member", "bad") : "the command line, setup or a key";
   }
 
   const name = h("input", { type: "text", name: "name", required: true, maxlength: "100", autocomplete: "off" });

@@ -2,7 +2,7 @@
 import { Permission, Role } from "/static/shared/names.js";
 import { get, post } from "./api.js";
 import { shownOnce } from "./once.js";
-import { busy, clear, confirmDialog, field, formatDate, h, headRow, heading, notice, select, tableWrap } from "./ui.js";
+import { busy, checkbox, clear, confirmDialog, field, formatDate, h, headRow, heading, notice, select, tableWrap } from "./ui.js";
 
 const ROLES = Object.values(Role);
 
@@ -42,10 +42,17 @@ export async function render(ctx) {
     );
     const remove = h("button", { type: "button", class: "small danger", disabled: locked }, "Remove");
     remove.addEventListener("click", async () => {
-      if (!(await confirmDialog(`Remove ${person.email} from the account? Their sessions end at once.`, "Remove"))) return;
+      // The keys a person made outlive them unless revoked with them: say which, and offer it (ticked).
+      const keys = (await get("/account/api-keys")).filter((key) => key.made_by === person.uuid && !key.revoked_at);
+      const names = keys.map((key) => `“${key.name || key.prefix}”`).join(", ");
+      const offer = keys.length ? checkbox(`Also revoke the ${keys.length} API key(s) they made: ${names}`, true) : null;
+      const question = `Remove ${person.email} from the account? Their sessions end at once.`;
+      if (!(await confirmDialog(question, "Remove", offer && offer.element))) return;
+      const revoke = Boolean(offer && offer.input.checked);
       await busy(remove, note, async () => {
-        await post(`/account/member/${person.uuid}/remove`);
-        note.ok(`Removed ${person.email}.`);
+        const done = await post(`/account/member/${person.uuid}/remove`, { revoke_keys: revoke });
+        const revoked = done.revoked_keys ?? [];
+        note.ok(revoked.length ? `Removed ${person.email} and revoked ${revoked.length} API key(s).` : `Removed ${person.email}.`);
         await load();
       });
     });

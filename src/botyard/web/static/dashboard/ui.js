@@ -103,14 +103,16 @@ export async function busy(button, note, action) {
   }
 }
 
-/** A modal confirmation (<dialog>): resolves true when the owner confirms. */
-export function confirmDialog(message, confirmLabel = "Delete") {
+/** A modal confirmation (<dialog>): resolves true when the owner confirms; `extra` (a checkbox...) goes above the
+ * buttons, for the caller to read once it resolves. */
+export function confirmDialog(message, confirmLabel = "Delete", extra = null) {
   return new Promise((resolve) => {
     const title = uid("dlg");
     const dialog = h(
       "dialog",
       { class: "confirm", "aria-labelledby": title },
       h("p", { id: title }, message),
+      extra,
       h(
         "div",
         { class: "actions" },
