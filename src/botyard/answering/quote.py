@@ -35,11 +35,11 @@ HEADING_SHARE = 0.5
 MEANING_SHARE = 1.0
 """What the cosine of a passage's chunk with the question adds to the passage's score."""
 ON_SUBJECT = REQUIRED[Strictness.BALANCED]
-"""The evidence (cosine plus the share of the question's weighted words held) the relevance decision asks of a chunk
-to take it as about the question, by default (`relevance.REQUIRED`): a passage quoted beside the best one must reach
-it by itself. Another subject of the same business is close in meaning (the insurance pair's sentences were 0.2-0.35
-from a question about discounts for pensioners, with the bundled MiniLM), so a cosine that only says "this clinic"
-or one common word ("call reception" for "call it off") lets nothing ride along."""
+"""The cosine at which the relevance decision takes a chunk that has none of the question's words to be clearly on
+its subject (`relevance.REQUIRED`, balanced): a passage quoted beside the best one must have a word of the question
+(or state the kind of value it asks for: a price, a time) or be this close to it. Another subject of the same
+business is not far below (the insurance pair's sentences were 0.2-0.35 from a question about discounts for
+pensioners, with the bundled MiniLM), so a cosine that only says "this business" lets nothing ride along."""
 READ_CHUNKS = 512
 """Chunks whose passages are kept read per process. A read chunk of `bench/chat.py`'s knowledge (about 1 kB of text)
 holds about 19 kB (its passages' term sets): 4,096 of them added 78 MB to a server's peak RSS at 10k chunks, 512 add
@@ -53,9 +53,9 @@ class Quoted:
     passage: Passage
     score: float
     on_subject: bool = True
-    """Whether the passage is about the question by itself, as the relevance decision judges a chunk: its cosine
-    with the question plus the share of the question's weighted words it (or its heading) holds reach
-    `ON_SUBJECT`. Only such a passage is quoted beside the best one."""
+    """Whether the passage is about the question by itself: it (or its heading) has one of the question's words or
+    states the kind of value asked for, or its meaning is `ON_SUBJECT` close to the question's. Only such a passage
+    is quoted beside the best one."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,6 @@ def candidates(
     price; "and the Komfort one?" after a reply that listed it)."""
     found: list[Quoted] = []
     kinds = {Kind(term) for term in weights if term.startswith("\x00")}
-    subject, own_subject = _subject(weights), _subject(own or {})
     seen = " ".join(shown.split())
     for rank, cited in enumerate(hits):
         dense = cited.hit.scores.get("dense", math.nan)
@@ -128,16 +127,17 @@ def candidates(
             position = read.passage.position
             meaning = max(meanings[position], 0.0) if meanings is not None else chunk_meaning
             again = bool(own and seen) and " ".join(read.passage.text.split()) in seen
-            asked, about = (own, own_subject) if again and own else (weights, subject)
-            on_subject = meaning + coverage(about, read.terms | read.heading_terms) >= ON_SUBJECT
+            asked = own if again and own else weights
+            on_subject = meaning >= ON_SUBJECT or _shares(asked, read, kinds)
             found.append(Quoted(rank, read.passage, _score(asked, read, meaning, kinds), on_subject))
     return found
 
 
-def _subject(weights: Mapping[str, float]) -> dict[str, float]:
-    """The weights of what the question is about, without the kind of value it asks for (`with_asked_kinds`): a
-    passage stating some price is not about every "how much"."""
-    return {term: weight for term, weight in weights.items() if not term.startswith("\x00")}
+def _shares(weights: Mapping[str, float], read: _Read, kinds: set[Kind]) -> bool:
+    """Whether the passage or its heading has one of the question's words, or states the kind of value it asks."""
+    if any(term in read.terms or term in read.heading_terms for term in weights):
+        return True
+    return bool(kinds) and bool(stated_kinds(read.passage.text, kinds))
 
 
 def _similar(a: Passage, b: Passage) -> bool:
