@@ -183,6 +183,11 @@ def _intended(reading: Reading, types: list[str]) -> tuple[Intent, int] | None:
     return None
 
 
+def asks_for_person(reading: Reading) -> bool:
+    """Whether the message or one of its clauses clearly asks for a person (as for a human-escalation agent)."""
+    return any(unit.intent == Intent.PERSON and _is_person_or_small_talk(unit) for unit in reading.intents)
+
+
 def _topic_lead(reading: Reading, index: int, facing: list[int]) -> float:
     """How much closer the pre-canned candidate `index` is than any user-facing one, in its best unit (a unit that
     asks for a person or is small talk is about no topic)."""

@@ -14,19 +14,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from botyard.agents.roster import EnabledAgents
-from botyard.agents.rules import (
-    DEFAULT_MESSAGES,
-    HUMAN_ESCALATION,
-    SPAM_DEFENSE,
-    USER_FACING,
-)
+from botyard.agents.rules import DEFAULT_MESSAGES, HUMAN_ESCALATION, SPAM_DEFENSE, USER_FACING
 from botyard.answering.evidence import Reading, VectorCache, read
-from botyard.answering.intents import clauses
+from botyard.answering.intents import Intent, clauses
 from botyard.answering.judge import ModelJudge
 from botyard.answering.routing import (
     SMALL_TALK_WORDS,
     Candidate,
     Decision,
+    asks_for_person,
     decide,
     rated,
     small_talk,
@@ -236,9 +232,12 @@ class AgentRouter:
         guard = next((card for card in cards if card.type == SPAM_DEFENSE), None)
         if guard is not None and (spam := spam_reason(query)) is not None:
             return chosen(guard, variables, forced=True, reason=f"spam: {spam}")
-        if len(cards) == 1:
+        agents = [card for card in cards if card.uuid]  # not the built-in hand-off (`answering.built_in`)
+        if len(agents) == 1:
+            only = agents[0]
+            if len(cards) > 1 and only.type == USER_FACING and await self._asks_for_person(query, cards):
+                return chosen(cards[-1], variables, forced=False, reason=Intent.PERSON)
             # Offline, the only user-facing agent greets small talk back when its knowledge has no answer.
-            only = cards[0]
             greets = self.judge is None and only.type == USER_FACING and self._cache is not None
             return chosen(only, variables, forced=True, reason="only agent", greets=greets)
         candidates = [
@@ -264,6 +263,11 @@ class AgentRouter:
         reading = await self._reading(query, candidates)
         chat = small_talk(candidates, query, reading) if reading is not None else None
         return chat.reply if chat is not None else None
+
+    async def _asks_for_person(self, query: str, cards: Sequence[AgentCard]) -> bool:
+        """Whether `query` asks for a person, by the vectors (without them, no: a question is not risked on terms)."""
+        reading = await self._reading(query, [Candidate(c.uuid, c.name, c.description, type=c.type) for c in cards])
+        return reading is not None and asks_for_person(reading)
 
     async def _decide(self, candidates: Sequence[Candidate], query: str, previous_uuid: str | None) -> Decision:
         """Small talk by the vectors (no need to ask a model); then the model's ratings when there is a model, else
