@@ -35,11 +35,13 @@ HEADING_SHARE = 0.5
 MEANING_SHARE = 1.0
 """What the cosine of a passage's chunk with the question adds to the passage's score."""
 ON_SUBJECT = REQUIRED[Strictness.BALANCED]
-"""The cosine at which the relevance decision takes a chunk that has none of the question's words to be clearly on
-its subject (`relevance.REQUIRED`, balanced): a passage quoted beside the best one must have a word of the question
-(or state the kind of value it asks for: a price, a time) or be this close to it. Another subject of the same
-business is not far below (the insurance pair's sentences were 0.2-0.35 from a question about discounts for
-pensioners, with the bundled MiniLM), so a cosine that only says "this business" lets nothing ride along."""
+"""The evidence (cosine plus the share of the question's weighted words) at which the relevance decision takes a
+chunk to be about the question (`relevance.REQUIRED`, balanced). A passage quoted beside the best one must be about
+the question itself: its chunk reaches this evidence, or the passage is this close in meaning, or it has a word of
+the question (or states the kind of value asked for: a price, a time). Another subject of the same business is not
+far below in meaning (the insurance pair's chunk was 0.25 from a question about discounts for pensioners, its
+sentences 0.2-0.35, with the bundled MiniLM), so a closeness that only says "this business" lets nothing ride
+along."""
 READ_CHUNKS = 512
 """Chunks whose passages are kept read per process. A read chunk of `bench/chat.py`'s knowledge (about 1 kB of text)
 holds about 19 kB (its passages' term sets): 4,096 of them added 78 MB to a server's peak RSS at 10k chunks, 512 add
@@ -53,9 +55,8 @@ class Quoted:
     passage: Passage
     score: float
     on_subject: bool = True
-    """Whether the passage is about the question by itself: it (or its heading) has one of the question's words or
-    states the kind of value asked for, or its meaning is `ON_SUBJECT` close to the question's. Only such a passage
-    is quoted beside the best one."""
+    """Whether the passage is about the question by itself (`ON_SUBJECT`): only such a passage is quoted beside the
+    best one."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,8 @@ def candidates(
             meaning = max(meanings[position], 0.0) if meanings is not None else chunk_meaning
             again = bool(own and seen) and " ".join(read.passage.text.split()) in seen
             asked = own if again and own else weights
-            on_subject = meaning >= ON_SUBJECT or _shares(asked, read, kinds)
+            on_subject = chunk_meaning + cited.hit.coverage >= ON_SUBJECT or meaning >= ON_SUBJECT
+            on_subject = on_subject or _shares(asked, read, kinds)
             found.append(Quoted(rank, read.passage, _score(asked, read, meaning, kinds), on_subject))
     return found
 
