@@ -93,3 +93,17 @@ def test_the_owner_can_turn_it_off(alice: Api, client: TestClient, db: Db) -> No
 def test_the_dashboard_shows_the_setting() -> None:
     script = (Path(__file__).parent.parent / "src/botyard/web/static/dashboard/handoff-settings.js").read_text()
     assert "hand_off_requests" in script and "When a visitor asks for a person" in script
+
+
+@pytest.mark.parametrize(
+    "question", ["Do you offer botox?", "Can someone help me with my invoice?", "Who is the dentist?"]
+)
+def test_a_question_that_mentions_no_one_is_not_handed_off(
+    alice: Api, client: TestClient, db: Db, question: str
+) -> None:
+    """A request must be as clear as spam must be spam: "Do you offer botox?" was 0.37 from a request for a person."""
+    person(client, db, "alice@example.com", "jo@example.com", Role.OPERATOR)
+    bot = new_bot(alice)
+    chat = widget_session(client, bot)
+    assert answer_text(widget_ask(client, chat, question)) not in (PROMISED, DEFAULT_AFTER_HOURS_MESSAGE)
+    assert waiting(alice, bot) == []

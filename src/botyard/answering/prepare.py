@@ -143,7 +143,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
         agent=agent,
         live_chat=live_chat,
         monitored=next((card.monitored for card in read.roster.cards if card.monitored), []),
-        offers_person=any(card.type == HUMAN_ESCALATION for card in read.roster.cards),
+        offers_person=any(card.type == HUMAN_ESCALATION and card.uuid for card in read.roster.cards),  # an agent's
         background=read.roster.background,
         documents=admitted.documents,
         refusal=admitted.refusal,

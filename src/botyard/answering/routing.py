@@ -183,9 +183,15 @@ def _intended(reading: Reading, types: list[str]) -> tuple[Intent, int] | None:
     return None
 
 
-def asks_for_person(reading: Reading) -> bool:
-    """Whether the message or one of its clauses clearly asks for a person (as for a human-escalation agent)."""
-    return any(unit.intent == Intent.PERSON and _is_person_or_small_talk(unit) for unit in reading.intents)
+def clearly_asks_for_person(reading: Reading) -> bool:
+    """Whether the message or a clause asks for a person as clearly as spam must be spam (`UNWANTED_FLOOR`,
+    `UNWANTED_LEAD`): the built-in hand-off (`answering.built_in`) is on in every chatbot, and a question handed to
+    a person is as lost to the knowledge as one refused as spam ("Do you offer botox?" is 0.37 from "I need a live
+    agent", a real request 0.55 and more). An owner's human-escalation agent asks less (`PERSON_FLOOR`)."""
+    return any(
+        unit.intent == Intent.PERSON and unit.similarity >= UNWANTED_FLOOR and unit.lead >= UNWANTED_LEAD
+        for unit in reading.intents
+    )
 
 
 def _topic_lead(reading: Reading, index: int, facing: list[int]) -> float:

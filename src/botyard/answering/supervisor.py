@@ -22,7 +22,7 @@ from botyard.answering.routing import (
     SMALL_TALK_WORDS,
     Candidate,
     Decision,
-    asks_for_person,
+    clearly_asks_for_person,
     decide,
     rated,
     small_talk,
@@ -233,21 +233,18 @@ class AgentRouter:
         if guard is not None and (spam := spam_reason(query)) is not None:
             return chosen(guard, variables, forced=True, reason=f"spam: {spam}")
         agents = [card for card in cards if card.uuid]  # not the built-in hand-off (`answering.built_in`)
-        if len(agents) == 1:
-            only = agents[0]
-            if len(cards) > 1 and only.type == USER_FACING and await self._asks_for_person(query, cards):
+        if len(agents) < len(cards):
+            if await self._asks_for_person(query, cards):
                 return chosen(cards[-1], variables, forced=False, reason=Intent.PERSON)
+            cards = agents
+        if len(cards) == 1:
             # Offline, the only user-facing agent greets small talk back when its knowledge has no answer.
+            only = cards[0]
             greets = self.judge is None and only.type == USER_FACING and self._cache is not None
             return chosen(only, variables, forced=True, reason="only agent", greets=greets)
         candidates = [
             Candidate(
-                card.uuid,
-                card.name,
-                card.description,
-                bias=card.meta.bias or 0.0,
-                stickness=card.meta.stickness or 0.0,
-                type=card.type,
+                card.uuid, card.name, card.description, card.meta.bias or 0.0, card.meta.stickness or 0.0, card.type
             )
             for card in cards
         ]
@@ -265,9 +262,9 @@ class AgentRouter:
         return chat.reply if chat is not None else None
 
     async def _asks_for_person(self, query: str, cards: Sequence[AgentCard]) -> bool:
-        """Whether `query` asks for a person, by the vectors (without them, no: a question is not risked on terms)."""
+        """Whether `query` clearly asks for a person, by the vectors (without them, no: not risked on key terms)."""
         reading = await self._reading(query, [Candidate(c.uuid, c.name, c.description, type=c.type) for c in cards])
-        return reading is not None and asks_for_person(reading)
+        return reading is not None and clearly_asks_for_person(reading)
 
     async def _decide(self, candidates: Sequence[Candidate], query: str, previous_uuid: str | None) -> Decision:
         """Small talk by the vectors (no need to ask a model); then the model's ratings when there is a model, else
