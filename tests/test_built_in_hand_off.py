@@ -96,7 +96,14 @@ def test_the_dashboard_shows_the_setting() -> None:
 
 
 @pytest.mark.parametrize(
-    "question", ["Do you offer botox?", "Can someone help me with my invoice?", "Who is the dentist?"]
+    "question",
+    [
+        "Do you offer botox?",
+        "Can someone help me with my invoice?",
+        "Who is the dentist?",
+        "Unter welcher Nummer erreiche ich euch telefonisch?",  # asks for a number the knowledge may state
+        "What is your phone number?",
+    ],
 )
 def test_a_question_that_mentions_no_one_is_not_handed_off(
     alice: Api, client: TestClient, db: Db, question: str
