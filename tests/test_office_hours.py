@@ -78,6 +78,7 @@ def test_office_hours_are_off_until_set_then_kept_as_given(alice: Api, bob: Api)
         "week": {day: [] for day in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")},
         "after_hours_message": DEFAULT_AFTER_HOURS_MESSAGE,
         "open_now": True,
+        "hand_off_requests": True,  # a request for a person is handed off without an agent (issue 46, item 13)
     }
     changed = office_hours(alice, bot, enabled=True, timezone="America/New_York", week=WORKDAYS)
     assert changed["timezone"] == "America/New_York" and changed["week"]["monday"] == WORKDAYS["monday"]

@@ -15,12 +15,13 @@ from botyard.agents.roster import enabled_agents
 from botyard.agents.rules import HUMAN_ESCALATION
 from botyard.answering import variables
 from botyard.answering.base import Turn
+from botyard.answering.built_in import with_hand_off
 from botyard.answering.documents import admission
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roster
 from botyard.answering.sweep import stream_owner
 from botyard.chat import access, conversation, ratelimit
 from botyard.chatbots import service as chatbots
-from botyard.chatbots.handoff.service import handoff
+from botyard.chatbots.handoff.service import handoff, hands_off_requests
 from botyard.db.session import Database
 from botyard.errors import not_found
 from botyard.i18n import DEFAULT, Language
@@ -37,7 +38,7 @@ from botyard.models import (
     WebhookEvent,
 )
 from botyard.outbox import events as webhooks
-from botyard.people.availability import someone_there
+from botyard.people.availability import people_there, someone_there
 from botyard.retrieval.relevance import Strictness
 from botyard.session_documents import service as session_documents
 from botyard.session_documents.budget import AttachedDocument
@@ -142,7 +143,7 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
         agent=agent,
         live_chat=live_chat,
         monitored=next((card.monitored for card in read.roster.cards if card.monitored), []),
-        offers_person=any(card.type == HUMAN_ESCALATION for card in read.roster.cards),
+        offers_person=any(card.type == HUMAN_ESCALATION and card.uuid for card in read.roster.cards),  # an agent's
         background=read.roster.background,
         documents=admitted.documents,
         refusal=admitted.refusal,
@@ -158,7 +159,10 @@ async def _read(db: AsyncSession, ask: Ask, tools: bool, now: datetime) -> _Read
     enabled = await enabled_agents(db, chatbot.uuid, functions=tools)
     spoken = await chatbots.language(db, chatbot)  # remembered per knowledge version: a query once per change
     new, earlier = await session_documents.for_message(db, owner, session.uuid, ask.document_uuids)
-    return _Read(session, chatbot, owner, list(turns), roster(enabled, tools=tools), spoken.language, new, earlier)
+    routed = roster(enabled, tools=tools)
+    if routed.cards and not any(card.type == HUMAN_ESCALATION for card in routed.cards):
+        routed = replace(routed, cards=with_hand_off(routed.cards, enabled=await hands_off_requests(db, chatbot.uuid)))
+    return _Read(session, chatbot, owner, list(turns), routed, spoken.language, new, earlier)
 
 
 async def _store(
@@ -213,9 +217,12 @@ async def _office_hours(
     if agent is None or not agent.human_requested:
         return agent, False
 
+    # The built-in hand-off (no agent row) promises only a person of the account, never a program's inbox.
+    there = someone_there if agent.uuid else people_there
+
     async def promised(db: AsyncSession) -> tuple[bool, str]:
         rules = await handoff(db, chatbot.uuid, now)
-        return rules.open and await someone_there(db, chatbot.account_uuid), rules.after_hours_message
+        return rules.open and await there(db, chatbot.account_uuid), rules.after_hours_message
 
     person, message = await database.read_briefly(promised)
     return (agent, False) if person else (replace(agent, reply=message), True)

@@ -5,7 +5,9 @@ share of the question's weighted words it contains (each word weighs its idf in 
 decision), its heading's words counting half, plus half the cosine of its chunk with the question, so that where
 no passage repeats the question's words (a paraphrase) the chunk closest in meaning speaks. The best passage is
 quoted with what completes it: the sentence right after it in the same paragraph, the rest of its list, and the
-few other passages that score nearly as well.
+few other passages that score nearly as well and are about the question themselves (`Quoted.on_subject`): a
+passage of another subject never rides along on the cosine its knowledge shares with the question (the insurance
+pair's "Please bring your policy number" under an answer about discounts for pensioners).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from botyard.answering.asked import Kind, asked_kinds, stated_kinds
 from botyard.answering.base import CitedHit
 from botyard.passages import Passage, PassageKind, passages, word_count, words
 from botyard.retrieval.lexical import index_terms
-from botyard.retrieval.relevance import coverage
+from botyard.retrieval.relevance import REQUIRED, Strictness, coverage
 
 MAX_PASSAGES = 3
 """Passages quoted besides a list's other items."""
@@ -32,6 +34,14 @@ HEADING_SHARE = 0.5
 """What a heading's words count for the passages under it."""
 MEANING_SHARE = 1.0
 """What the cosine of a passage's chunk with the question adds to the passage's score."""
+ON_SUBJECT = REQUIRED[Strictness.BALANCED]
+"""The evidence (cosine plus the share of the question's weighted words) at which the relevance decision takes a
+chunk to be about the question (`relevance.REQUIRED`, balanced). A passage quoted beside the best one must be about
+the question itself: its chunk reaches this evidence, or the passage is this close in meaning, or it has a word of
+the question (or states the kind of value asked for: a price, a time). Another subject of the same business is not
+far below in meaning (the insurance pair's chunk was 0.25 from a question about discounts for pensioners, its
+sentences 0.2-0.35, with the bundled MiniLM), so a closeness that only says "this business" lets nothing ride
+along."""
 READ_CHUNKS = 512
 """Chunks whose passages are kept read per process. A read chunk of `bench/chat.py`'s knowledge (about 1 kB of text)
 holds about 19 kB (its passages' term sets): 4,096 of them added 78 MB to a server's peak RSS at 10k chunks, 512 add
@@ -44,6 +54,9 @@ class Quoted:
     """The hit the passage comes from (best first)."""
     passage: Passage
     score: float
+    on_subject: bool = True
+    """Whether the passage is about the question by itself (`ON_SUBJECT`): only such a passage is quoted beside the
+    best one."""
 
 
 @dataclass(frozen=True)
@@ -115,8 +128,18 @@ def candidates(
             position = read.passage.position
             meaning = max(meanings[position], 0.0) if meanings is not None else chunk_meaning
             again = bool(own and seen) and " ".join(read.passage.text.split()) in seen
-            found.append(Quoted(rank, read.passage, _score(own if again and own else weights, read, meaning, kinds)))
+            asked = own if again and own else weights
+            on_subject = chunk_meaning + cited.hit.coverage >= ON_SUBJECT or meaning >= ON_SUBJECT
+            on_subject = on_subject or _shares(asked, read, kinds)
+            found.append(Quoted(rank, read.passage, _score(asked, read, meaning, kinds), on_subject))
     return found
+
+
+def _shares(weights: Mapping[str, float], read: _Read, kinds: set[Kind]) -> bool:
+    """Whether the passage or its heading has one of the question's words, or states the kind of value it asks."""
+    if any(term in read.terms or term in read.heading_terms for term in weights):
+        return True
+    return bool(kinds) and bool(stated_kinds(read.passage.text, kinds))
 
 
 def _similar(a: Passage, b: Passage) -> bool:
@@ -199,7 +222,7 @@ def select(found: list[Quoted]) -> list[Quoted]:
         if others == MAX_PASSAGES - 1 or quoted.score < FOLLOWER_SHARE * best.score or quoted.score <= 0:
             break
         length = word_count(quoted.passage.text)
-        if quoted in chosen or total + length > MAX_WORDS or _asks(quoted.passage):
+        if quoted in chosen or total + length > MAX_WORDS or _asks(quoted.passage) or not quoted.on_subject:
             continue
         if any(_similar(quoted.passage, c.passage) for c in chosen):
             continue

@@ -183,6 +183,17 @@ def _intended(reading: Reading, types: list[str]) -> tuple[Intent, int] | None:
     return None
 
 
+def clearly_asks_for_person(reading: Reading) -> bool:
+    """Whether the message or a clause asks for a person as clearly as spam must be spam (`UNWANTED_FLOOR`,
+    `UNWANTED_LEAD`): the built-in hand-off (`answering.built_in`) is on in every chatbot, and a question handed to
+    a person is as lost to the knowledge as one refused as spam ("Do you offer botox?" is 0.37 from "I need a live
+    agent", a real request 0.55 and more). An owner's human-escalation agent asks less (`PERSON_FLOOR`)."""
+    return any(
+        unit.intent == Intent.PERSON and unit.similarity >= UNWANTED_FLOOR and unit.lead >= UNWANTED_LEAD
+        for unit in reading.intents
+    )
+
+
 def _topic_lead(reading: Reading, index: int, facing: list[int]) -> float:
     """How much closer the pre-canned candidate `index` is than any user-facing one, in its best unit (a unit that
     asks for a person or is small talk is about no topic)."""

@@ -14,19 +14,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from botyard.agents.roster import EnabledAgents
-from botyard.agents.rules import (
-    DEFAULT_MESSAGES,
-    HUMAN_ESCALATION,
-    SPAM_DEFENSE,
-    USER_FACING,
-)
+from botyard.agents.rules import DEFAULT_MESSAGES, HUMAN_ESCALATION, SPAM_DEFENSE, USER_FACING
+from botyard.answering.asked import asked_kinds
 from botyard.answering.evidence import Reading, VectorCache, read
-from botyard.answering.intents import clauses
+from botyard.answering.intents import Intent, clauses
 from botyard.answering.judge import ModelJudge
 from botyard.answering.routing import (
     SMALL_TALK_WORDS,
     Candidate,
     Decision,
+    clearly_asks_for_person,
     decide,
     rated,
     small_talk,
@@ -236,6 +233,11 @@ class AgentRouter:
         guard = next((card for card in cards if card.type == SPAM_DEFENSE), None)
         if guard is not None and (spam := spam_reason(query)) is not None:
             return chosen(guard, variables, forced=True, reason=f"spam: {spam}")
+        agents = [card for card in cards if card.uuid]  # not the built-in hand-off (`answering.built_in`)
+        if len(agents) < len(cards):
+            if await self._asks_for_person(query, cards):
+                return chosen(cards[-1], variables, forced=False, reason=Intent.PERSON)
+            cards = agents
         if len(cards) == 1:
             # Offline, the only user-facing agent greets small talk back when its knowledge has no answer.
             only = cards[0]
@@ -243,12 +245,7 @@ class AgentRouter:
             return chosen(only, variables, forced=True, reason="only agent", greets=greets)
         candidates = [
             Candidate(
-                card.uuid,
-                card.name,
-                card.description,
-                bias=card.meta.bias or 0.0,
-                stickness=card.meta.stickness or 0.0,
-                type=card.type,
+                card.uuid, card.name, card.description, card.meta.bias or 0.0, card.meta.stickness or 0.0, card.type
             )
             for card in cards
         ]
@@ -264,6 +261,15 @@ class AgentRouter:
         reading = await self._reading(query, candidates)
         chat = small_talk(candidates, query, reading) if reading is not None else None
         return chat.reply if chat is not None else None
+
+    async def _asks_for_person(self, query: str, cards: Sequence[AgentCard]) -> bool:
+        """Whether `query` clearly asks for a person, by the vectors (not risked on key terms); a question for a value
+        (a phone number, a price: `asked`) is the knowledge's, which may state it (07's "Unter welcher Nummer ..."
+        is 0.69 from "Kann mich jemand anrufen?")."""
+        if asked_kinds(query):
+            return False
+        reading = await self._reading(query, [Candidate(c.uuid, c.name, c.description, type=c.type) for c in cards])
+        return reading is not None and clearly_asks_for_person(reading)
 
     async def _decide(self, candidates: Sequence[Candidate], query: str, previous_uuid: str | None) -> Decision:
         """Small talk by the vectors (no need to ask a model); then the model's ratings when there is a model, else

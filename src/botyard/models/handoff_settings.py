@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text
+from sqlalchemy import ForeignKey, String, Text, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, utcnow
@@ -27,4 +27,7 @@ class HandoffSettings(Base):
     """Weekday (`monday`...) to its open intervals, `[["09:00", "12:30"], ["13:30", "17:00"]]` (end may be `24:00`)."""
     after_hours_message: Mapped[str] = mapped_column(Text, default="")
     """The reply to a visitor who asks for a person after hours (empty: the default of `botyard.chatbots.handoff`)."""
+    hand_off_requests: Mapped[bool] = mapped_column(default=True, server_default=true())
+    """True (the default): a visitor who asks for a person is handed to the account's people who take conversations
+    even when the chatbot has no human-escalation agent (`answering.supervisor.BUILT_IN_HAND_OFF`)."""
     modified_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -23,6 +23,12 @@ async def someone_there(db: AsyncSession, account_uuid: str) -> bool:
     return not takers or any(not away for _email, away in takers)
 
 
+async def people_there(db: AsyncSession, account_uuid: str) -> bool:
+    """Whether one of the account's people who take conversations is there (not away): what the built-in hand-off
+    of a chatbot without a human-escalation agent promises (`answering.built_in`)."""
+    return any(not away for _email, away in await UserRepository(db).takers(account_uuid, TAKERS))
+
+
 async def addresses_of_those_there(db: AsyncSession, account_uuid: str) -> list[str]:
     """The email addresses of the account's people who take conversations and are not away (whom a waiting
     visitor is announced to when a chatbot lists no addresses of its own)."""

@@ -32,6 +32,11 @@ class OfficeHoursUpdate(RequestModel):
     after_hours_message: Annotated[str, StringConstraints(max_length=2000)] | None = Field(
         default=None, description="The reply to a visitor asking for a person after hours (empty: the default)."
     )
+    hand_off_requests: bool | None = Field(
+        default=None,
+        description="On (the default): a visitor who asks for a person is handed to the account's people who take "
+        "conversations even when the chatbot has no human-escalation agent. Off: only such an agent hands off.",
+    )
 
 
 class Interval(TypedDict):
@@ -51,6 +56,8 @@ class OfficeHours(TypedDict):
     """What a visitor asking for a person after hours is told (the default when none was set)."""
     open_now: bool
     """Whether a person is promised right now (always true while `enabled` is false)."""
+    hand_off_requests: bool
+    """Whether a request for a person is handed off without a human-escalation agent (on by default)."""
 
 
 class NotificationsUpdate(RequestModel):

@@ -35,6 +35,8 @@ class Handoff:
     """A person is promised now (no office hours, or inside them)."""
     after_hours_message: str
     notify_emails: tuple[str, ...]
+    hand_off_requests: bool = True
+    """A request for a person is handed off even without a human-escalation agent (the owner's setting)."""
 
 
 def _open(row: HandoffSettings | None, now: datetime) -> bool:
@@ -47,7 +49,14 @@ async def handoff(db: AsyncSession, chatbot_uuid: str, now: datetime) -> Handoff
     row = await HandoffSettingsRepository(db).of_chatbot(chatbot_uuid)
     message = (row.after_hours_message if row is not None else "") or DEFAULT_AFTER_HOURS_MESSAGE
     emails = tuple(row.notify_emails) if row is not None else ()
-    return Handoff(open=_open(row, now), after_hours_message=message, notify_emails=emails)
+    requests = row.hand_off_requests if row is not None else True
+    return Handoff(_open(row, now), message, emails, requests)
+
+
+async def hands_off_requests(db: AsyncSession, chatbot_uuid: str) -> bool:
+    """Whether a request for a person is handed off without a human-escalation agent (on until the owner says)."""
+    row = await HandoffSettingsRepository(db).of_chatbot(chatbot_uuid)
+    return row is None or row.hand_off_requests
 
 
 async def _row(db: AsyncSession, chatbot_uuid: str, now: datetime) -> HandoffSettings:
@@ -62,6 +71,7 @@ async def _row(db: AsyncSession, chatbot_uuid: str, now: datetime) -> HandoffSet
                 timezone="UTC",
                 week={},
                 after_hours_message="",
+                hand_off_requests=True,
                 modified_at=now,
             )
         )
@@ -90,6 +100,8 @@ async def update_office_hours(
         raise validation_error(f"Invalid office hours: {error}") from None
     if body.enabled is not None:
         values["office_hours_enabled"] = body.enabled
+    if body.hand_off_requests is not None:
+        values["hand_off_requests"] = body.hand_off_requests
     if "after_hours_message" in given:
         values["after_hours_message"] = (body.after_hours_message or "").strip()
     repository = HandoffSettingsRepository(db)
@@ -106,6 +118,7 @@ def _office_hours_out(chatbot_uuid: str, row: HandoffSettings | None, now: datet
         "week": {day: [Interval(start=s, end=e) for s, e in week.get(day, [])] for day in hours.DAYS},
         "after_hours_message": (row.after_hours_message if row is not None else "") or DEFAULT_AFTER_HOURS_MESSAGE,
         "open_now": _open(row, now),
+        "hand_off_requests": row.hand_off_requests if row is not None else True,
     }
 
 

@@ -101,11 +101,47 @@ function officeHoursForm(bot, signal) {
   return form;
 }
 
+function requestsForm(bot, signal) {
+  const note = notice();
+  const on = checkbox("Hand a visitor who asks for a person to your team, without a human-escalation agent");
+  const state = h("p", { class: "hint", "aria-live": "polite" });
+  const save = h("button", { type: "submit", "data-needs": "manage" }, "Save");
+  const form = h(
+    "form",
+    { class: "card", "aria-labelledby": "requests-h" },
+    h("h2", { id: "requests-h" }, "When a visitor asks for a person"),
+    state,
+    on.element,
+    save,
+    note.element,
+  );
+  const show = (hours) => {
+    on.input.checked = hours.hand_off_requests;
+    state.textContent = hours.hand_off_requests
+      ? "On: \u201cCan I speak to a real person?\u201d goes to the people of your account who take conversations " +
+        "(the inbox); when none of them is there, the visitor gets the after-hours reply and the contact form. " +
+        "A human-escalation agent of yours replaces this."
+      : "Off: only a human-escalation agent hands a visitor to a person.";
+  };
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    busy(save, note, async () => {
+      show(await post(`/chatbot/${bot}/office-hours`, { hand_off_requests: on.input.checked }));
+      note.ok("Saved.");
+    });
+  });
+  get(`/chatbot/${bot}/office-hours`, { signal }).then(show, (error) => {
+    if (error.name !== "AbortError") note.error(error);
+  });
+  return form;
+}
+
 /** The chatbot settings page's hand-off section. */
 export function handoffSection(ctx) {
   return h(
     "section",
     { "aria-label": "Hand-off to a person" },
+    requestsForm(ctx.chatbot.uuid, ctx.signal),
     notificationsForm(ctx.chatbot.uuid, ctx.signal),
     officeHoursForm(ctx.chatbot.uuid, ctx.signal),
   );
