@@ -2,7 +2,7 @@
 without a human-escalation agent (on by default, existing chatbots included)
 
 Revision ID: 31d3bd20e2cc
-Revises: d2a7c5e9f3b1
+Revises: b4e8d1a6c3f9
 Create Date: 2026-12-01 23:14:40.414646
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "31d3bd20e2cc"
-down_revision: str | None = "d2a7c5e9f3b1"
+down_revision: str | None = "b4e8d1a6c3f9"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
