@@ -1,7 +1,8 @@
 """The review loop end to end in Chromium: a visitor rates an answer down in the widget (on the customer's site);
-the owner, signed in to the dashboard, picks the chatbot and opens Review (two clicks), writes the right answer
-and saves it (a third click), which replaces the answer of the Q&A pair that answered; the next visitor gets the
-fix. The Tests page imports a CSV set, runs it, and after a change to the knowledge shows what the change fixed.
+the owner, signed in to the dashboard, picks the chatbot and opens Review (two clicks), writes the right answer,
+reads the answer of the question's own Q&A pair the item names and ticks replacing it (unticked until then), and
+saves (the third click and one tick); the next visitor gets the fix. The Tests page imports a CSV set, runs it,
+and after a change to the knowledge shows what the change fixed.
 Screenshots: `tests/artifacts/review-*.png`, `tests/artifacts/tests-*.png`."""
 
 from __future__ import annotations
@@ -78,8 +79,13 @@ def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_three_clic
         expect(group.get_by_role("link", name="Open the conversation")).to_have_attribute(
             "href", f"#/bot/{bot}/conversations/{server.api('GET', f'/chatbot/{bot}/sessions')[0]['uuid']}"
         )
-        expect(group.get_by_label("Replace the answer of the Q&A pair that answered")).to_be_checked()
+        replace = group.get_by_label(f"Replace the answer of the Q&A pair “{QUESTION}” instead of adding a pair")
+        expect(replace).not_to_be_checked()  # never replaced unless the owner says so
+        expect(group.locator(".qa-pair")).to_contain_text(f"The Q&A pair “{QUESTION}” answers now:")
+        expect(group.locator(".qa-pair blockquote")).to_contain_text("9 to 5")  # its current answer
+        expect(group.get_by_label("Right answer")).to_have_value("")
         group.get_by_label("Right answer").fill(FIX)
+        replace.check()
         page.screenshot(path=artifacts / "review-dashboard.png", full_page=True)
         group.get_by_role("button", name="Save answer").click()  # click 3
         expect(page.get_by_role("status").filter(has_text=f"Q&A pair updated: “{QUESTION}”")).to_be_visible()
