@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, FrameLocator, Page, expect
 
@@ -102,6 +103,44 @@ def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_three_clic
     expect(chat.locator(ANSWERED).last).to_contain_text("8 to 6")
     visitor.screenshot(path=artifacts / "review-widget.png")
     assert problems == []
+
+
+JO = "Hi, this is Jo at reception: I have booked you in for Tuesday at 10."
+
+
+def test_a_persons_live_chat_reply_is_shown_as_theirs_and_never_put_in_the_answer_box(
+    server: Service, context: BrowserContext
+) -> None:
+    """The trial's case: the page offered Jo's reply to one visitor as the answer for everyone."""
+    bot = make_chatbot(server, "Desk bot")
+    session = server.api("POST", f"/chatbot/{bot}/session/create")["uuid"]
+    stream = httpx.post(
+        f"{server.base}/api/v1/session/{session}/message/stream",
+        json={"query": "Do you offer botox injections?"},
+        headers={"Authorization": f"Bearer {server.key}"},
+        timeout=30,
+    )
+    assert stream.status_code == 200, stream.text
+    server.api("POST", f"/session/{session}/live-chat/start")
+    server.api("POST", f"/session/{session}/live-chat/message", {"text": JO})
+    dashboard = Dashboard(context, server)
+    dashboard.sign_in()
+    page = dashboard.open(f"/bot/{bot}/review", "Review: Desk bot")
+    group = (
+        page.get_by_role("list", name="Answers to review")
+        .get_by_role("listitem")
+        .filter(has=page.get_by_role("heading", level=2))
+    )
+    expect(group).to_have_count(1)
+    expect(group.locator(".operator")).to_contain_text(f"A person replied to this visitor in live chat: {JO}")
+    expect(group.get_by_label("Right answer")).to_have_value("")
+    group.get_by_label("Right answer").fill("No, we do not offer botox.")
+    group.get_by_role("button", name="Save answer").click()
+    expect(
+        page.get_by_role("status").filter(has_text="Q&A pair added: “Do you offer botox injections?”")
+    ).to_be_visible()
+    assert len(server.api("GET", f"/chatbot/{bot}/data-sources")) == 2
+    assert dashboard.problems == []
 
 
 CSV = f"""question,expect_any,expect
