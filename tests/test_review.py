@@ -6,8 +6,6 @@ missing ones; bad input loses nothing."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from starlette.testclient import TestClient
 
@@ -15,10 +13,10 @@ from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.unanswered.grouping import normalised
 from tests.support.agents import PERSON, agent
 from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp
-from tests.support.chat import ask, messages, new_session, sse_events
 from tests.support.jobs import process
+from tests.support.review import asked, queue, rated_down
 from tests.support.sources import qa, sources, upload
-from tests.support.widget import give_feedback, widget_ask, widget_session
+from tests.support.widget import give_feedback, widget_session
 
 VOUCHERS = ("Do you sell gift vouchers?", "Yes, gift vouchers of 25, 50 or 100 EUR are sold at reception.")
 CLINIC = b"""# Discounts
@@ -36,28 +34,6 @@ def clinic(alice: Api) -> str:
     upload(alice, bot, "clinic.md", CLINIC)
     process(alice.client)
     return bot
-
-
-def queue(api: Api, bot: str, **params: Any) -> dict[str, Any]:
-    found: dict[str, Any] = api.ok(api.get(f"/chatbot/{bot}/review", params=params))
-    return found
-
-
-def asked(api: Api, bot: str, question: str) -> dict[str, Any]:
-    """Ask in a new session; the stored answer."""
-    session = new_session(api, bot)
-    assert ask(api, session, question).status_code == 200
-    answer: dict[str, Any] = messages(api, session)[-1]
-    return {**answer, "session_uuid": session}
-
-
-def rated_down(client: TestClient, bot: str, question: str) -> tuple[str, str]:
-    """A widget visitor asks and rates the answer down; the session and the answer's uuid."""
-    chat = widget_session(client, bot)
-    end = sse_events(widget_ask(client, chat, question).text)[-1]
-    answer: str = end[1]["message_uuid"]
-    assert give_feedback(client, chat, answer, {"rating": "down", "comment": "wrong"}).status_code == 200
-    return chat, answer
 
 
 def test_refused_unsure_handed_off_and_rated_down_answers_are_in_the_queue(
@@ -85,6 +61,7 @@ def test_refused_unsure_handed_off_and_rated_down_answers_are_in_the_queue(
         "asked_at": item["asked_at"],
         "qa_source_uuid": None,
         "operator_reply": None,
+        "qa_pair": None,
     }
     assert_timestamp(item["asked_at"])
     [botox] = [group for group in found["groups"] if group["items"] == [item]]
@@ -97,6 +74,7 @@ def test_refused_unsure_handed_off_and_rated_down_answers_are_in_the_queue(
     assert rated["message_uuid"] == down and rated["session_uuid"] == chat and "100 EUR" in rated["reply"]
     [pair] = [each for each in sources(alice, clinic) if each["type"] == "qa"]
     assert rated["qa_source_uuid"] == pair["uuid"]  # the pair that answered: what a fix may edit
+    assert rated["qa_pair"]["uuid"] == pair["uuid"] and rated["qa_pair"]["same_question"] is True
     assert answered["uuid"] not in {item["message_uuid"] for item in items}
 
 

@@ -36,6 +36,7 @@ class ErrorCode(StrEnum):
     URL_REFUSED = "url_refused"
     UNKNOWN_UUIDS = "unknown_uuids"
     NOT_A_QA_SOURCE = "not_a_qa_source"
+    QA_PAIR_NOT_OFFERED = "qa_pair_not_offered"
     RATE_LIMITED = "rate_limited"
     TOO_MANY_STREAMS = "too_many_streams"
     LIVE_CHAT_ACTIVE = "live_chat_active"
@@ -76,6 +77,7 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.URL_REFUSED: 422,
     ErrorCode.UNKNOWN_UUIDS: 422,
     ErrorCode.NOT_A_QA_SOURCE: 422,
+    ErrorCode.QA_PAIR_NOT_OFFERED: 409,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.TOO_MANY_STREAMS: 429,
     ErrorCode.LIVE_CHAT_ACTIVE: 409,

@@ -1,7 +1,8 @@
 """The review loop end to end in Chromium: a visitor rates an answer down in the widget (on the customer's site);
-the owner, signed in to the dashboard, picks the chatbot and opens Review (two clicks), writes the right answer
-and saves it (a third click), which replaces the answer of the Q&A pair that answered; the next visitor gets the
-fix. The Tests page imports a CSV set, runs it, and after a change to the knowledge shows what the change fixed.
+the owner, signed in to the dashboard, picks the chatbot and opens Review (two clicks), writes the right answer,
+reads the answer of the question's own Q&A pair the item names and ticks replacing it (unticked until then), and
+saves (the third click and one tick); the next visitor gets the fix. The Tests page imports a CSV set, runs it,
+and after a change to the knowledge shows what the change fixed.
 Screenshots: `tests/artifacts/review-*.png`, `tests/artifacts/tests-*.png`."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, FrameLocator, Page, expect
 
@@ -78,8 +80,13 @@ def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_three_clic
         expect(group.get_by_role("link", name="Open the conversation")).to_have_attribute(
             "href", f"#/bot/{bot}/conversations/{server.api('GET', f'/chatbot/{bot}/sessions')[0]['uuid']}"
         )
-        expect(group.get_by_label("Replace the answer of the Q&A pair that answered")).to_be_checked()
+        replace = group.get_by_label(f"Replace the answer of the Q&A pair “{QUESTION}” instead of adding a pair")
+        expect(replace).not_to_be_checked()  # never replaced unless the owner says so
+        expect(group.locator(".qa-pair")).to_contain_text(f"The Q&A pair “{QUESTION}” answers now:")
+        expect(group.locator(".qa-pair blockquote")).to_contain_text("9 to 5")  # its current answer
+        expect(group.get_by_label("Right answer")).to_have_value("")
         group.get_by_label("Right answer").fill(FIX)
+        replace.check()
         page.screenshot(path=artifacts / "review-dashboard.png", full_page=True)
         group.get_by_role("button", name="Save answer").click()  # click 3
         expect(page.get_by_role("status").filter(has_text=f"Q&A pair updated: “{QUESTION}”")).to_be_visible()
@@ -96,6 +103,44 @@ def test_from_a_thumbs_down_to_a_fix_that_answers_the_next_visitor_in_three_clic
     expect(chat.locator(ANSWERED).last).to_contain_text("8 to 6")
     visitor.screenshot(path=artifacts / "review-widget.png")
     assert problems == []
+
+
+JO = "Hi, this is Jo at reception: I have booked you in for Tuesday at 10."
+
+
+def test_a_persons_live_chat_reply_is_shown_as_theirs_and_never_put_in_the_answer_box(
+    server: Service, context: BrowserContext
+) -> None:
+    """The trial's case: the page offered Jo's reply to one visitor as the answer for everyone."""
+    bot = make_chatbot(server, "Desk bot")
+    session = server.api("POST", f"/chatbot/{bot}/session/create")["uuid"]
+    stream = httpx.post(
+        f"{server.base}/api/v1/session/{session}/message/stream",
+        json={"query": "Do you offer botox injections?"},
+        headers={"Authorization": f"Bearer {server.key}"},
+        timeout=30,
+    )
+    assert stream.status_code == 200, stream.text
+    server.api("POST", f"/session/{session}/live-chat/start")
+    server.api("POST", f"/session/{session}/live-chat/message", {"text": JO})
+    dashboard = Dashboard(context, server)
+    dashboard.sign_in()
+    page = dashboard.open(f"/bot/{bot}/review", "Review: Desk bot")
+    group = (
+        page.get_by_role("list", name="Answers to review")
+        .get_by_role("listitem")
+        .filter(has=page.get_by_role("heading", level=2))
+    )
+    expect(group).to_have_count(1)
+    expect(group.locator(".operator")).to_contain_text(f"A person replied to this visitor in live chat: {JO}")
+    expect(group.get_by_label("Right answer")).to_have_value("")
+    group.get_by_label("Right answer").fill("No, we do not offer botox.")
+    group.get_by_role("button", name="Save answer").click()
+    expect(
+        page.get_by_role("status").filter(has_text="Q&A pair added: “Do you offer botox injections?”")
+    ).to_be_visible()
+    assert len(server.api("GET", f"/chatbot/{bot}/data-sources")) == 2
+    assert dashboard.problems == []
 
 
 CSV = f"""question,expect_any,expect

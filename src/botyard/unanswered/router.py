@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from botyard.chat.schemas import TimestampParam
 from botyard.deps import AppClock, AppRetriever, CurrentAccount, DbSession
 from botyard.schemas import MAX_SQL_INTEGER
-from botyard.unanswered import review, service
+from botyard.unanswered import fixes, review, service
 from botyard.unanswered.schemas import (
     Answered,
     Dismissed,
@@ -81,20 +81,23 @@ async def list_review(
     """The review queue: every open answer that was refused, unsure (`meta_json.confidence` `low`), handed to a
     person or rated down (`reasons`: `refused`, `unsure`, `handed_off`, `thumbs_down`), grouped by meaning (the same
     question in other words or languages together), the group most visitors met first. Each item has the question,
-    the bot's reply, its session and message, and the Q&A source it quoted (`qa_source_uuid`), if any."""
+    the bot's reply, its session and message, and the Q&A pair it quoted (`qa_pair`: its question and answer, and
+    whether it is the question's own, the only kind a fix may replace). A hand-off a person took and answered is not
+    listed."""
     window = (start_timestamp, end_timestamp)
     return await review.list_review(db, retriever, account, uuid, window, (limit, offset))
 
 
 @router.post("/chatbot/{uuid}/review/fix", response_model=ReviewFixed, tags=["review"])
 async def fix_review(
-    uuid: str, body: ReviewFix, db: DbSession, account: CurrentAccount, clock: AppClock
+    uuid: str, body: ReviewFix, db: DbSession, account: CurrentAccount, retriever: AppRetriever, clock: AppClock
 ) -> ReviewFixed:
     """Fix answers in one step, from the queue or from any transcript: `answer` becomes a Q&A pair (question: the
-    first message's, unless `question` is given), or edits the chatbot's Q&A source `data_source_uuid` (the pair
-    that answered badly); it is processed and indexed like any source, and the answers' review items close. 404 when
-    none of `message_uuids` is an answer of the chatbot."""
-    return await review.fix(db, account, uuid, body, clock())
+    first message's, unless `question` is given), or replaces the answer of the Q&A pair `data_source_uuid` when it
+    is the question's own (an item's `qa_pair` with `same_question`; any other pair answers 409
+    `qa_pair_not_offered`); it is processed and indexed like any source, and the answers' review items close. 404
+    when none of `message_uuids` is an answer of the chatbot."""
+    return await fixes.fix(db, retriever, account, uuid, body, clock())
 
 
 @router.post("/chatbot/{uuid}/review/accept", response_model=ReviewAccepted, tags=["review"])
@@ -103,4 +106,4 @@ async def accept_review(
 ) -> ReviewAccepted:
     """ "This answer is right": the answers' review items close, and nothing changes in the knowledge. 404 when none
     of `message_uuids` is an answer of the chatbot."""
-    return await review.accept(db, account, uuid, body, clock())
+    return await fixes.accept(db, account, uuid, body, clock())

@@ -78,6 +78,17 @@ ReviewReason = Literal["refused", "unsure", "thumbs_down", "handed_off"]
 MessageUuids = Annotated[list[Uuid], Field(min_length=1, max_length=MAX_QUESTIONS)]
 
 
+class ReviewPair(TypedDict):
+    """A Q&A pair the reply quoted, as it reads now: what a fix would replace (`unanswered.pairs`)."""
+
+    uuid: str
+    question: str
+    answer: str
+    same_question: bool
+    """Whether its question is the same question as the item's (it would be in the item's group): only then may a
+    fix replace it (`data_source_uuid`); a pair that only lent the reply a sentence is another question's."""
+
+
 class ReviewItem(TypedDict):
     """One answer to review: the visitor's question, the bot's reply, where it was said, and why it is here."""
 
@@ -88,9 +99,13 @@ class ReviewItem(TypedDict):
     reason: ReviewReason
     asked_at: str
     qa_source_uuid: str | None
-    """The Q&A source the reply quoted first, if it quoted one: what a fix may edit instead of adding a pair."""
+    """The Q&A source the reply quoted first, if it quoted one (`qa_pair` says whether a fix may replace it)."""
     operator_reply: str | None
-    """What a person replied next in the conversation (live chat), if one did: a fix's answer, ready to save."""
+    """What a person replied next in the conversation (live chat), if one did: their reply to that visitor, shown
+    for context, never a fix's answer for everyone."""
+    qa_pair: ReviewPair | None
+    """The Q&A pair a fix would replace, named with its current question and answer: the first quoted pair that is
+    the question's own (`same_question`), else the first quoted one (then a fix adds a pair); None when none."""
 
 
 class ReviewGroup(TypedDict):
@@ -130,8 +145,9 @@ class ReviewFix(RequestModel):
     )
     data_source_uuid: Uuid | None = Field(
         default=None,
-        description="Edit this Q&A source of the chatbot (an item's `qa_source_uuid`: the pair that answered badly) "
-        "instead of adding one; its question stays unless `question` is given.",
+        description="Replace the answer of this Q&A pair instead of adding one: only an item's `qa_pair` whose "
+        "`same_question` is true (the question's own pair); another pair answers 409 `qa_pair_not_offered`. Its "
+        "question stays unless `question` is given. Without it, the fix adds a pair.",
     )
     reference_source_link: ReferenceLink = Field(default=None, description="Where the answer comes from.")
 

@@ -9,11 +9,12 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.chat import service as chat
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
 from botyard.embedding.base import Vectors, decode_vector
 from botyard.errors import not_found
-from botyard.models import UnansweredQuestion, UnansweredStatus
+from botyard.models import Message, UnansweredQuestion, UnansweredReason, UnansweredStatus
 from botyard.retrieval.retriever import Retriever
 from botyard.sources import service as sources
 from botyard.sources.schemas import QaCreate
@@ -37,6 +38,12 @@ async def record(db: AsyncSession, question: UnansweredQuestion) -> None:
 
 def _searched(row: UnansweredQuestion) -> str:
     return row.resolved or row.question
+
+
+def replied_after(replies: dict[str, list[Message]], session_uuid: str, moment: datetime) -> list[Message]:
+    """The operators' replies of `replies` (by session, oldest first) in that session at or after `moment`."""
+    since = moment.replace(tzinfo=None)
+    return [row for row in replies.get(session_uuid, []) if row.created_at.replace(tzinfo=None) >= since]
 
 
 async def stored_or_embedded(
@@ -65,14 +72,30 @@ async def list_groups(
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     rows = await UnansweredRepository(db).open_questions(chatbot.uuid, *window, MAX_QUESTIONS + 1)
     capped, rows = len(rows) > MAX_QUESTIONS, rows[:MAX_QUESTIONS]
+    replies = await chat.operator_replies(db, list({row.session_uuid for row in rows}))
+    rows = [row for row in rows if not _taken(row, replies)]
     vectors = [await stored_or_embedded(retriever, row.vector, row.embedder, _searched(row)) for row in rows]
+    own = [await _own_vector(retriever, row, vector) for row, vector in zip(rows, vectors, strict=True)]
     parts = retriever.embedder.parts if retriever.embedder is not None else ()
     # A few tenths of a second of numpy for thousands of questions: off the event loop, which streams answers.
-    grouped = await asyncio.to_thread(group, [row.question for row in rows], vectors, parts)
+    texts, searched = [row.question for row in rows], [_searched(row) for row in rows]
+    grouped = await asyncio.to_thread(group, texts, vectors, parts, searched, own)
     groups = [_to_wire([rows[index] for index in members]) for members in grouped]
     groups.sort(key=lambda found: (found["count"], found["last_asked"]), reverse=True)
     limit, offset = page
     return {"groups": groups[offset : offset + limit], "total": len(groups), "questions": len(rows), "capped": capped}
+
+
+def _taken(row: UnansweredQuestion, replies: dict[str, list[Message]]) -> bool:
+    """A hand-off a person took and answered: it went right, no question left unanswered."""
+    return row.reason == UnansweredReason.HANDED_OFF and bool(replied_after(replies, row.session_uuid, row.created_at))
+
+
+async def _own_vector(retriever: Retriever, row: UnansweredQuestion, searched: Vectors | None) -> Vectors | None:
+    """The vector of the question as asked, when it was searched as something else (a follow-up); else None."""
+    if searched is None or _searched(row).strip() == row.question.strip():
+        return None
+    return await retriever.embed_query(row.question)
 
 
 def _to_wire(rows: Sequence[UnansweredQuestion]) -> UnansweredGroup:

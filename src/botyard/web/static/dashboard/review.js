@@ -1,6 +1,9 @@
 // The review queue (GET /chatbot/{uuid}/review): the answers to look at (refused, unsure, handed to a person, rated
 // down), grouped by meaning, the group most visitors met first. Each group is fixed in one step (its answer becomes a
-// Q&A pair, or edits the pair that answered badly: POST .../review/fix) or closed as right (POST .../review/accept).
+// Q&A pair: POST .../review/fix) or closed as right (POST .../review/accept). A fix replaces a pair's answer only
+// when the owner ticks it, and only the question's own pair (`qa_pair.same_question`), named with its current
+// answer: a pair that only lent the reply a sentence answers another question and is never offered. What a person
+// replied in live chat is shown as what it was, a reply to one visitor, never the answer box's text.
 import { renderMarkdown } from "/static/shared/markdown.js";
 import { get, post } from "./api.js";
 import { badge, busy, checkbox, clear, field, formatDate, h, heading, notice, uid } from "./ui.js";
@@ -15,11 +18,15 @@ const PAGE = 50;
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 function item(bot, entry) {
+  const person = entry.operator_reply
+    ? h("p", { class: "sub operator", dir: "auto" }, "A person replied to this visitor in live chat: ", h("q", {}, entry.operator_reply))
+    : null;
   return h(
     "li",
     { class: "review-item" },
     h("p", { class: "asked", dir: "auto" }, h("strong", {}, entry.question)),
     h("div", { class: "reply", dir: "auto" }, entry.reply ? renderMarkdown(entry.reply, { imageHosts: [] }) : "(no reply)"),
+    person,
     h(
       "p",
       { class: "sub" },
@@ -32,21 +39,36 @@ function item(bot, entry) {
 function groupCard(bot, group, actions) {
   const titleId = uid("q");
   const answer = h("textarea", { rows: "3", required: true, maxlength: "100000", dir: "auto" });
-  answer.value = group.items.map((entry) => entry.operator_reply).find(Boolean) ?? ""; // what a person replied
-  const pair = group.items.map((entry) => entry.qa_source_uuid).find(Boolean);
-  const edit = pair ? checkbox("Replace the answer of the Q&A pair that answered", true) : null;
+  const pairs = group.items.map((entry) => entry.qa_pair).filter(Boolean);
+  const own = pairs.find((found) => found.same_question); // the only kind a fix may replace
+  const edit = own ? checkbox(`Replace the answer of the Q&A pair “${own.question}” instead of adding a pair`, false) : null;
+  const current = own
+    ? h(
+        "div",
+        { class: "qa-pair", dir: "auto" },
+        h("p", { class: "sub" }, `The Q&A pair “${own.question}” answers now:`),
+        h("blockquote", {}, renderMarkdown(own.answer, { imageHosts: [] })),
+      )
+    : pairs.length
+      ? h(
+          "p",
+          { class: "sub qa-pair" },
+          `The reply quoted the Q&A pair “${pairs[0].question}”, which answers another question: saving adds a new Q&A pair and leaves it as it is.`,
+        )
+      : null;
   const save = h("button", { type: "submit", class: "primary" }, "Save answer");
   const right = h("button", { type: "button", "data-needs": "knowledge", onclick: () => actions.accept(group, right) }, "This answer is right");
   const form = h(
     "form",
     { class: "answer-form", "data-needs": "knowledge" },
     field("Right answer", answer, "The chatbot answers this question with it from now on."),
+    current,
     edit?.element,
     h("div", { class: "actions" }, save, right),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    actions.fix(group, answer.value.trim(), edit?.input.checked ? pair : null, save);
+    actions.fix(group, answer.value.trim(), edit?.input.checked ? own.uuid : null, save);
   });
   const met = group.visitors === 1 ? "1 visitor" : `${group.visitors} visitors`;
   return h(
