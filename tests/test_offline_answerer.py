@@ -223,6 +223,9 @@ def test_the_kind_of_value_a_question_asks_for_is_read_in_several_languages() ->
     assert asked_kinds("How much is the Starter plan?") == {Kind.PRICE}
     assert asked_kinds("Bis wann am Nachmittag muss das Rad bei euch sein?") == {Kind.CLOCK}
     assert asked_kinds("Was kostet eine Inspektion?") == {Kind.PRICE}
+    assert (
+        asked_kinds("Is there a good-value deal at noon?") == asked_kinds("Wo ist es am günstigsten?") == {Kind.PRICE}
+    )
     assert asked_kinds("买回去的茶最多能存放多长时间？") == {Kind.DURATION}
     assert asked_kinds("寄到新疆邮费多少钱？") == {Kind.PRICE}
     assert asked_kinds("What's your phone number?") == {Kind.PHONE}

@@ -28,7 +28,8 @@ class Kind(StrEnum):
 _FLAGS = re.IGNORECASE
 _CUES: dict[Kind, re.Pattern[str]] = {
     Kind.PRICE: re.compile(
-        r"\b(how much|price[sd]?|pricing|cost[s]?|charge[sd]?|fees?|wie ?viel|wie teu[er]+|kostet|kosten|preis\w*|"
+        r"\b(how much|price[sd]?|pricing|cost[s]?|charge[sd]?|fees?|deals?|good[- ]value|cheap(?:er|est)?|affordable|"
+        r"wie ?viel|günstig\w*|preiswert\w*|wie teu[er]+|kostet|kosten|preis\w*|"
         r"gebühr\w*|verlang\w*|combien (?:co[uû]t\w*|pour|le|la|les)|prix|tarifs?|co[uû]ts?|frais|"
         r"cu[aá]nto (?:cuesta|cuestan|vale|valen|es|cobr\w*)|precios?|tarifas?|costos?|coste|"
         r"quanto (?:costa|costano|custa|custam)|prezz[oi]|pre[cç]os?)\b|"
