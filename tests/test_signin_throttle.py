@@ -12,13 +12,14 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
+from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import get_or_create_account
 from botyard.config import Settings
 from botyard.main import create_app
-from botyard.models import Role
-from botyard.people import members, passwords
+from botyard.models import Role, SigninAttempt
+from botyard.people import members, passwords, resets
 from botyard.people.devices import COOKIE
 from botyard.people.signin import NETWORK_THROTTLE_AFTER, THROTTLE_AFTER
 from botyard.people.throttle.service import network_key
@@ -238,3 +239,33 @@ def test_networks_are_ipv4_24s_and_ipv6_64s() -> None:
     assert network_key("203.0.114.7").key != network_key("203.0.113.7").key
     assert network_key("2001:db8:1:2::1").key == network_key("2001:db8:1:2:ffff::9").key == "network:2001:db8:1:2::/64"
     assert network_key("unknown").key == "network:unknown"
+
+
+def test_a_reset_link_lets_the_person_in_again(clocked: TestClient, db: Db, clock: ManualClock) -> None:
+    add_person(db, "acme@example.com", EMAIL, Role.EDITOR)
+    for _ in range(THROTTLE_AFTER):
+        assert_error(_attempt(clocked, EMAIL, "wrong password"), 401, "signin_failed")
+    assert_error(_attempt(clocked, EMAIL, PASSWORD), 429, "signin_throttled")
+    _, token = db.run(lambda session: resets.issue_for_email(session, EMAIL, clock()))
+    new = "a brand new password"
+    body = {"token": token, "password": new}
+    assert clocked.post("/api/v1/auth/password-reset", json=body, headers=SAME_ORIGIN).status_code == 200
+    clocked.cookies.clear()
+    assert _attempt(clocked, EMAIL, new).status_code == 200  # a new browser, no device cookie: the wait was lifted
+
+
+def _counts(db: Db) -> int:
+    return int(db.run(lambda session: session.scalar(select(func.count()).select_from(SigninAttempt))))
+
+
+def test_old_counts_start_again_and_are_forgotten(clocked: TestClient, db: Db, clock: ManualClock) -> None:
+    add_person(db, "acme@example.com", EMAIL, Role.EDITOR)
+    for n in range(THROTTLE_AFTER):
+        _attempt(clocked, EMAIL, "wrong password")
+        _attempt(clocked, f"guess{n}@example.com", "wrong password")
+    assert_error(_attempt(clocked, EMAIL, PASSWORD), 429, "signin_throttled")
+    assert _counts(db) == 1 + THROTTLE_AFTER + 1  # the address, each address guessed, and the network
+    clock.advance(86400 + 1)
+    assert _attempt(clocked, EMAIL, PASSWORD).status_code == 200  # a day later the wait and the count are over
+    assert _attempt(clocked, "someone.new@example.com", "wrong password").status_code == 401
+    assert _counts(db) == 3  # the counts that ended were forgotten when a new one began

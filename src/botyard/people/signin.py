@@ -9,8 +9,8 @@ Each attempt, in this order:
    as the same attempts sent one by one.
 2. If a count waits, it answers 429 `signin_throttled` with `Retry-After`, counts nowhere and costs no verification.
    An address or a device waits after `THROTTLE_AFTER` attempts, a network after `NETWORK_THROTTLE_AFTER`: 30 s,
-   then twice as long after each further one, up to 15 minutes; a count quiet for its window (a day; an hour for a
-   network) starts again.
+   then twice as long after each further one, up to 15 minutes; a count starts again a day after it began (a
+   network's after an hour), once it keeps nothing waiting.
 3. The password is verified outside any write transaction (on SQLite a writer holds the one write lock), always
    with one argon2 verification: an unknown address and a member without a password (who joined by single sign-on)
    verify a dummy hash, so the answer (status, body, work) tells nobody which addresses exist.
@@ -95,6 +95,8 @@ async def sign_in(database: Database, attempt: Attempt, now: datetime, lifetime:
         places = await database.write_briefly(lambda db: throttle.take_places(db, keys, now))
     except throttle.Waiting as waiting:
         raise _throttled(waiting) from None
+    if throttle.began_a_count(places):
+        await database.write_briefly(lambda db: throttle.prune(db, now))
     user = await database.read_briefly(lambda db: UserRepository(db).by_email(email))
     if not await verify_password(user.password_hash if user is not None else None, attempt.password):
         raise _failed()

@@ -11,6 +11,8 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from botyard.db.repository import Repository
 from botyard.models import SigninAttempt
 
+PRUNE_BATCH = 500
+
 
 class AttemptRepository(Repository[SigninAttempt]):
     model = SigninAttempt
@@ -33,9 +35,17 @@ class AttemptRepository(Repository[SigninAttempt]):
                 return row
 
     async def prune(self, before: datetime) -> None:
-        """Forget the counts begun before `before` that block nothing any more."""
+        """Forget up to `PRUNE_BATCH` counts begun before `before` that block nothing any more. Rows another
+        transaction holds are skipped (`SKIP LOCKED` on PostgreSQL), so pruning never waits, nor deadlocks with an
+        attempt."""
         blocking = or_(SigninAttempt.blocked_until.is_(None), SigninAttempt.blocked_until <= before)
-        await self.session.execute(delete(SigninAttempt).where(SigninAttempt.window_start < before, blocking))
+        old = (
+            select(SigninAttempt.key)
+            .where(SigninAttempt.window_start < before, blocking)
+            .limit(PRUNE_BATCH)
+            .with_for_update(skip_locked=True)
+        )
+        await self.session.execute(delete(SigninAttempt).where(SigninAttempt.key.in_(old)))
 
     async def forget(self, key: str) -> None:
         await self.session.execute(delete(SigninAttempt).where(SigninAttempt.key == key))

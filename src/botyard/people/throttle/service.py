@@ -80,7 +80,6 @@ async def take_places(db: AsyncSession, keys: Sequence[Key], now: datetime) -> l
 
     The keys' rows are locked in the order of their names, so two attempts sharing two keys never deadlock."""
     repository = AttemptRepository(db)
-    await repository.prune(now - LONGEST_WINDOW)
     ordered = sorted(keys, key=lambda key: key.key)
     rows = [await repository.locked(key.key, now) for key in ordered]
     waits = [(blocked_seconds(_count(row), now) or 0, key) for key, row in zip(ordered, rows, strict=True)]
@@ -93,6 +92,17 @@ async def take_places(db: AsyncSession, keys: Sequence[Key], now: datetime) -> l
         places.append(Place(key, count.failures))
     await db.flush()
     return places
+
+
+async def prune(db: AsyncSession, now: datetime) -> None:
+    """Forget counts that ended (their own transaction: it holds no key an attempt needs, and waits for none)."""
+    await AttemptRepository(db).prune(now - LONGEST_WINDOW)
+
+
+def began_a_count(places: Sequence[Place]) -> bool:
+    """Whether the attempt began a count (a new key, or one whose window had passed): the time to prune, as often
+    as rows are made."""
+    return any(place.place == 1 for place in places)
 
 
 async def forgive(db: AsyncSession, places: Sequence[Place], now: datetime) -> None:
