@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
+from functools import partial
 
 from fastapi import APIRouter, FastAPI, Request
 
@@ -41,6 +42,7 @@ from botyard.members.router import router as members_router
 from botyard.metrics import RequestMetrics, RouteProbe
 from botyard.middleware import RequestBodyGuard
 from botyard.openapi import install as declare_statuses
+from botyard.people import devices
 from botyard.runtime import Runtime
 from botyard.scrape import router as metrics_router
 from botyard.security_headers import SecurityHeaders
@@ -86,6 +88,7 @@ def create_app(
         app.state.oidc = provider_of(settings, runtime.egress)
         app.state.event_watch = EventWatch(runtime.database)
         app.state.stream_slots = StreamSlots(settings.streams_per_address)
+        app.state.device_cookies = devices.DeviceCookies(partial(runtime.live.cipher.derived_key, devices.PURPOSE))
         try:
             await runtime.follow_settings()
             await sweep_streams(runtime)

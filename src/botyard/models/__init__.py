@@ -47,6 +47,7 @@ from botyard.models.meta import MessageMeta, SessionMeta
 from botyard.models.oidc_identity import OidcIdentity
 from botyard.models.rate_limit import RateLimitHit
 from botyard.models.session_document import MessageDocument, SessionDocument
+from botyard.models.signin_attempt import SigninAttempt
 from botyard.models.source_tag import SourceTag, SourceTagMember
 from botyard.models.sync_schedule import SyncSchedule
 from botyard.models.test_set import TestCase, TestResult, TestRun, TestSet
@@ -104,6 +105,7 @@ __all__ = [
     "Role",
     "SessionDocument",
     "SessionMeta",
+    "SigninAttempt",
     "SourceError",
     "SourceFile",
     "SourceStatus",

@@ -25,9 +25,6 @@ class User(UuidPk, Base):
     password_hash: Mapped[str] = mapped_column(String(200))
     role: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    failed_signins: Mapped[int] = mapped_column(default=0)
-    """Wrong passwords in a row since the last sign-in; past a few, sign-in waits (`signin_blocked_until`)."""
-    signin_blocked_until: Mapped[datetime | None] = mapped_column(default=None)
     reset_hash: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
     reset_expires_at: Mapped[datetime | None] = mapped_column(default=None)
     away: Mapped[bool] = mapped_column(default=False, server_default=false())

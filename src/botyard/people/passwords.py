@@ -6,6 +6,7 @@ turn instead of taking every core and 64 MiB per attempt."""
 from __future__ import annotations
 
 import threading
+from typing import TypeGuard
 
 import anyio
 from argon2 import PasswordHasher
@@ -47,10 +48,18 @@ def _verify(stored: str, password: str) -> bool:
             return False
 
 
+def is_hash(stored: str | None) -> TypeGuard[str]:
+    """Whether `stored` is an argon2 hash (not None for an unknown email, nor the no-password marker of a member
+    who joined by single sign-on, `members.NO_PASSWORD`)."""
+    return stored is not None and stored.startswith("$argon2")
+
+
 async def verify_password(stored: str | None, password: str) -> bool:
-    """Whether `password` is the one `stored` hashes. With no stored hash (an unknown email) a dummy one is verified
-    all the same, so that the answer takes as long and tells nobody which emails exist."""
+    """Whether `password` is the one `stored` hashes. Without a stored hash (an unknown email, or a member who has
+    no password) a dummy one is verified all the same, so that the answer costs as much and tells nobody which
+    emails exist or how their people joined."""
     if len(password) > MAX_LENGTH:
         return False
-    matched = await anyio.to_thread.run_sync(_verify, stored or _DUMMY, password)
-    return matched and stored is not None
+    usable = stored if is_hash(stored) else None
+    matched = await anyio.to_thread.run_sync(_verify, usable or _DUMMY, password)
+    return matched and usable is not None

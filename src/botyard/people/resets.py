@@ -16,6 +16,7 @@ from botyard.people.invitations import link_invalid
 from botyard.people.principal import Principal
 from botyard.people.repository import SessionRepository, UserRepository
 from botyard.people.roles import Permission
+from botyard.people.throttle.service import forget_address
 from botyard.people.tokens import hash_token, new_token
 
 LIFETIME = timedelta(hours=1)
@@ -52,8 +53,7 @@ async def reset(db: AsyncSession, token: str, *, password_hash: str, now: dateti
     user.password_hash = password_hash
     user.reset_hash = None
     user.reset_expires_at = None
-    user.failed_signins = 0
-    user.signin_blocked_until = None
+    await forget_address(db, user.email)
     await SessionRepository(db).end_all(user.uuid)
     await db.flush()
     return user

@@ -11,14 +11,17 @@ from fastapi import APIRouter, Request, Response
 
 from botyard.audit.recorder import note
 from botyard.audit.service import Change
+from botyard.client_address import client_address, trusted_networks
+from botyard.config import Settings
 from botyard.db.base import iso
 from botyard.deps import AppClock, AppDatabase, AppSettings, CurrentPrincipal, DbSession
 from botyard.errors import AppError, ErrorCode, validation_error
 from botyard.members.schemas import member_view
 from botyard.models import AuditAction, AuditObject, User
-from botyard.people import availability, cookies, csrf, invitations, members, passwords, resets, sessions
+from botyard.people import availability, cookies, csrf, devices, invitations, members, passwords, resets, sessions
 from botyard.people.principal import Principal, of_user
 from botyard.people.roles import permissions_of
+from botyard.people.signin import Attempt
 from botyard.people.signin import sign_in as check_sign_in
 from botyard.signin.schemas import (
     AcceptInvitation,
@@ -38,7 +41,10 @@ _CROSS_SITE: dict[int | str, dict[str, Any]] = {
 }
 _SIGN_IN: dict[int | str, dict[str, Any]] = _CROSS_SITE | {
     401: {"description": "`signin_failed`: wrong email or password."},
-    429: {"description": "`signin_throttled`: too many wrong passwords; `Retry-After` says when to try again."},
+    429: {
+        "description": "`signin_throttled`: too many wrong passwords for this address or from this network; "
+        "`Retry-After` says when to try again."
+    },
 }
 _LINK: dict[int | str, dict[str, Any]] = _CROSS_SITE | {
     410: {"description": "`link_invalid`: the link expired, was used, or never existed."}
@@ -76,20 +82,32 @@ async def sign_in(
     body: SignInBody, request: Request, response: Response, database: AppDatabase, settings: AppSettings, now: AppClock
 ) -> Me:
     """Sign in to the dashboard with an email and a password: the reply sets the session cookie (HttpOnly) and the
-    cross-site token cookie whose value the dashboard echoes in `X-Botyard-CSRF` on every change."""
+    cross-site token cookie whose value the dashboard echoes in `X-Botyard-CSRF` on every change, and the device
+    cookie that lets this browser sign in as this address while others' wrong passwords keep it waiting."""
     csrf.check_origin(request.headers)
     moment = now()
+    device_cookies: devices.DeviceCookies = request.app.state.device_cookies
+    device = device_cookies.opened(request.cookies.get(devices.COOKIE), moment)
+    attempt = Attempt(body.email, body.password, _client(request), device)
     try:
-        opened = await check_sign_in(database, body.email, body.password, moment, timedelta(days=settings.session_days))
+        signed_in = await check_sign_in(database, attempt, moment, timedelta(days=settings.session_days))
     except AppError as error:
         if error.code == ErrorCode.SIGNIN_FAILED:
             await _note_failure(request, database, body.email)
         raise
+    opened = signed_in.opened
     await note(request, of_user(opened.user), _session_change(AuditAction.SIGNED_IN, opened.user))
     cookies.set_session(
         response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
     )
+    device_cookies.set(response, request, signed_in.device, moment)
     return me_view(of_user(opened.user), opened.user)
+
+
+def _client(request: Request) -> str:
+    settings: Settings = request.app.state.settings
+    peer = request.client.host if request.client is not None else None
+    return client_address(peer, request.headers.get("x-forwarded-for"), trusted_networks(settings.trusted_proxies))
 
 
 async def _note_failure(request: Request, database: AppDatabase, email: str) -> None:
