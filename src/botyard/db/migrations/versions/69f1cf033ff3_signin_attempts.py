@@ -2,7 +2,7 @@
 (signin_attempt), instead of per member after it (account_user.failed_signins and signin_blocked_until go)
 
 Revision ID: 69f1cf033ff3
-Revises: d2a7c5e9f3b1
+Revises: 31d3bd20e2cc
 Create Date: 2026-12-01 23:07:22.445126
 """
 
@@ -16,7 +16,7 @@ from alembic import op
 import botyard.db.base
 
 revision: str = "69f1cf033ff3"
-down_revision: str | None = "d2a7c5e9f3b1"
+down_revision: str | None = "31d3bd20e2cc"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
