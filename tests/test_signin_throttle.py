@@ -27,7 +27,7 @@ from tests.support.api import assert_error
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.fake_dns import FakeDns
-from tests.support.live_app import serving
+from tests.support.live import serving
 from tests.support.people import PASSWORD, SAME_ORIGIN, add_person
 from tests.support.waiting import until
 

@@ -1,26 +1,29 @@
-"""The app served over real loopback HTTP inside the test process (uvicorn in a thread), for requests that must run
-at the same moment: each on a connection of its own, handled concurrently by the server as in production.
+"""The app served over real loopback HTTP inside the test process, for requests that must run at the same moment:
+each on a connection of its own, handled concurrently by the server as in production. `live_app` serves it from a
+thread, for tests that send from threads (`at_once`); `serving` in the test's own event loop, for async tests.
 
 The socket is bound here and handed to uvicorn, so that its port is the server's from the start (no other process
 can take it between a probe and the server's bind); the server's own log goes to the test's output."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import httpx2 as httpx
 import uvicorn
+from fastapi import FastAPI
 
 from botyard.config import Settings
 from botyard.main import create_app
 from tests.support.fake_dns import FakeDns
 from tests.support.processes import GRACE
-from tests.support.waiting import START, wait_for
+from tests.support.waiting import START, until, wait_for
 
 
 @contextmanager
@@ -44,6 +47,26 @@ def live_app(settings: Settings) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(GRACE)
+        sock.close()
+
+
+@asynccontextmanager
+async def serving(app: FastAPI) -> AsyncIterator[str]:
+    """The app's base URL while uvicorn serves it (its lifespan run), as `botyard serve` would (no proxy headers)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, proxy_headers=False, log_level="warning", lifespan="on"))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        await until(lambda: server.started or task.done(), START, what="uvicorn serving the app")
+        if task.done():
+            task.result()  # it failed to start: say why
+        assert server.started, "uvicorn exited before serving"
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
         sock.close()
 
 
