@@ -104,6 +104,8 @@ def context_recall(run: KbRun, prompts: list[list[dict[str, Any]]], probe: Modul
         run.covered += 1
         messages = answer_prompt(prompts, item["turns"] or [item["question"]])
         if messages is None:
+            if verbose:
+                print(f"  not asked: {item['turns'] or item['question']}", flush=True)
             continue
         run.asked += 1
         documents = probe.norm_key(documents_of(messages))
