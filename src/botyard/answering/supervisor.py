@@ -264,8 +264,7 @@ class AgentRouter:
 
     async def _asks_for_person(self, query: str, cards: Sequence[AgentCard]) -> bool:
         """Whether `query` clearly asks for a person, by the vectors (not risked on key terms); a question for a value
-        (a phone number, a price: `asked`) is the knowledge's, which may state it (07's "Unter welcher Nummer ..."
-        is 0.69 from "Kann mich jemand anrufen?")."""
+        (a phone number, a price: `asked`) is the knowledge's ("Unter welcher Nummer ...?" is 0.69 from a call-back)."""
         if asked_kinds(query):
             return False
         reading = await self._reading(query, [Candidate(c.uuid, c.name, c.description, type=c.type) for c in cards])
