@@ -40,7 +40,12 @@ class Pipeline:
         slot = await Slot(self.parts.admission).take()  # held through the answer's search (`admission`)
         try:
             prepared = await prepare(
-                self.parts.database, self.router, ask, self.clock(), tools=self.parts.answerer.uses_tools
+                self.parts.database,
+                self.router,
+                ask,
+                self.clock(),
+                tools=self.parts.answerer.uses_tools,
+                retriever=self.parts.retriever,
             )
         except BaseException:
             slot.release()

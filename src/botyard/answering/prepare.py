@@ -15,7 +15,7 @@ from botyard.agents.roster import enabled_agents
 from botyard.agents.rules import HUMAN_ESCALATION
 from botyard.answering import variables
 from botyard.answering.base import Turn
-from botyard.answering.built_in import with_hand_off
+from botyard.answering.built_in import answered_by_knowledge, is_built_in, with_hand_off
 from botyard.answering.documents import admission
 from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roster
 from botyard.answering.sweep import stream_owner
@@ -40,6 +40,7 @@ from botyard.models import (
 from botyard.outbox import events as webhooks
 from botyard.people.availability import people_there, someone_there
 from botyard.retrieval.relevance import Strictness
+from botyard.retrieval.retriever import Retriever
 from botyard.session_documents import service as session_documents
 from botyard.session_documents.budget import AttachedDocument
 
@@ -107,7 +108,9 @@ class _Read:
     earlier_documents: list[AttachedDocument]
 
 
-async def prepare(database: Database, router: AgentRouter, ask: Ask, now: datetime, *, tools: bool) -> Prepared:
+async def prepare(
+    database: Database, router: AgentRouter, ask: Ask, now: datetime, *, tools: bool, retriever: Retriever | None = None
+) -> Prepared:
     """Authorise, choose the agent, count against the rate limit and store the query in state `streaming`. Raises
     before anything is stored when the caller may not chat here or is over the limit.
 
@@ -122,6 +125,11 @@ async def prepare(database: Database, router: AgentRouter, ask: Ask, now: dateti
     filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)
     values = {**SessionMeta.of(read.session).variables, **filled}
     agent = None if live_chat else await router.choose(read.roster.cards, ask.query, _last_agent(read.turns), values)
+    if is_built_in(agent):  # it hands off only what the knowledge does not answer (`built_in`)
+        owners = [card for card in read.roster.cards if card.uuid]
+        instead = await router.choose(owners, ask.query, _last_agent(read.turns), values)
+        if await answered_by_knowledge(retriever, database, read.chatbot, instead, ask.query):
+            agent = instead
     agent, after_hours = await _office_hours(database, read.chatbot, agent, now)
     admitted = admission(agent, ask.query, read.chatbot.show_citations, read.new_documents, read.earlier_documents)
     linked = [document.uuid for document in admitted.documents]

@@ -26,6 +26,7 @@ from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, S
 from botyard.answering.gaps import Searched
 from botyard.answering.json_guard import json_guard
 from botyard.answering.prepare import Prepared
+from botyard.answering.search_depth import MODEL_TOP_K, TOP_K
 from botyard.answering.supervisor import ChosenAgent
 from botyard.answering.tools import Tool
 from botyard.chat import conversation
@@ -39,12 +40,6 @@ from botyard.retrieval.retriever import Retriever
 
 log = logging.getLogger(__name__)
 
-TOP_K = 8
-"""Chunks retrieved for the offline answerer (it quotes from the best `QUOTED_HITS`)."""
-MODEL_TOP_K = 12
-"""Chunks retrieved for a model: the prompt takes them best first while the model's budget lasts. On the answer
-probes the expected answer of 3 of the 4 covered questions whose top 8 missed it ranked 9th to 11th (context recall
-96.7% with 8)."""
 FAILURE_MESSAGE = "Sorry, something went wrong while answering. Please try again."
 CHECKPOINT_SECONDS = 1.0
 """How often a streaming answer's text so far is saved: what a process killed mid-answer loses at most (the client

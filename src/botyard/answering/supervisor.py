@@ -15,7 +15,6 @@ from typing import Any
 
 from botyard.agents.roster import EnabledAgents
 from botyard.agents.rules import DEFAULT_MESSAGES, HUMAN_ESCALATION, SPAM_DEFENSE, USER_FACING
-from botyard.answering.asked import asked_kinds
 from botyard.answering.evidence import Reading, VectorCache, read
 from botyard.answering.intents import Intent, clauses
 from botyard.answering.judge import ModelJudge
@@ -263,10 +262,7 @@ class AgentRouter:
         return chat.reply if chat is not None else None
 
     async def _asks_for_person(self, query: str, cards: Sequence[AgentCard]) -> bool:
-        """Whether `query` clearly asks for a person, by the vectors (not risked on key terms); a question for a value
-        (a phone number, a price: `asked`) is the knowledge's ("Unter welcher Nummer ...?" is 0.69 from a call-back)."""
-        if asked_kinds(query):
-            return False
+        """Whether `query` clearly asks for a person, by the vectors (without them, no: not risked on key terms)."""
         reading = await self._reading(query, [Candidate(c.uuid, c.name, c.description, type=c.type) for c in cards])
         return reading is not None and clearly_asks_for_person(reading)
 
