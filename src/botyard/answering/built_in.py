@@ -35,9 +35,10 @@ HAND_OFF = AgentCard(
 """The built-in hand-off's card: routed as a human-escalation agent with the default settings."""
 
 
-def with_hand_off(cards: list[AgentCard], *, enabled: bool) -> list[AgentCard]:
-    """The routed cards, with the built-in hand-off when it is on and no agent of the owner's hands off."""
-    if not enabled or not cards or any(card.type == HUMAN_ESCALATION for card in cards):
+def with_hand_off(cards: list[AgentCard]) -> list[AgentCard]:
+    """The routed cards, with the built-in hand-off when no agent of the owner's hands off (whether the owner turned
+    it off is read only once it is chosen, `prepare`)."""
+    if not cards or any(card.type == HUMAN_ESCALATION for card in cards):
         return cards
     return [*cards, HAND_OFF]
 

@@ -125,11 +125,8 @@ async def prepare(
     filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)
     values = {**SessionMeta.of(read.session).variables, **filled}
     agent = None if live_chat else await router.choose(read.roster.cards, ask.query, _last_agent(read.turns), values)
-    if is_built_in(agent):  # it hands off only what the knowledge does not answer (`built_in`)
-        owners = [card for card in read.roster.cards if card.uuid]
-        instead = await router.choose(owners, ask.query, _last_agent(read.turns), values)
-        if await answered_by_knowledge(retriever, database, read.chatbot, instead, ask.query):
-            agent = instead
+    if agent is not None and is_built_in(agent):
+        agent = await _built_in_or_instead(database, router, retriever, read, ask.query, values, agent)
     agent, after_hours = await _office_hours(database, read.chatbot, agent, now)
     admitted = admission(agent, ask.query, read.chatbot.show_citations, read.new_documents, read.earlier_documents)
     linked = [document.uuid for document in admitted.documents]
@@ -159,6 +156,25 @@ async def prepare(
     )
 
 
+async def _built_in_or_instead(
+    database: Database,
+    router: AgentRouter,
+    retriever: Retriever | None,
+    read: _Read,
+    query: str,
+    values: dict[str, Any],
+    built_in: ChosenAgent,
+) -> ChosenAgent:
+    """The built-in hand-off while it is on and the knowledge does not answer the query (`built_in`), else the agent
+    the owner's agents choose. Read only when it is chosen: an ordinary answer pays no statement for it."""
+    on = await database.read_briefly(lambda db: hands_off_requests(db, read.chatbot.uuid))
+    owners = [card for card in read.roster.cards if card.uuid]
+    instead = await router.choose(owners, query, _last_agent(read.turns), values)
+    if on and not await answered_by_knowledge(retriever, database, read.chatbot, instead, query):
+        return built_in
+    return instead
+
+
 async def _read(db: AsyncSession, ask: Ask, tools: bool, now: datetime) -> _Read:
     allowed = await access.chat_session(db, ask.account_uuid, ask.session_uuid)
     session, chatbot, owner = allowed.session, allowed.chatbot, allowed.owner_uuid
@@ -168,8 +184,7 @@ async def _read(db: AsyncSession, ask: Ask, tools: bool, now: datetime) -> _Read
     spoken = await chatbots.language(db, chatbot)  # remembered per knowledge version: a query once per change
     new, earlier = await session_documents.for_message(db, owner, session.uuid, ask.document_uuids)
     routed = roster(enabled, tools=tools)
-    if routed.cards and not any(card.type == HUMAN_ESCALATION for card in routed.cards):
-        routed = replace(routed, cards=with_hand_off(routed.cards, enabled=await hands_off_requests(db, chatbot.uuid)))
+    routed = replace(routed, cards=with_hand_off(routed.cards))  # whether it is on is read once it is chosen
     return _Read(session, chatbot, owner, list(turns), routed, spoken.language, new, earlier)
 
 
