@@ -37,7 +37,7 @@ TAGS = [{"name": "refund request", "criteria": "The user asks for a refund", "co
 
 @contextmanager
 def statements(client: TestClient) -> Iterator[list[str]]:
-    """The SQL the app runs meanwhile (except transaction starts and advisory locks)."""
+    """The SQL the app runs meanwhile (except transaction starts, advisory locks and the settings follower's poll)."""
     database = Db(client).database
     engines: list[AsyncEngine] = [database.engine]
     if database.sqlite_writer is not None:
@@ -45,7 +45,11 @@ def statements(client: TestClient) -> Iterator[list[str]]:
     seen: list[str] = []
 
     def record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        if not statement.lstrip().upper().startswith("BEGIN") and "pg_advisory_xact_lock" not in statement:
+        # The settings follower reads the settings' version every `settings_poll_seconds` on its own clock, not per
+        # answer: counted, it failed the bound whenever a poll fell inside the answer (a fresh-clone CI run).
+        if statement.lstrip().upper().startswith("BEGIN") or "pg_advisory_xact_lock" in statement:
+            return
+        if "FROM instance_settings" not in statement:
             seen.append(statement)
 
     for engine in engines:
