@@ -109,6 +109,24 @@ def test_each_question_is_compared_by_its_own_model(pair: PairEmbedder) -> None:
     assert by_pair[0, 1] > by_pair[1, 1]  # "Garantie?" is nearer the warranty than the opening days
 
 
+def test_clauses_are_embedded_by_their_own_model_only_and_compare_as_their_query_vectors(pair: PairEmbedder) -> None:
+    clauses = ["Is there anything about the warranty,", "or can I speak to someone?", "Wir haben montags zu.", "नमस्ते"]
+
+    async def vectors() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = await pair.embed_documents(["Repairs come with a twelve-month warranty.", "Ich möchte sprechen"])
+        alone = np.stack([await pair.embed_query(text) for text in clauses])
+        return rows, alone, await pair.embed_questions(clauses)
+
+    rows, alone, together = asyncio.run(vectors())
+    first = pair.first.dimension
+    # The English clauses and the one no model reads have MiniLM's part only (USE-m3 never ran for them), the German
+    # one USE-m3's only: exactly the part its query vector is compared by.
+    assert not np.any(together[[0, 1, 3], first:]) and not np.any(together[2, :first])
+    assert np.array_equal(together[[0, 1, 3], :first], alone[[0, 1, 3], :first])
+    assert np.array_equal(together[2, first:], alone[2, first:])
+    assert np.array_equal(similarities(rows, together, pair.parts), similarities(rows, alone, pair.parts))
+
+
 def test_a_text_no_model_reads_keeps_minilms_vector(pair: PairEmbedder) -> None:
     vector = asyncio.run(pair.embed_query("नमस्ते दुनिया"))
     assert not pair.reads("नमस्ते दुनिया")

@@ -43,5 +43,8 @@ class FakeEmbedder:
     async def embed_query(self, text: str) -> Vectors:
         return np.asarray((await self.embed_documents([text]))[0], dtype=np.float32)
 
+    async def embed_questions(self, texts: Sequence[str]) -> Vectors:
+        return await self.embed_documents(texts)
+
     def reads(self, text: str) -> bool:
         return bool(text.strip())

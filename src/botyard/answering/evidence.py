@@ -9,7 +9,8 @@ intents are read: they are written in the chatbot's own language, so they balanc
 lack in it.
 
 The vectors of the prototypes and of the agents' descriptions are computed once per process (`VectorCache`); a
-message costs the query's vector (the retriever's, cached) and one small batch for its clauses.
+message costs the query's vector (the retriever's, cached) and one small batch for its clauses, each by its own
+model only.
 """
 
 from __future__ import annotations
@@ -118,9 +119,9 @@ async def read(
     candidates whose facets count as ordinary questions (the user-facing agents)."""
     units = np.asarray(query_vector, dtype=np.float32)[None, :]
     if len(clause_texts) > 1:
-        # A clause is a question, embedded as one (`Embedder.embed_query`: with the bundled pair, by its own model).
-        clause_vectors = [await cache.embedder.embed_query(text) for text in clause_texts]
-        units = np.vstack([units, *clause_vectors])
+        # A clause is a question, compared only by its own model: all of them in one run of it (`embed_questions`;
+        # with the bundled pair, an English clause skips USE-m3, whose part nothing here reads).
+        units = np.vstack([units, await cache.embedder.embed_questions(clause_texts)])
     empty = np.zeros((0, units.shape[1]), dtype=np.float32)
     facet_rows = [await cache.of(list(texts)) if texts else empty for texts in facets]
     parts = cache.embedder.parts

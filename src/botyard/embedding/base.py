@@ -35,6 +35,13 @@ class Embedder(Protocol):
         """The vector of one query, shape (dimension,): on the hot path of every answer."""
         ...
 
+    async def embed_questions(self, texts: Sequence[str]) -> Vectors:
+        """The vectors of several short questions (a message's clauses) that are only ever compared by their own
+        model (`similarities`), one row each, in as few model runs as the model allows: each row's own part is the
+        one `embed_query` gives (to the bit, for the bundled models); a model that is not the text's own may leave
+        its part zero."""
+        ...
+
     def reads(self, text: str) -> bool:
         """Whether the model's vector of `text` means something: a model trained on one language places a question
         in another almost at random, and its cosines must then not count (retrieval falls back to BM25)."""

@@ -72,6 +72,12 @@ class OpenAIEmbedder:
     async def embed_query(self, text: str) -> Vectors:
         return np.asarray((await self._embed([text]))[0], dtype=np.float32)
 
+    async def embed_questions(self, texts: Sequence[str]) -> Vectors:
+        # One request for all of them: an endpoint's round trip costs more than its model.
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return await self._embed(texts)
+
     def reads(self, text: str) -> bool:
         """Endpoint models are the owner's choice, commonly multilingual: their cosines always count."""
         return bool(text.strip())

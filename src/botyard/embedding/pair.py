@@ -72,6 +72,22 @@ class PairEmbedder:
             its = its * np.float32(self.second_scale)
         return np.concatenate([mine, its])
 
+    async def embed_questions(self, texts: Sequence[str]) -> Vectors:
+        """Each text's own model's part only (`similarities` reads no other): the first model for the texts it reads
+        (or that neither reads), in one run of it; the second's, on the first's scale, for the rest. For an English
+        clause this skips USE-m3, whose part no comparison of it would read."""
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        own_first = [self.first.reads(text) or not self.second.reads(text) for text in texts]
+        firsts = [index for index, first in enumerate(own_first) if first]
+        seconds = [index for index, first in enumerate(own_first) if not first]
+        width = self.first.dimension
+        if firsts:
+            vectors[firsts, :width] = await self.first.embed_questions([texts[index] for index in firsts])
+        if seconds:
+            found = await self.second.embed_questions([texts[index] for index in seconds])
+            vectors[seconds, width:] = found * np.float32(self.second_scale)
+        return vectors
+
 
 async def _documents(model: Embedder, texts: Sequence[str], chosen: Sequence[bool]) -> Vectors:
     """`model`'s vectors of the `chosen` texts, zeros for the others."""

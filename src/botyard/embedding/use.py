@@ -104,6 +104,12 @@ class UseEmbedder:
         vectors = await asyncio.to_thread(self._encode, [text[:MAX_CHARACTERS]])
         return np.asarray(vectors[0], dtype=np.float32)
 
+    async def embed_questions(self, texts: Sequence[str]) -> Vectors:
+        # One text per run: this backend's batches differ from single texts in the last bits (1e-7), and a
+        # question's vector must be `embed_query`'s.
+        rows = [await self.embed_query(text) for text in texts]
+        return np.stack(rows) if rows else np.zeros((0, DIMENSION), dtype=np.float32)
+
     def _encode(self, texts: list[str]) -> Vectors:
         vectors = np.asarray(self._backend.encode(texts), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
