@@ -31,6 +31,7 @@ import stopwordsiso
 from tokenizers import Encoding, Tokenizer
 
 from botyard.embedding.base import Vectors
+from botyard.embedding.batching import QueryBatcher
 from botyard.embedding.errors import ModelIntegrityError
 from botyard.embedding.minilm_graph import with_int8_lookups
 
@@ -150,6 +151,7 @@ class MiniLMEmbedder:
         self._tokenizer.no_padding()  # we pad each batch to its longest text ourselves
         self._vocabulary = frozenset(word for word in self._tokenizer.get_vocab() if not word.startswith("##"))
         self._batch_size = batch_size
+        self._queries = QueryBatcher(lambda texts: self._run(self._encode(texts)))
 
     @property
     def name(self) -> str:
@@ -192,16 +194,15 @@ class MiniLMEmbedder:
         return vectors
 
     async def embed_query(self, text: str) -> Vectors:
-        vectors = await asyncio.to_thread(lambda: self._run(self._encode([text])))
-        return np.asarray(vectors[0], dtype=np.float32)
+        # Questions asked at the same time share a run (`batching`): a row is the same in any batch.
+        return await self._queries.one(text)
 
     async def embed_questions(self, texts: Sequence[str]) -> Vectors:
-        # One run for a few short texts instead of one each: a run's fixed cost (about 400 operators) is most of a
-        # short text's. Padding is masked out of the attention and the mean, so each row is `embed_query`'s to the
-        # bit (tests/test_embedding.py).
+        # Queued together, they share a run (`batching`) instead of one each; padding is masked out of the attention
+        # and the mean, so each row is `embed_query`'s to the bit (tests/test_embedding.py).
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
-        return await asyncio.to_thread(lambda: self._run(self._encode(texts)))
+        return np.stack(await asyncio.gather(*(self._queries.one(text) for text in texts)))
 
     def _encode(self, texts: Sequence[str]) -> list[Encoding]:
         # One text at a time: `encode_batch` would start the tokenizers library's own thread pool (and complain
