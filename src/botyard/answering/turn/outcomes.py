@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from botyard.answering.confidence import Confidence
+from botyard.answering.offline.confidence import Confidence
 from botyard.answering.text import content_words
 from botyard.models import ConversationOutcome, OutcomeReason
 
 if TYPE_CHECKING:
-    from botyard.answering.finish import Outcome
+    from botyard.answering.turn.finish import Outcome
 
 Decided = tuple[ConversationOutcome, OutcomeReason | None]
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from botyard.answering.confidence import Confidence
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE, NOBODY
+from botyard.answering.offline.confidence import Confidence
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE, NOBODY
 from botyard.answering.text import content_words
 from botyard.embedding.base import Vectors, encode_vector
 from botyard.i18n import language_of, no_answer, reply_language
@@ -31,8 +31,8 @@ from botyard.models import UnansweredQuestion, UnansweredReason
 from botyard.retrieval.relevance import REQUIRED, Assessment, Strictness, stricter
 
 if TYPE_CHECKING:
-    from botyard.answering.finish import Outcome
-    from botyard.answering.prepare import Prepared
+    from botyard.answering.turn.finish import Outcome
+    from botyard.answering.turn.prepare import Prepared
 
 _NOT_WORD = re.compile(r"[\W_]+")
 

@@ -13,11 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.answering.background.tagging import schedule_tagging
 from botyard.answering.base import CitedHit, Finished
-from botyard.answering.citations import CitedSource, cite_data, markers_in
-from botyard.answering.confidence import Confidence
-from botyard.answering.gaps import Searched, no_answer_sentences, says_no_answer, unanswered
-from botyard.answering.outcomes import after_answer
-from botyard.answering.prepare import Prepared
+from botyard.answering.offline.confidence import Confidence
+from botyard.answering.turn.citations import CitedSource, cite_data, markers_in
+from botyard.answering.turn.gaps import Searched, no_answer_sentences, says_no_answer, unanswered
+from botyard.answering.turn.outcomes import after_answer
+from botyard.answering.turn.prepare import Prepared
 from botyard.chat import conversation
 from botyard.db.base import utcnow
 from botyard.db.session import Database

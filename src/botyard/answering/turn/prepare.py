@@ -1,6 +1,6 @@
 """The first step of an answer, committed before any byte is streamed: authorise, choose the agent, count against
 the rate limit and store the query as a message in state `streaming`, with the session documents it uses (or, when
-they do not fit the agent's model, the reply that says so: `answering.documents`)."""
+they do not fit the agent's model, the reply that says so: `answering.turn.documents`)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.roster import enabled_agents
 from botyard.agents.rules import HUMAN_ESCALATION
-from botyard.answering import variables
 from botyard.answering.base import Turn
-from botyard.answering.built_in import answered_by_knowledge, is_built_in, with_hand_off
-from botyard.answering.documents import admission
-from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roster
-from botyard.answering.sweep import stream_owner
+from botyard.answering.routing import variables
+from botyard.answering.routing.supervisor import AgentRouter, ChosenAgent, Roster, roster
+from botyard.answering.turn.built_in import answered_by_knowledge, is_built_in, with_hand_off
+from botyard.answering.turn.documents import admission
+from botyard.answering.turn.sweep import stream_owner
 from botyard.chat import access, conversation, ratelimit
 from botyard.chatbots import service as chatbots
 from botyard.chatbots.handoff.service import handoff, hands_off_requests
