@@ -17,7 +17,8 @@ from datetime import datetime
 
 from botyard.answering.routing.supervisor import AgentRouter
 from botyard.answering.turn.admission import Slot
-from botyard.answering.turn.prepare import Ask, prepare
+from botyard.answering.turn.prepare import prepare
+from botyard.answering.turn.records import Ask
 from botyard.answering.turn.run import AnswerParts, AnswerRun
 
 

@@ -19,7 +19,7 @@ from botyard.answering.routing.supervisor import Roster, roster
 from botyard.answering.turn.admission import Slot
 from botyard.answering.turn.decision import Reply
 from botyard.answering.turn.events import Ended
-from botyard.answering.turn.prepare import Prepared
+from botyard.answering.turn.records import Prepared
 from botyard.answering.turn.run import AnswerRun
 from botyard.chatbots import service as chatbots
 from botyard.errors import not_found

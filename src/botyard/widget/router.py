@@ -11,7 +11,7 @@ from fastapi.responses import StreamingResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.answering.router import Answers
-from botyard.answering.turn.prepare import Ask
+from botyard.answering.turn.records import Ask
 from botyard.answering.wire import AnswerResponse, wants_events
 from botyard.chat.feedback.schemas import Feedback
 from botyard.chat.feedback.service import feedback_of

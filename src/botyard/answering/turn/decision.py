@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from botyard.answering.base import AnswerRequest, CitedHit
 from botyard.answering.routing.supervisor import ChosenAgent
-from botyard.answering.turn.prepare import Prepared
+from botyard.answering.turn.records import Prepared
 from botyard.i18n import DEFAULT, agent_reply, no_answer, reply_language
 
 

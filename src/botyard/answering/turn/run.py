@@ -26,9 +26,8 @@ from botyard.answering.turn.citations import CitedSource, cite_entry, markers_in
 from botyard.answering.turn.decision import Reply
 from botyard.answering.turn.documents import document_hits, merged_hits
 from botyard.answering.turn.events import ChatEvent, Citation, Ended, Failed, Ping, Started, with_heartbeat
-from botyard.answering.turn.gaps import Searched
 from botyard.answering.turn.json_guard import json_guard
-from botyard.answering.turn.prepare import Prepared
+from botyard.answering.turn.records import Outcome, Prepared, Searched
 from botyard.chat import conversation
 from botyard.db.session import Database
 from botyard.ingestion.tokens import count_tokens
@@ -265,8 +264,8 @@ class AnswerRun:
                 await self._finalise(interrupted=True)
             await self.stream.aclose()
 
-    def _outcome(self, interrupted: bool) -> finish.Outcome:
-        return finish.Outcome(
+    def _outcome(self, interrupted: bool) -> Outcome:
+        return Outcome(
             prepared=self.prepared,
             text=self.text,
             cited=self.cited,
