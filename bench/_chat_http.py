@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import httpx
 from _harness import MemorySampler, Server, descendants, load_average, percentile, process_cpu_seconds
 
-from botyard.answering.json_guard import NOT_JSON
-from botyard.answering.run import FAILURE_MESSAGE
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.turn.json_guard import NOT_JSON
+from botyard.answering.turn.run import FAILURE_MESSAGE
 
 
 @dataclass(frozen=True)

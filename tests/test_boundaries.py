@@ -191,6 +191,8 @@ def test_the_layers_contract_is_kept() -> None:
     [
         ("retrieval/planted.py", "import botyard.answering.pipeline\n"),  # a library reaching up into a feature
         ("chatbots/planted.py", "from botyard.agents import service\n"),  # a cycle: agents imports chatbots
+        ("answering/offline/planted.py", "from botyard.answering.model import prompt\n"),  # one answerer, the other
+        ("answering/routing/planted.py", "from botyard.answering.turn import run\n"),  # a stage reaching up
     ],
 )
 def test_the_layers_contract_finds_a_planted_violation(tmp_path: Path, module: str, line: str) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.chatbots.handoff.service import DEFAULT_AFTER_HOURS_MESSAGE
 from botyard.models import Role
 from botyard.models.agent_meta import DEFAULT_ESCALATION_SETTINGS

@@ -14,8 +14,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
-from botyard.answering.prompt import NO_PASSAGE_NOTE
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.model.prompt import NO_PASSAGE_NOTE
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.chatbots.defaults import KNOWLEDGE_ONLY_RULE
 from tests.support.api import Api
 from tests.support.apps import llm_app

@@ -11,8 +11,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
-from botyard.answering.sweep import sweep_streaming
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.turn.sweep import sweep_streaming
 from botyard.db.base import utcnow
 from botyard.models import Message
 from tests.support.agents import set_agent_meta

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from tests.support.agents import set_agent_meta
 from tests.support.api import Api, assert_error, assert_not_found
 from tests.support.chat import ask, new_session

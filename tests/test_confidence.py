@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from botyard.answering.confidence import Confidence, judge
+from botyard.answering.offline.confidence import Confidence, judge
 from tests.support.agents import agent
 from tests.support.api import Api
 from tests.support.chat import ask, messages, new_session, sse_events

@@ -9,7 +9,7 @@ from collections.abc import AsyncGenerator
 import pytest
 
 from botyard.answering.base import Finished, joined_text
-from botyard.answering.events import with_heartbeat
+from botyard.answering.turn.events import with_heartbeat
 from botyard.llm.provider import TextDelta, Usage
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from botyard import i18n
 from botyard.agents.rules import DEFAULT_MESSAGES
-from botyard.answering.intents import PROTOTYPES, Intent, friendly_reply
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.routing.intents import PROTOTYPES, Intent, friendly_reply
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.chatbots.defaults import DEFAULT_AGENT_PROMPT
 from botyard.i18n import Language
 from botyard.models.agent_meta import DEFAULT_ESCALATION_SETTINGS

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
-from botyard.answering.llm import LlmAnswerer
-from botyard.answering.prompt import NO_PASSAGE_NOTE, completion_reserve, fill_variables
+from botyard.answering.model.answerer import LlmAnswerer
+from botyard.answering.model.prompt import NO_PASSAGE_NOTE, completion_reserve, fill_variables
 from botyard.chatbots.defaults import KNOWLEDGE_ONLY_RULE
 from botyard.config import Settings
 from botyard.ingestion.tokens import count_tokens

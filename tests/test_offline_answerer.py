@@ -8,13 +8,13 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from botyard.answering.asked import Kind, asked_kinds, asking_words, stated_kinds
 from botyard.answering.base import AnswerRequest, Finished, Turn
-from botyard.answering.citations import CitedSource, cite_data, markers_in, number_hits
 from botyard.answering.context import search_query
-from botyard.answering.json_guard import NOT_JSON, json_guard
-from botyard.answering.offline import WORDS_PER_DELTA, OfflineAnswerer, compose
+from botyard.answering.offline.answerer import WORDS_PER_DELTA, OfflineAnswerer, compose
+from botyard.answering.offline.asked import Kind, asked_kinds, asking_words, stated_kinds
 from botyard.answering.text import word_groups
+from botyard.answering.turn.citations import CitedSource, cite_data, markers_in, number_hits
+from botyard.answering.turn.json_guard import NOT_JSON, json_guard
 from botyard.i18n import Language
 from botyard.llm.provider import TextDelta
 from botyard.passages import PassageKind

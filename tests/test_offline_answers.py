@@ -11,7 +11,7 @@ import pytest
 
 from botyard.answering.base import Turn
 from botyard.answering.context import search_query
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.retrieval.relevance import REQUIRED, Strictness
 from tests.support.api import Api
 from tests.support.chat import ask, messages, new_session

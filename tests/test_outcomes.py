@@ -1,5 +1,5 @@
 """Conversation outcomes through the API on both databases, offline: derived by rules from what the answers store
-(`answering.outcomes`), shown in the owner's conversation overview and counted as a resolution rate per day in
+(`answering.turn.outcomes`), shown in the owner's conversation overview and counted as a resolution rate per day in
 analytics."""
 
 from __future__ import annotations

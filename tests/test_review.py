@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.unanswered.grouping import normalised
 from tests.support.agents import PERSON, agent
 from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp

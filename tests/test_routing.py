@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from botyard.answering.evidence import Reading, UnitIntent
-from botyard.answering.intents import PROTOTYPES, Intent, clauses
-from botyard.answering.routing import Candidate, Decision, best, decide, rated, small_talk, spam_reason
+from botyard.answering.routing.evidence import Reading, UnitIntent
+from botyard.answering.routing.intents import PROTOTYPES, Intent, clauses
+from botyard.answering.routing.rules import Candidate, Decision, best, decide, rated, small_talk, spam_reason
 from tests.support.agents import SHIPPING, agent, disable_default
 from tests.support.api import Api
 from tests.support.chat import ask, messages, new_session

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.models import UnansweredQuestion
 from tests.support.agents import disable_default
 from tests.support.api import MISSING, Api, assert_error, assert_not_found, assert_timestamp, assert_uuid

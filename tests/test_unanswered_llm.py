@@ -1,7 +1,7 @@
 """Unanswered questions with a model (the fake OpenAI-compatible server on loopback; keyword search only, so no
 vectors: grouping by equal text alone): the model's no-answer sentence is recorded, an answer on evidence the
 relevance decision turns down is recorded as low-confidence, a well-founded answer is not. The rules themselves
-(`answering.gaps`), on their numbers."""
+(`answering.turn.gaps`), on their numbers."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from botyard.accounts.service import issue_key
-from botyard.answering.gaps import low_confidence, says_no_answer
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
+from botyard.answering.turn.gaps import low_confidence
+from botyard.answering.turn.records import says_no_answer
 from botyard.retrieval.relevance import Assessment, Reason, Strictness
 from tests.support.api import Api
 from tests.support.apps import llm_app

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from botyard.answering.prompt import fill_variables
-from botyard.answering.variables import extract
+from botyard.answering.model.prompt import fill_variables
+from botyard.answering.routing.variables import extract
 from tests.support.api import Api
 from tests.support.chat import ask
 

@@ -15,7 +15,7 @@ from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
 from botyard.analytics.router import router as analytics_router
 from botyard.answering.router import router as answering_router
-from botyard.answering.sweep import sweep_streaming
+from botyard.answering.turn.sweep import sweep_streaming
 from botyard.api_docs import install as install_api_docs
 from botyard.audit.recorder import AuditTrail
 from botyard.audit.router import router as audit_router

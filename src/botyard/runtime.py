@@ -11,12 +11,12 @@ from datetime import datetime
 
 from botyard.answering.background.tagging import SessionTagger
 from botyard.answering.base import Answerer
-from botyard.answering.judge import ModelJudge
 from botyard.answering.pipeline import Pipeline
-from botyard.answering.run import AnswerParts
+from botyard.answering.routing.judge import ModelJudge
+from botyard.answering.routing.supervisor import AgentRouter
 from botyard.answering.select import build_answerer
-from botyard.answering.supervisor import AgentRouter
 from botyard.answering.tools import ToolCaller
+from botyard.answering.turn.run import AnswerParts
 from botyard.chat.history.retention import ConversationPurger
 from botyard.config import Settings
 from botyard.cors import Origins

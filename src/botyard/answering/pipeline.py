@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from botyard.answering.admission import Slot
-from botyard.answering.prepare import Ask, prepare
-from botyard.answering.run import AnswerParts, AnswerRun
-from botyard.answering.supervisor import AgentRouter
+from botyard.answering.routing.supervisor import AgentRouter
+from botyard.answering.turn.admission import Slot
+from botyard.answering.turn.prepare import prepare
+from botyard.answering.turn.records import Ask
+from botyard.answering.turn.run import AnswerParts, AnswerRun
 
 
 class Pipeline:

@@ -14,13 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.roster import enabled_agents
 from botyard.agents.rules import HUMAN_ESCALATION
-from botyard.answering.admission import Slot
-from botyard.answering.decision import Reply
-from botyard.answering.events import Ended
 from botyard.answering.pipeline import Pipeline
-from botyard.answering.prepare import Prepared
-from botyard.answering.run import AnswerRun
-from botyard.answering.supervisor import Roster, roster
+from botyard.answering.routing.supervisor import Roster, roster
+from botyard.answering.turn.admission import Slot
+from botyard.answering.turn.decision import Reply
+from botyard.answering.turn.events import Ended
+from botyard.answering.turn.records import Prepared
+from botyard.answering.turn.run import AnswerRun
 from botyard.chatbots import service as chatbots
 from botyard.errors import not_found
 from botyard.i18n import Language

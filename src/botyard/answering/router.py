@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Request
 
 from botyard.answering.pipeline import Pipeline
-from botyard.answering.prepare import Ask
+from botyard.answering.turn.records import Ask
 from botyard.answering.wire import AnswerResponse, collect, wants_events
 from botyard.chat.ratelimit import CallingVisitor, Visitor
 from botyard.chat.schemas import MessageCreate, MessageReply

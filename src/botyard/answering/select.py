@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from botyard.answering.base import Answerer
-from botyard.answering.llm import LlmAnswerer
-from botyard.answering.offline import OfflineAnswerer
+from botyard.answering.model.answerer import LlmAnswerer
+from botyard.answering.offline.answerer import OfflineAnswerer
 from botyard.config import Settings
 from botyard.llm.provider import Provider
 from botyard.llm.registry import ModelRegistry, build_llm_provider

@@ -15,8 +15,8 @@ from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from botyard import sse
-from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started
-from botyard.answering.run import AnswerRun
+from botyard.answering.turn.events import ChatEvent, Citation, Ended, Failed, Ping, Started
+from botyard.answering.turn.run import AnswerRun
 from botyard.llm.provider import TextDelta
 
 PLAIN_TEXT = "text/plain; charset=utf-8"

@@ -32,7 +32,7 @@ class ChatSession(UuidPk, Timestamps, Base):
     human_requested: Mapped[bool] = mapped_column(default=False, server_default=false())
     live_chat: Mapped[bool] = mapped_column(default=False, server_default=false())
     outcome: Mapped[str | None] = mapped_column(String(16), default=None)
-    """`resolved`, `unresolved` or `handed_off` (`ConversationOutcome`), by the rules of `answering.outcomes`, as
+    """`resolved`, `unresolved` or `handed_off` (`ConversationOutcome`), by the rules of `answering.turn.outcomes`, as
     of the last answer, verdict or take-over; None while nothing was asked."""
     outcome_reason: Mapped[str | None] = mapped_column(String(24), default=None)
     """Why it is unresolved or handed off (`OutcomeReason`)."""

@@ -29,5 +29,5 @@ class HandoffSettings(Base):
     """The reply to a visitor who asks for a person after hours (empty: the default of `botyard.chatbots.handoff`)."""
     hand_off_requests: Mapped[bool] = mapped_column(default=True, server_default=true())
     """True (the default): a visitor who asks for a person is handed to the account's people who take conversations
-    even when the chatbot has no human-escalation agent (`answering.supervisor.BUILT_IN_HAND_OFF`)."""
+    even when the chatbot has no human-escalation agent (`answering.routing.supervisor.BUILT_IN_HAND_OFF`)."""
     modified_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -97,7 +97,7 @@ class WidgetRole(StrEnum):
 
 
 class ConversationOutcome(StrEnum):
-    """`chat_session.outcome`: how the conversation went, by rules over what is stored (`answering.outcomes`)."""
+    """`chat_session.outcome`: how the conversation went, by rules over what is stored (`answering.turn.outcomes`)."""
 
     RESOLVED = "resolved"
     """The bot's last answer was confident, and the visitor did not rate it down."""
@@ -131,7 +131,7 @@ class UnansweredReason(StrEnum):
     NO_AGENT = "no_agent"
     """No enabled agent answers queries: the configured no-agent reply."""
     LOW_CONFIDENCE = "low_confidence"
-    """Answered, on evidence a stricter setting would have refused (`answering.gaps.low_confidence`), or unsure."""
+    """Answered, on evidence a stricter setting would have refused (`answering.turn.gaps.low_confidence`), or unsure."""
     HANDED_OFF = "handed_off"
     """A human-escalation agent replied: the visitor asked for a person."""
     THUMBS_DOWN = "thumbs_down"

@@ -11,7 +11,7 @@ from botyard.models.kinds import UnansweredStatus
 
 class UnansweredQuestion(UuidPk, Base):
     """A question the chatbot did not answer, or answered on weak evidence, kept for its owner: written in the
-    answer's own transaction (`answering.finish`), one row per message, until the owner answers or dismisses it.
+    answer's own transaction (`answering.turn.finish`), one row per message, until the owner answers or dismisses it.
 
     `chatbot_uuid` repeats the session's chatbot so that a chatbot's open questions are one indexed range, and
     `vector` keeps the question's vector the search already computed, so grouping them embeds nothing again.

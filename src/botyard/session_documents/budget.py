@@ -1,7 +1,7 @@
 """Whether a message's documents fit the answering model's budget, and the exact replies when they do not.
 
 Documents go to the model whole or not at all (a cut contract reads as a different contract). `room` is what the
-prompt has left for documents once the agent's prompt and the question are in (`answering.prepare`); history and
+prompt has left for documents once the agent's prompt and the question are in (`answering.turn.prepare`); history and
 retrieved passages share what the documents leave.
 
 - New documents that do not fit alone: `TOO_LONG`. With the session's earlier documents: `TOO_LONG_WITH_EARLIER`.

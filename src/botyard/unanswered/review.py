@@ -3,9 +3,9 @@ one step.
 
 An answer is in the queue when it was refused (nothing in the knowledge, a model's no-answer sentence, no agent),
 unsure (`meta_json.confidence` `low`, or weak evidence), handed to a person (a human-escalation agent replied), or
-rated down by the visitor. The first three are the rows `answering.gaps` writes with the answer; a thumbs-down is the
-verdict itself (`message_feedback`), so the queue needs no second write on the visitor's click. Closing an item
-writes its row's status (a thumbs-down without a row gets a closed one); a thumbs-down given after its item was
+rated down by the visitor. The first three are the rows `answering.turn.gaps` writes with the answer; a thumbs-down
+is the verdict itself (`message_feedback`), so the queue needs no second write on the visitor's click. Closing an
+item writes its row's status (a thumbs-down without a row gets a closed one); a thumbs-down given after its item was
 closed brings it back.
 
 Groups are made as the unanswered questions' are (`grouping`: the same words, or vectors on one subject, so the same

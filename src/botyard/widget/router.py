@@ -10,8 +10,8 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.answering.prepare import Ask
 from botyard.answering.router import Answers
+from botyard.answering.turn.records import Ask
 from botyard.answering.wire import AnswerResponse, wants_events
 from botyard.chat.feedback.schemas import Feedback
 from botyard.chat.feedback.service import feedback_of

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.agents.roster import enabled_agents
 from botyard.answering.background import tools as background_tools
 from botyard.answering.base import Answerer, Turn
-from botyard.answering.judge import ModelJudge
+from botyard.answering.routing.judge import ModelJudge
 from botyard.answering.text import key_terms
 from botyard.answering.tools import Tool
 from botyard.chat import conversation

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.roster import enabled_functions
 from botyard.answering.base import Answerer, AnswerRequest, Finished, Turn
-from botyard.answering.supervisor import tool_of
+from botyard.answering.routing.supervisor import tool_of
 from botyard.answering.tools import Tool
 from botyard.chat import conversation
 from botyard.llm.catalogue import DEFAULT_MODEL

@@ -45,7 +45,7 @@ async def give(
     if message is None or message.session_uuid != session.uuid or not rateable(message):
         raise not_found("Message")
     await FeedbackRepository(db).put(message, session.chatbot_uuid, Rating(rating).value, comment, now)
-    if Rating(rating) is Rating.DOWN:  # the conversation did not help (`answering.outcomes`)
+    if Rating(rating) is Rating.DOWN:  # the conversation did not help (`answering.turn.outcomes`)
         await set_outcome(db, session.uuid, ConversationOutcome.UNRESOLVED, OutcomeReason.THUMBS_DOWN)
     data = {"session_uuid": session.uuid, "message_uuid": message.uuid, "rating": rating, "comment": comment}
     await webhooks.emit(db, session.chatbot_uuid, WebhookEvent.FEEDBACK, data, now)

@@ -1,4 +1,4 @@
-"""conversation outcome: chat_session.outcome and outcome_reason, kept by the rules of `answering.outcomes` as each
+"""conversation outcome: chat_session.outcome and outcome_reason, kept by the rules of `answering.turn.outcomes` as each
 answer is stored, a verdict given, or a person takes over
 
 Revision ID: c7e3f9a2b518

@@ -60,7 +60,7 @@ export const Rating = Object.freeze({
   DOWN: "down",
 });
 
-/** How a conversation went (`answering/outcomes.py`). */
+/** How a conversation went (`answering/turn/outcomes.py`). */
 export const ConversationOutcome = Object.freeze({
   RESOLVED: "resolved",
   UNRESOLVED: "unresolved",

@@ -16,11 +16,19 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
-from botyard.answering.asked import Kind, asked_kinds, asking_words, stated_kinds
 from botyard.answering.base import AnswerEvent, AnswerRequest, CitedHit, Finished, Turn
-from botyard.answering.confidence import NONE, Confidence, Judgement, judge
 from botyard.answering.context import search_query
-from botyard.answering.quote import FOLLOWER_SHARE, Quoted, candidates, chunk_terms, ranked, select, with_asked_kinds
+from botyard.answering.offline.asked import Kind, asked_kinds, asking_words, stated_kinds
+from botyard.answering.offline.confidence import NONE, Confidence, Judgement, judge
+from botyard.answering.offline.quote import (
+    FOLLOWER_SHARE,
+    Quoted,
+    candidates,
+    chunk_terms,
+    ranked,
+    select,
+    with_asked_kinds,
+)
 from botyard.answering.text import content_words, word_groups
 from botyard.i18n import offer_person, unsure
 from botyard.ingestion.tokens import count_tokens

@@ -17,34 +17,16 @@ the first ones are what the owner configured, the others are no question of know
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
-from botyard.answering.confidence import Confidence
-from botyard.answering.supervisor import DEFAULT_NO_ANSWER_MESSAGE, NOBODY
+from botyard.answering.offline.confidence import Confidence
+from botyard.answering.routing.supervisor import NOBODY
 from botyard.answering.text import content_words
-from botyard.embedding.base import Vectors, encode_vector
-from botyard.i18n import language_of, no_answer, reply_language
+from botyard.answering.turn.records import Outcome, no_answer_sentences, says_no_answer
+from botyard.embedding.base import encode_vector
+from botyard.i18n import language_of
 from botyard.models import UnansweredQuestion, UnansweredReason
 from botyard.retrieval.relevance import REQUIRED, Assessment, Strictness, stricter
-
-if TYPE_CHECKING:
-    from botyard.answering.finish import Outcome
-    from botyard.answering.prepare import Prepared
-
-_NOT_WORD = re.compile(r"[\W_]+")
-
-
-@dataclass(frozen=True)
-class Searched:
-    """What the answer searched the knowledge with: the query (a follow-up made to stand on its own) and its vector
-    (None without one), by the embedder `embedder`."""
-
-    query: str
-    vector: Vectors | None
-    embedder: str | None
 
 
 def low_confidence(assessment: Assessment, strictness: Strictness) -> bool:
@@ -53,16 +35,6 @@ def low_confidence(assessment: Assessment, strictness: Strictness) -> bool:
     service's own words for "enough evidence"; a strict chatbot's answers are low-confidence only below its own
     level, which only a model answers past (offline, they are refused)."""
     return assessment.score < max(assessment.required, REQUIRED[stricter(strictness)])
-
-
-def _flat(text: str) -> str:
-    return _NOT_WORD.sub(" ", text.casefold()).strip()
-
-
-def says_no_answer(text: str, sentences: list[str]) -> bool:
-    """Whether `text` says one of the no-answer `sentences` (case, spacing and punctuation aside)."""
-    flat = _flat(text)
-    return bool(flat) and any(_flat(sentence) and _flat(sentence) in flat for sentence in sentences)
 
 
 def reason(outcome: Outcome) -> UnansweredReason | None:
@@ -87,15 +59,6 @@ def reason(outcome: Outcome) -> UnansweredReason | None:
     if outcome.assessment is not None and low_confidence(outcome.assessment, prepared.strictness):
         return UnansweredReason.LOW_CONFIDENCE
     return None
-
-
-def no_answer_sentences(prepared: Prepared) -> list[str]:
-    """The sentences that say there is no answer: the agent's own, ours in the reply's language, the default
-    prompt's (the hosted service's)."""
-    agent = prepared.agent
-    language = reply_language(prepared.query, prepared.language)
-    own = agent.no_answer_message if agent is not None else None
-    return [own or "", no_answer(language), DEFAULT_NO_ANSWER_MESSAGE]
 
 
 def unanswered(outcome: Outcome, now: datetime) -> UnansweredQuestion | None:

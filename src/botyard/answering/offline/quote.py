@@ -17,8 +17,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from botyard.answering.asked import Kind, asked_kinds, stated_kinds
 from botyard.answering.base import CitedHit
+from botyard.answering.offline.asked import Kind, asked_kinds, stated_kinds
 from botyard.passages import Passage, PassageKind, passages, word_count, words
 from botyard.retrieval.lexical import index_terms
 from botyard.retrieval.relevance import REQUIRED, Strictness, coverage

@@ -1,10 +1,10 @@
 """The first step of an answer, committed before any byte is streamed: authorise, choose the agent, count against
 the rate limit and store the query as a message in state `streaming`, with the session documents it uses (or, when
-they do not fit the agent's model, the reply that says so: `answering.documents`)."""
+they do not fit the agent's model, the reply that says so: `answering.turn.documents`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -13,18 +13,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.roster import enabled_agents
 from botyard.agents.rules import HUMAN_ESCALATION
-from botyard.answering import variables
 from botyard.answering.base import Turn
-from botyard.answering.built_in import answered_by_knowledge, is_built_in, with_hand_off
-from botyard.answering.documents import admission
-from botyard.answering.supervisor import AgentRouter, ChosenAgent, Roster, roster
-from botyard.answering.sweep import stream_owner
+from botyard.answering.routing import variables
+from botyard.answering.routing.supervisor import AgentRouter, ChosenAgent, Roster, roster
+from botyard.answering.turn.built_in import answered_by_knowledge, is_built_in, with_hand_off
+from botyard.answering.turn.documents import admission
+from botyard.answering.turn.records import Ask, Prepared
+from botyard.answering.turn.sweep import stream_owner
 from botyard.chat import access, conversation, ratelimit
 from botyard.chatbots import service as chatbots
 from botyard.chatbots.handoff.service import handoff, hands_off_requests
 from botyard.db.session import Database
 from botyard.errors import not_found
-from botyard.i18n import DEFAULT, Language
+from botyard.i18n import Language
 from botyard.live import contact
 from botyard.live import service as live
 from botyard.models import (
@@ -45,52 +46,6 @@ from botyard.session_documents import service as session_documents
 from botyard.session_documents.budget import AttachedDocument
 
 HISTORY_TURNS = 6
-
-
-@dataclass(frozen=True, kw_only=True)
-class Ask:
-    """One incoming question: who asks (`account_uuid`, None without a key), where, and the caller as a visitor
-    (`visitor`: whom the rate limit counts unless the key is the chatbot owner's, whose traffic counts per
-    session; `chat.access`)."""
-
-    session_uuid: str
-    query: str
-    account_uuid: str | None = None
-    visitor: ratelimit.Visitor
-    document_uuids: tuple[str, ...] = ()
-    """Session documents the message attaches (the chatbot owner's, sent with the owner's key)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Prepared:
-    """Everything the streaming part needs, copied out of the request's transactions."""
-
-    message_uuid: str
-    session_uuid: str
-    chatbot_uuid: str
-    query: str
-    history: list[Turn]
-    show_citations: bool
-    agent: ChosenAgent | None
-    strictness: Strictness = Strictness.BALANCED
-    """How much evidence the chatbot's relevance decision asks for."""
-    language: Language = DEFAULT
-    """The language the chatbot speaks (its setting, or its knowledge's): its no-answer reply's, unless the
-    question is clearly in another."""
-    live_chat: bool = False
-    """An operator has the session: the query is stored for them, nobody else answers."""
-    monitored: list[str] = field(default_factory=list)
-    """Phrases that, in the AI's reply, flag the session for operators."""
-    offers_person: bool = False
-    """A human-escalation agent is enabled: an unsure reply offers a person."""
-    background: bool = False
-    """Background agents have work after the answer: it queues a `tag_session` job."""
-    documents: list[AttachedDocument] = field(default_factory=list)
-    """The session documents the answer uses (linked to the message)."""
-    refusal: str | None = None
-    """The exact reply when the message's documents do not fit the agent's model: it is the whole answer."""
-    knowledge_version: int | None = None
-    """The chatbot's knowledge version, read with it: retrieval searches an index at least this new."""
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from botyard.answering.base import AnswerRequest
-from botyard.answering.prompt import document_room
-from botyard.answering.supervisor import ChosenAgent
+from botyard.answering.model.prompt import document_room
+from botyard.answering.routing.supervisor import ChosenAgent
 from botyard.ingestion.chunk import chunk_markdown
 from botyard.llm.registry import ModelRegistry, UnknownModel
 from botyard.retrieval.base import Hit

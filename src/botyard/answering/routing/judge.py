@@ -16,8 +16,8 @@ from contextlib import aclosing
 from typing import Any
 
 from botyard.answering.defuse import defuse
-from botyard.answering.routing import Candidate
-from botyard.answering.variables import is_static
+from botyard.answering.routing.rules import Candidate
+from botyard.answering.routing.variables import is_static
 from botyard.ingestion.tokens import truncate_tokens
 from botyard.llm.catalogue import DEFAULT_MODEL
 from botyard.llm.provider import ChatMessage, Provider, StreamEnd, TextDelta

@@ -16,7 +16,7 @@ from typing import Any
 from botyard.answering.base import AnswerEvent, AnswerRequest, Finished, Turn
 from botyard.answering.context import search_query
 from botyard.answering.defuse import defuse
-from botyard.answering.prompt import CONDENSE_MAX_TOKENS, build_prompt, condense_messages
+from botyard.answering.model.prompt import CONDENSE_MAX_TOKENS, build_prompt, condense_messages
 from botyard.answering.tools import MAX_TOOL_CALLS, Tool
 from botyard.ingestion.tokens import count_tokens, truncate_tokens
 from botyard.llm.provider import ChatMessage, Provider, ProviderEvent, StreamEnd, TextDelta, ToolCall, Usage

@@ -31,8 +31,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from botyard.answering.evidence import Reading, UnitIntent
-from botyard.answering.intents import UNWANTED, Intent, friendly_reply
+from botyard.answering.routing.evidence import Reading, UnitIntent
+from botyard.answering.routing.intents import UNWANTED, Intent, friendly_reply
 from botyard.answering.text import content_words, key_terms, words
 from botyard.models.kinds import AgentType
 
@@ -185,7 +185,7 @@ def _intended(reading: Reading, types: list[str]) -> tuple[Intent, int] | None:
 
 def clearly_asks_for_person(reading: Reading) -> bool:
     """Whether the message or a clause asks for a person as clearly as spam must be spam (`UNWANTED_FLOOR`,
-    `UNWANTED_LEAD`): the built-in hand-off (`answering.built_in`) is on in every chatbot, and a question handed to
+    `UNWANTED_LEAD`): the built-in hand-off (`answering.turn.built_in`) is on in every chatbot, and a question handed to
     a person is as lost to the knowledge as one refused as spam ("Do you offer botox?" is 0.37 from "I need a live
     agent", a real request 0.55 and more). An owner's human-escalation agent asks less (`PERSON_FLOOR`)."""
     return any(

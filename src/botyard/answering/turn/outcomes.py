@@ -16,14 +16,10 @@ reply or an unsure one. The resolution rate is resolved conversations over those
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from botyard.answering.confidence import Confidence
+from botyard.answering.offline.confidence import Confidence
 from botyard.answering.text import content_words
+from botyard.answering.turn.records import Outcome
 from botyard.models import ConversationOutcome, OutcomeReason
-
-if TYPE_CHECKING:
-    from botyard.answering.finish import Outcome
 
 Decided = tuple[ConversationOutcome, OutcomeReason | None]
 

@@ -15,20 +15,19 @@ from typing import Any
 import anyio
 
 from botyard import metrics
-from botyard.answering import decision, finish
-from botyard.answering.admission import Slot
 from botyard.answering.base import Answerer, AnswerEvent, CitedHit, Finished, joined_text
-from botyard.answering.canned import canned
-from botyard.answering.citations import CitedSource, cite_entry, markers_in, number_hits
-from botyard.answering.decision import Reply
-from botyard.answering.documents import document_hits, merged_hits
-from botyard.answering.events import ChatEvent, Citation, Ended, Failed, Ping, Started, with_heartbeat
-from botyard.answering.gaps import Searched
-from botyard.answering.json_guard import json_guard
-from botyard.answering.prepare import Prepared
+from botyard.answering.routing.supervisor import ChosenAgent
 from botyard.answering.search_depth import MODEL_TOP_K, TOP_K
-from botyard.answering.supervisor import ChosenAgent
 from botyard.answering.tools import Tool
+from botyard.answering.turn import decision, finish
+from botyard.answering.turn.admission import Slot
+from botyard.answering.turn.canned import canned
+from botyard.answering.turn.citations import CitedSource, cite_entry, markers_in, number_hits
+from botyard.answering.turn.decision import Reply
+from botyard.answering.turn.documents import document_hits, merged_hits
+from botyard.answering.turn.events import ChatEvent, Citation, Ended, Failed, Ping, Started, with_heartbeat
+from botyard.answering.turn.json_guard import json_guard
+from botyard.answering.turn.records import Outcome, Prepared, Searched
 from botyard.chat import conversation
 from botyard.db.session import Database
 from botyard.ingestion.tokens import count_tokens
@@ -170,7 +169,7 @@ class AnswerRun:
     def _with_documents(self, retrieval: Retrieval) -> tuple[list[Hit], bool, dict[str, float]]:
         """The hits to answer from, whether they answer, and the question's term weights. A model reads the session
         documents whole in its prompt; offline, their passages that hold the question compete with the knowledge's
-        relevant hits for the quote (`answering.documents`)."""
+        relevant hits for the quote (`answering.turn.documents`)."""
         if self.parts.answerer.model_decides or not self.prepared.documents:
             return retrieval.hits, retrieval.relevant, retrieval.term_weights
         found, weights = document_hits(self.prepared.documents, self.prepared.query)
@@ -265,8 +264,8 @@ class AnswerRun:
                 await self._finalise(interrupted=True)
             await self.stream.aclose()
 
-    def _outcome(self, interrupted: bool) -> finish.Outcome:
-        return finish.Outcome(
+    def _outcome(self, interrupted: bool) -> Outcome:
+        return Outcome(
             prepared=self.prepared,
             text=self.text,
             cited=self.cited,

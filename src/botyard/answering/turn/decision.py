@@ -11,8 +11,8 @@ from __future__ import annotations
 from enum import StrEnum
 
 from botyard.answering.base import AnswerRequest, CitedHit
-from botyard.answering.prepare import Prepared
-from botyard.answering.supervisor import ChosenAgent
+from botyard.answering.routing.supervisor import ChosenAgent
+from botyard.answering.turn.records import Prepared
 from botyard.i18n import DEFAULT, agent_reply, no_answer, reply_language
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from botyard.answering.intents import PROTOTYPES, Intent, Prototype
+from botyard.answering.routing.intents import PROTOTYPES, Intent, Prototype
 from botyard.embedding import Embedder, Vectors, similarities
 
 CACHE_SIZE = 4096

@@ -15,10 +15,10 @@ from typing import Any
 
 from botyard.agents.roster import EnabledAgents
 from botyard.agents.rules import DEFAULT_MESSAGES, HUMAN_ESCALATION, SPAM_DEFENSE, USER_FACING
-from botyard.answering.evidence import Reading, VectorCache, read
-from botyard.answering.intents import Intent, clauses
-from botyard.answering.judge import ModelJudge
-from botyard.answering.routing import (
+from botyard.answering.routing.evidence import Reading, VectorCache, read
+from botyard.answering.routing.intents import Intent, clauses
+from botyard.answering.routing.judge import ModelJudge
+from botyard.answering.routing.rules import (
     SMALL_TALK_WORDS,
     Candidate,
     Decision,
@@ -28,9 +28,9 @@ from botyard.answering.routing import (
     small_talk,
     spam_reason,
 )
+from botyard.answering.routing.variables import is_static
 from botyard.answering.text import words
 from botyard.answering.tools import Tool
-from botyard.answering.variables import is_static
 from botyard.embedding import Embedder, Vectors
 from botyard.llm.catalogue import DEFAULT_MODEL
 from botyard.models import Agent, AgentMeta, EscalationSettings, ToolFunction
@@ -232,7 +232,7 @@ class AgentRouter:
         guard = next((card for card in cards if card.type == SPAM_DEFENSE), None)
         if guard is not None and (spam := spam_reason(query)) is not None:
             return chosen(guard, variables, forced=True, reason=f"spam: {spam}")
-        agents = [card for card in cards if card.uuid]  # not the built-in hand-off (`answering.built_in`)
+        agents = [card for card in cards if card.uuid]  # not the built-in hand-off (`answering.turn.built_in`)
         if len(agents) < len(cards):
             if await self._asks_for_person(query, cards):
                 return chosen(cards[-1], variables, forced=False, reason=Intent.PERSON)

@@ -45,7 +45,7 @@ class Ended:
     citations: dict[str, dict[str, Any]]
     usage: Usage
     confidence: str | None = None
-    """`high`, `low` or `none` (`answering.confidence`), as stored in the message's `meta_json`."""
+    """`high`, `low` or `none` (`answering.offline.confidence`), as stored in the message's `meta_json`."""
 
 
 ChatEvent = Started | TextDelta | Citation | Ping | Failed | Ended
