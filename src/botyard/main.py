@@ -120,6 +120,8 @@ def create_app(
 def _include_routers(app: FastAPI, settings: Settings) -> None:
     api = APIRouter(prefix="/api/v1")
     routers = (
+        answering_router,  # first: every message's request is matched against the routes in this order
+        widget_router,
         accounts_router,
         signin_router,
         sso_router,
@@ -132,7 +134,6 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         chat_router,
         feedback_router,
         history_router,
-        answering_router,
         session_documents_router,
         live_router,
         inbox_router,
@@ -144,7 +145,6 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         unanswered_router,
         testsets_router,
         analytics_router,
-        widget_router,
     )
     for router in routers:
         api.include_router(router)
