@@ -17,9 +17,10 @@ from datetime import datetime
 
 from botyard.answering.routing.supervisor import AgentRouter
 from botyard.answering.turn.admission import Slot
+from botyard.answering.turn.parts import AnswerParts
 from botyard.answering.turn.prepare import prepare
 from botyard.answering.turn.records import Ask
-from botyard.answering.turn.run import AnswerParts, AnswerRun
+from botyard.answering.turn.run import AnswerRun
 
 
 class Pipeline:
@@ -49,6 +50,6 @@ class Pipeline:
                 retriever=self.parts.retriever,
             )
         except BaseException:
-            slot.release()
+            slot.give_back()
             raise
         return AnswerRun(prepared, self.parts, self.ping_seconds if events else None, slot)

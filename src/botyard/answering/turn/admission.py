@@ -24,7 +24,7 @@ class Slot:
         self._held = True
         return self
 
-    def release(self) -> None:
+    def give_back(self) -> None:
         if self._held:
             self._held = False
             self._semaphore.release()
