@@ -6,8 +6,8 @@
    its deltas into chat events (`run.py`).
 3. Finish in a shielded step: the response, `finish_reason`, `cite_data_json`, `meta_json`, state `complete`,
    operators' flags and the background agents' job (`finish.py`). On the normal path this happens before the last
-   event, so the response closes only after the commit; a client that disconnects gets `AnswerRun.close`, which
-   stores the partial text marked `interrupted`.
+   event, so the response closes only after the commit; for a client that disconnects, the run stores the partial
+   text marked `interrupted` (however its events end; `AnswerRun.close` for one that never streamed).
 """
 
 from __future__ import annotations
