@@ -15,7 +15,7 @@ from _harness import MemorySampler, Server, descendants, load_average, percentil
 
 from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.answering.turn.json_guard import NOT_JSON
-from botyard.answering.turn.run import FAILURE_MESSAGE
+from botyard.answering.turn.stream import FAILURE_MESSAGE
 
 
 @dataclass(frozen=True)

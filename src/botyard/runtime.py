@@ -16,7 +16,7 @@ from botyard.answering.routing.judge import ModelJudge
 from botyard.answering.routing.supervisor import AgentRouter
 from botyard.answering.select import build_answerer
 from botyard.answering.tools import ToolCaller
-from botyard.answering.turn.run import AnswerParts
+from botyard.answering.turn.parts import AnswerParts
 from botyard.chat.history.retention import ConversationPurger
 from botyard.config import Settings
 from botyard.cors import Origins

@@ -6,8 +6,8 @@
    its deltas into chat events (`run.py`).
 3. Finish in a shielded step: the response, `finish_reason`, `cite_data_json`, `meta_json`, state `complete`,
    operators' flags and the background agents' job (`finish.py`). On the normal path this happens before the last
-   event, so the response closes only after the commit; a client that disconnects gets `AnswerRun.close`, which
-   stores the partial text marked `interrupted`.
+   event, so the response closes only after the commit; for a client that disconnects, the run stores the partial
+   text marked `interrupted` (however its events end; `AnswerRun.close` for one that never streamed).
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from datetime import datetime
 
 from botyard.answering.routing.supervisor import AgentRouter
 from botyard.answering.turn.admission import Slot
+from botyard.answering.turn.parts import AnswerParts
 from botyard.answering.turn.prepare import prepare
 from botyard.answering.turn.records import Ask
-from botyard.answering.turn.run import AnswerParts, AnswerRun
+from botyard.answering.turn.run import AnswerRun
 
 
 class Pipeline:
@@ -49,6 +50,6 @@ class Pipeline:
                 retriever=self.parts.retriever,
             )
         except BaseException:
-            slot.release()
+            slot.give_back()
             raise
         return AnswerRun(prepared, self.parts, self.ping_seconds if events else None, slot)

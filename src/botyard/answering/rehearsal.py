@@ -19,8 +19,9 @@ from botyard.answering.routing.supervisor import Roster, roster
 from botyard.answering.turn.admission import Slot
 from botyard.answering.turn.decision import Reply
 from botyard.answering.turn.events import Ended
-from botyard.answering.turn.records import Prepared
+from botyard.answering.turn.records import Outcome, Prepared
 from botyard.answering.turn.run import AnswerRun
+from botyard.answering.turn.stages import Decided
 from botyard.chatbots import service as chatbots
 from botyard.errors import not_found
 from botyard.i18n import Language
@@ -48,11 +49,11 @@ class _Unstored(AnswerRun):
     """An answer run whose end writes nothing: there is no message to finish, and no live answer to count (a test
     run of 200 questions would otherwise fill `/metrics`' first-byte histogram and answer counts)."""
 
-    def _first_text(self) -> float:
+    def _first_text(self, reply: Reply) -> float:
         return time.perf_counter() - self.started
 
-    async def _finalise(self, *, interrupted: bool) -> dict[str, dict[str, Any]]:
-        self.finalised = True
+    async def _finalise(self, stored: Outcome, decided: Decided | None) -> dict[str, dict[str, Any]]:
+        self.finalised = stored
         return {}
 
 
@@ -83,7 +84,7 @@ async def rehearse(answers: Pipeline, chatbot_uuid: str, query: str) -> Rehearse
                 confidence = event.confidence
     finally:
         await run.close()
-    return Rehearsed(run.text, confidence, run.outcome in (Reply.NO_ANSWER, Reply.REFUSED))
+    return Rehearsed(run.text, confidence, run.finalised is not None and run.finalised.refused)
 
 
 async def _read(db: AsyncSession, chatbot_uuid: str, tools: bool) -> _Read:

@@ -16,6 +16,11 @@ from botyard.answering.base import CitedHit
 from botyard.retrieval.base import Hit
 
 MARKER = re.compile(r"\[(\d+\.\d+)\]")
+_BEGUN = re.compile(r"\[\d*(?:\.\d*)?")
+"""The start of a marker that the next piece of text may complete: `[`, `[1`, `[1.`, `[12.3`."""
+LONGEST_BEGUN = 16
+"""The most characters of a begun marker kept for the next piece: a marker names a numbered hit (`[12.3]`), and
+one longer than this names none, so waiting for its end would only make a run of digits costly."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,32 @@ def number_hits(hits: Sequence[Hit]) -> list[CitedHit]:
 def markers_in(text: str) -> list[str]:
     """The `X.Y` markers of `text`, each once, in order of first appearance."""
     return list(dict.fromkeys(MARKER.findall(text)))
+
+
+class MarkerScanner:
+    """The markers of a text that arrives in pieces, each announced once, when its closing `]` arrives, in order of
+    first appearance (as `markers_in` on the whole text so far would list the new ones).
+
+    `feed` reads the new piece and the few characters of a marker begun at the end of the previous one (`[1.` then
+    `2]`), never the text before: an answer's markers cost time linear in its length. `examined` counts the
+    characters read, for the test that says so.
+    """
+
+    def __init__(self) -> None:
+        self._begun = ""
+        self._seen: set[str] = set()
+        self.examined = 0
+
+    def feed(self, piece: str) -> list[str]:
+        """The markers completed by `piece` and not seen before."""
+        text = self._begun + piece
+        self.examined += len(text)
+        fresh = [marker for marker in dict.fromkeys(MARKER.findall(text)) if marker not in self._seen]
+        self._seen.update(fresh)
+        start = text.rfind("[")
+        begun = start >= 0 and len(text) - start <= LONGEST_BEGUN and _BEGUN.fullmatch(text, start) is not None
+        self._begun = text[start:] if begun else ""
+        return fresh
 
 
 def cite_entry(cited: CitedHit, source: CitedSource | None) -> dict[str, Any]:
