@@ -25,7 +25,7 @@ async def someone_there(db: AsyncSession, account_uuid: str) -> bool:
 
 async def people_there(db: AsyncSession, account_uuid: str) -> bool:
     """Whether one of the account's people who take conversations is there (not away): what the built-in hand-off
-    of a chatbot without a human-escalation agent promises (`answering.turn.built_in`)."""
+    of a chatbot without a human-escalation agent promises (`live.handoff_policy`)."""
     return any(not away for _email, away in await UserRepository(db).takers(account_uuid, TAKERS))
 
 

@@ -9,7 +9,7 @@ back) reads like a request to the vectors, and an owner who made no hand-off age
 knowledge can (`answered_by_knowledge`: the relevance decision the answer itself would take). It promises a person
 only when one of the account's people who take conversations (the `live` permission) is there:
 with nobody (an account of API keys alone) or everyone away, the visitor gets the after-hours message and the
-contact form (`answering.turn.prepare`), never "my reference documents"."""
+contact form (`live.handoff_policy`, which decides all this), never "my reference documents"."""
 
 from __future__ import annotations
 

@@ -22,15 +22,14 @@ from botyard.answering.turn.records import Ask, Prepared
 from botyard.answering.turn.sweep import stream_owner
 from botyard.chat import access, conversation, ratelimit
 from botyard.chatbots import service as chatbots
-from botyard.chatbots.handoff.service import handoff, hands_off_requests
 from botyard.db.session import Database
 from botyard.errors import not_found
 from botyard.i18n import Language
-from botyard.live import contact
+from botyard.live import handoff_policy
 from botyard.live import service as live
+from botyard.live.handoff_policy import Decision, HandOffTo
 from botyard.models import (
     Chatbot,
-    ChatbotEventKind,
     ChatSession,
     Message,
     MessageMeta,
@@ -39,7 +38,6 @@ from botyard.models import (
     WebhookEvent,
 )
 from botyard.outbox import events as webhooks
-from botyard.people.availability import people_there, someone_there
 from botyard.retrieval.relevance import Strictness
 from botyard.retrieval.retriever import Retriever
 from botyard.session_documents import service as session_documents
@@ -70,9 +68,11 @@ async def prepare(
     before anything is stored when the caller may not chat here or is over the limit.
 
     Two transactions: the reads (session, chatbot, history, agents) take no write lock, and the agent is chosen
-    between them (it may embed the query); the write transaction holds only the rate-limit count, the insert and,
-    for a human hand-off, the session's flag, which must be atomic together. SQLite has one writer at a time, and
-    several server processes meet at its lock, so the shorter the write, the more answers per second.
+    between them (it may embed the query), with the hand-off policy's decision when it asks for a person
+    (`live.handoff_policy`, its own short reads); the write transaction holds only the rate-limit count, the insert
+    and what the decision does (for a human hand-off, the session's flag), which must be atomic together. SQLite has
+    one writer at a time, and several server processes meet at its lock, so the shorter the write, the more answers
+    per second.
     """
     read = await database.read_briefly(lambda db: _read(db, ask, tools, now))
     live_chat = live.is_live(read.session)
@@ -80,15 +80,12 @@ async def prepare(
     filled = {} if live_chat or not declared else await _fill(router, declared, ask.query)
     values = {**SessionMeta.of(read.session).variables, **filled}
     agent = None if live_chat else await router.choose(read.roster.cards, ask.query, _last_agent(read.turns), values)
-    if agent is not None and is_built_in(agent):
-        agent = await _built_in_or_instead(database, router, retriever, read, ask.query, values, agent)
-    agent, after_hours = await _office_hours(database, read.chatbot, agent, now)
+    handing = await _hand_off(database, router, retriever, read, ask.query, values, agent, now)
+    agent = _answering(agent, handing)
     admitted = admission(agent, ask.query, read.chatbot.show_citations, read.new_documents, read.earlier_documents)
     linked = [document.uuid for document in admitted.documents]
     try:
-        message = await database.write_briefly(
-            lambda db: _store(db, ask, read, agent, filled, now, linked, after_hours=after_hours)
-        )
+        message = await database.write_briefly(lambda db: _store(db, ask, read, handing, filled, now, linked))
     except IntegrityError as error:  # the session (or its chatbot) was deleted between the two transactions
         raise not_found("Session") from error
     return Prepared(
@@ -111,23 +108,47 @@ async def prepare(
     )
 
 
-async def _built_in_or_instead(
+async def _hand_off(
     database: Database,
     router: AgentRouter,
     retriever: Retriever | None,
     read: _Read,
     query: str,
     values: dict[str, Any],
-    built_in: ChosenAgent,
-) -> ChosenAgent:
-    """The built-in hand-off while it is on and the knowledge does not answer the query (`built_in`), else the agent
-    the owner's agents choose. Read only when it is chosen: an ordinary answer pays no statement for it."""
-    on = await database.read_briefly(lambda db: hands_off_requests(db, read.chatbot.uuid))
-    owners = [card for card in read.roster.cards if card.uuid]
-    instead = await router.choose(owners, query, _last_agent(read.turns), values)
-    if on and not await answered_by_knowledge(retriever, database, read.chatbot, instead, query):
-        return built_in
-    return instead
+    agent: ChosenAgent | None,
+    now: datetime,
+) -> Decision[ChosenAgent] | None:
+    """The hand-off policy's decision (`live.handoff_policy`) when the chosen agent asks for a person, else None.
+    What only answering knows goes in as callables: the agent the owner's agents choose instead of the built-in
+    hand-off, and whether its knowledge answers the query (`built_in`)."""
+    if agent is None or not agent.human_requested:
+        return None
+
+    async def instead() -> ChosenAgent:
+        owners = [card for card in read.roster.cards if card.uuid]
+        return await router.choose(owners, query, _last_agent(read.turns), values)
+
+    async def answers_from_knowledge(other: ChosenAgent) -> bool:
+        return await answered_by_knowledge(retriever, database, read.chatbot, other, query)
+
+    return await handoff_policy.decide(
+        database,
+        read.chatbot,
+        now,
+        agent,
+        built_in=is_built_in(agent),
+        instead=instead,
+        answers_from_knowledge=answers_from_knowledge,
+    )
+
+
+def _answering(agent: ChosenAgent | None, handing: Decision[ChosenAgent] | None) -> ChosenAgent | None:
+    """The agent that answers after the hand-off policy: with the after-hours message when nobody is promised."""
+    if handing is None:
+        return agent
+    if handing.to is HandOffTo.CONTACT_FORM:
+        return replace(handing.agent, reply=handing.after_hours_message)
+    return handing.agent
 
 
 async def _read(db: AsyncSession, ask: Ask, tools: bool, now: datetime) -> _Read:
@@ -147,15 +168,14 @@ async def _store(
     db: AsyncSession,
     ask: Ask,
     read: _Read,
-    agent: ChosenAgent | None,
+    handing: Decision[ChosenAgent] | None,
     filled: dict[str, str],
     now: datetime,
     documents: list[str],
-    *,
-    after_hours: bool = False,
 ) -> Message:
     """The write transaction: the rate-limit count, the query's message and its documents, the variables it gave,
-    the hand-off (after hours: the contact form's offer instead)."""
+    what the hand-off policy decided (`handoff_policy.carry_out`: the flag for operators, or the contact form's
+    offer; the event operators follow a session by)."""
     session = read.session
     await ratelimit.admit(db, read.chatbot, _windows(ask, session, read.chatbot, read.owner_uuid), now)
     meta = MessageMeta().with_values(streaming_owner=stream_owner())
@@ -176,34 +196,8 @@ async def _store(
         await conversation.set_variables(db, session.uuid, filled)
         data = {"session_uuid": session.uuid, "message_uuid": message.uuid, "variables": filled}
         await webhooks.emit(db, session.chatbot_uuid, WebhookEvent.VARIABLES_COLLECTED, data, now)
-    asking = agent is not None and agent.human_requested
-    if asking and after_hours:
-        await contact.offer(db, session, now, message.uuid)
-        asking = False
-    flagged = asking and await live.flag_for_operators(db, session.uuid, now, "asked for a person", message.uuid)
-    if not flagged and (live.is_live(session) or live.is_flagged(session)):  # else the `human_requested` event
-        await live.record(db, session, ChatbotEventKind.USER_MESSAGE, now, message_uuid=message.uuid, query=ask.query)
+    await handoff_policy.carry_out(db, handing, session, now, message.uuid, ask.query)
     return message
-
-
-async def _office_hours(
-    database: Database, chatbot: Chatbot, agent: ChosenAgent | None, now: datetime
-) -> tuple[ChosenAgent | None, bool]:
-    """A hand-off outside the chatbot's office hours, or while everyone who takes conversations said they are away,
-    promises no person: its reply is the after-hours message (the form follows, `live.contact`). Read only for a
-    hand-off; True when nobody is promised."""
-    if agent is None or not agent.human_requested:
-        return agent, False
-
-    # The built-in hand-off (no agent row) promises only a person of the account, never a program's inbox.
-    there = someone_there if agent.uuid else people_there
-
-    async def promised(db: AsyncSession) -> tuple[bool, str]:
-        rules = await handoff(db, chatbot.uuid, now)
-        return rules.open and await there(db, chatbot.account_uuid), rules.after_hours_message
-
-    person, message = await database.read_briefly(promised)
-    return (agent, False) if person else (replace(agent, reply=message), True)
 
 
 def _windows(ask: Ask, session: ChatSession, chatbot: Chatbot, owner_uuid: str | None) -> list[ratelimit.Window]:
