@@ -136,8 +136,8 @@ class OpenAICompatProvider:
                         yield call
                     yield StreamEnd(finish_reason or "stop", usage)
                     return
-                text, reason, chunk_usage = parse_chunk(data)
-                calls.feed(data)
+                text, reason, chunk_usage, parsed = parse_chunk(data)
+                calls.feed(parsed)
                 if text:
                     yield TextDelta(text)
                 finish_reason = reason or finish_reason

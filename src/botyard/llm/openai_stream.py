@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import json
+from typing import Any
 
 from botyard.llm.provider import ToolCall, Usage
 
@@ -76,9 +77,9 @@ class ToolCallAssembler:
     def __init__(self) -> None:
         self._calls: dict[int, dict[str, str]] = {}
 
-    def feed(self, data: str) -> None:
-        """Take the tool-call fragments of one chunk (already checked by `parse_chunk`)."""
-        chunk = json.loads(data)
+    def feed(self, chunk: dict[str, Any]) -> None:
+        """Take the tool-call fragments of one chunk, as `parse_chunk` parsed and checked it (parsed once: a long
+        answer is hundreds of chunks)."""
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {} if isinstance(choice, dict) else {}
             for fragment in delta.get("tool_calls") or [] if isinstance(delta, dict) else []:
@@ -102,9 +103,9 @@ class ToolCallAssembler:
         return [call for call in calls if call.name]
 
 
-def parse_chunk(data: str) -> tuple[str, str | None, Usage | None]:
-    """One `chat.completion.chunk`: its text, its finish_reason and its usage; `StreamFailure` when it is malformed
-    or carries an error."""
+def parse_chunk(data: str) -> tuple[str, str | None, Usage | None, dict[str, Any]]:
+    """One `chat.completion.chunk`: its text, its finish_reason, its usage and the parsed chunk (for
+    `ToolCallAssembler.feed`); `StreamFailure` when it is malformed or carries an error."""
     try:
         chunk = json.loads(data)
     except ValueError as exc:
@@ -129,7 +130,7 @@ def parse_chunk(data: str) -> tuple[str, str | None, Usage | None]:
             continue  # we ask for one choice; a server that sends more gets only the first one read
         text += content or ""
         finish_reason = reason or finish_reason
-    return text, finish_reason, _usage(chunk.get("usage"))
+    return text, finish_reason, _usage(chunk.get("usage")), chunk
 
 
 def _usage(value: object) -> Usage | None:

@@ -9,12 +9,13 @@ intents are read: they are written in the chatbot's own language, so they balanc
 lack in it.
 
 The vectors of the prototypes and of the agents' descriptions are computed once per process (`VectorCache`); a
-message costs the query's vector (the retriever's, cached) and one small batch for its clauses, each by its own
-model only.
+message costs the query's vector (the retriever's, cached) and its clauses', each by its own model only, embedded
+with it: MiniLM runs the query and its English clauses at once (`embedding.batching`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,21 +57,46 @@ class Reading:
 
 
 class VectorCache:
-    """Vectors of texts that change rarely (prototypes, agents' descriptions), computed once per process."""
+    """Vectors of texts that change rarely (prototypes, agents' descriptions), computed once per process.
+
+    Once: the messages of a burst that meet a new process all miss at first, and each embedding every prototype
+    again made the model's work a hundred times what it is (1,000 visitors over 10 s on two new workers: the query
+    embeddings were a tenth of MiniLM's time, the prototypes the rest). A text being embedded is awaited by whoever
+    else needs it (`_embedding`)."""
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
         self._vectors: dict[str, Vectors] = {}
+        self._embedding: dict[str, asyncio.Future[None]] = {}
+        """The texts being embedded now, each with what its embedding's end sets."""
 
     async def of(self, texts: Sequence[str]) -> Vectors:
-        """The rows of `texts`, in order (the missing ones embedded in one batch)."""
-        missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
-        if missing:
-            if len(self._vectors) + len(missing) > CACHE_SIZE + len(PROTOTYPES):
-                self._vectors = {p.text: self._vectors[p.text] for p in PROTOTYPES if p.text in self._vectors}
-            for text, vector in zip(missing, await self.embedder.embed_documents(missing), strict=True):
-                self._vectors[text] = np.asarray(vector, dtype=np.float32)
-        return np.stack([self._vectors[text] for text in texts])
+        """The rows of `texts`, in order (the missing ones embedded in one batch, unless already on their way)."""
+        found: dict[str, Vectors] = {}
+        while len(found) < len(set(texts)):
+            found |= {text: self._vectors[text] for text in texts if text in self._vectors}
+            awaited = {self._embedding[text] for text in texts if text not in found and text in self._embedding}
+            missing = [text for text in dict.fromkeys(texts) if text not in found and text not in self._embedding]
+            if missing:
+                found |= await self._embedded(missing)
+            for future in awaited:  # another answer's batch: whatever becomes of it, the loop looks again
+                await asyncio.wait([future])
+        return np.stack([found[text] for text in texts])
+
+    async def _embedded(self, missing: list[str]) -> dict[str, Vectors]:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._embedding |= dict.fromkeys(missing, done)
+        try:
+            vectors = await self.embedder.embed_documents(missing)
+        finally:
+            for text in missing:
+                self._embedding.pop(text, None)
+            done.set_result(None)  # the waiters look again: a failed batch is tried again by one of them
+        if len(self._vectors) + len(missing) > CACHE_SIZE + len(PROTOTYPES):
+            self._vectors = {p.text: self._vectors[p.text] for p in PROTOTYPES if p.text in self._vectors}
+        made = {text: np.asarray(vector, dtype=np.float32) for text, vector in zip(missing, vectors, strict=True)}
+        self._vectors |= made
+        return made
 
 
 def closeness(units: Vectors, profiles: Vectors, facets: Sequence[Vectors], parts: Sequence[int]) -> Vectors:
@@ -106,22 +132,28 @@ def nearest_intents(
     return found
 
 
+async def clause_vectors_of(cache: VectorCache, clause_texts: Sequence[str]) -> Vectors | None:
+    """The vectors of a message's clauses (None for one clause: the message alone is its only unit). A clause is a
+    question, compared only by its own model: all of them in one run of it (`embed_questions`; with the bundled
+    pair, an English clause skips USE-m3, whose part nothing here reads)."""
+    return await cache.embedder.embed_questions(clause_texts) if len(clause_texts) > 1 else None
+
+
 async def read(
     cache: VectorCache,
     query_vector: Vectors,
-    clause_texts: Sequence[str],
+    clause_vectors: Vectors | None,
     profiles: Sequence[str],
     facets: Sequence[Sequence[str]],
     questions: Sequence[int],
 ) -> Reading:
-    """The reading of a message whose vector is `query_vector` and whose clauses are `clause_texts` (one clause: the
-    message alone), against candidates with these `profiles` and `facets`; `questions` are the indices of the
-    candidates whose facets count as ordinary questions (the user-facing agents)."""
+    """The reading of a message whose vector is `query_vector` and whose clauses' are `clause_vectors`
+    (`clause_vectors_of`; None: one clause, the message alone), against candidates with these `profiles` and
+    `facets`; `questions` are the indices of the candidates whose facets count as ordinary questions (the
+    user-facing agents)."""
     units = np.asarray(query_vector, dtype=np.float32)[None, :]
-    if len(clause_texts) > 1:
-        # A clause is a question, compared only by its own model: all of them in one run of it (`embed_questions`;
-        # with the bundled pair, an English clause skips USE-m3, whose part nothing here reads).
-        units = np.vstack([units, await cache.embedder.embed_questions(clause_texts)])
+    if clause_vectors is not None:
+        units = np.vstack([units, clause_vectors])
     empty = np.zeros((0, units.shape[1]), dtype=np.float32)
     facet_rows = [await cache.of(list(texts)) if texts else empty for texts in facets]
     parts = cache.embedder.parts

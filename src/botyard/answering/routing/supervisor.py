@@ -8,6 +8,7 @@ Pre-canned and spam-defense agents reply with their `default_message`, a human-e
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,7 +16,7 @@ from typing import Any
 
 from botyard.agents.roster import EnabledAgents
 from botyard.agents.rules import DEFAULT_MESSAGES, HUMAN_ESCALATION, SPAM_DEFENSE, USER_FACING
-from botyard.answering.routing.evidence import Reading, VectorCache, read
+from botyard.answering.routing.evidence import Reading, VectorCache, clause_vectors_of, read
 from botyard.answering.routing.intents import Intent, clauses
 from botyard.answering.routing.judge import ModelJudge
 from botyard.answering.routing.rules import (
@@ -283,14 +284,17 @@ class AgentRouter:
         if self.embed_query is None or self._cache is None:
             return None
         try:
-            query_vector = await self.embed_query(query)
-            if query_vector is None:
-                return None
             facing = [index for index, c in enumerate(candidates) if c.type == USER_FACING]
             profiles, facets = [c.profile for c in candidates], [c.facets for c in candidates]
             special = len(facing) < len(candidates)  # only the other types' evidence is read per clause
             units = clauses(query) if special else [query]
-            return await read(self._cache, query_vector, units, profiles, facets, facing)
+            # The clauses are embedded while the query is: their model's run takes the query too (`batching`).
+            query_vector, clause_vectors = await asyncio.gather(
+                self.embed_query(query), clause_vectors_of(self._cache, units)
+            )
+            if query_vector is None:
+                return None
+            return await read(self._cache, query_vector, clause_vectors, profiles, facets, facing)
         except Exception:
             log.warning("routing without vectors: the embedder failed", exc_info=True)
             return None
