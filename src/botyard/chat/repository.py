@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, case, cast, delete, exists, func, literal, or_, select, update
 from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import load_only
 
 from botyard.db.batches import batches
 from botyard.db.repository import ChatbotPartRepository, Repository
@@ -180,9 +181,22 @@ class MessageRepository(Repository[Message]):
         )
 
     async def recent_finished(self, session_uuid: str, limit: int) -> list[Message]:
-        """The session's last `limit` finished messages (not the ones still streaming), oldest first."""
+        """The session's last `limit` finished messages (not the ones still streaming), oldest first, as exchanges:
+        their query, response and meta only. Every answer reads its session's last turns: their `cite_data` (the
+        cited chunks' texts, several KB a message) was decoded for nothing."""
+        exchange = load_only(
+            Message.uuid,
+            Message.session_uuid,
+            Message.query,
+            Message.response,
+            Message.meta,
+            Message.state,
+            Message.created_at,
+            raiseload=True,
+        )
         newest = await self.all(
             select(Message)
+            .options(exchange)
             .where(Message.session_uuid == session_uuid, Message.state != MessageState.STREAMING)
             .order_by(Message.created_at.desc(), Message.uuid.desc())
             .limit(limit)
