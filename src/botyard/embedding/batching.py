@@ -7,7 +7,8 @@ questions at once, so each process keeps one queue of the questions waiting for 
 once, alone; those that arrive while it runs go together in the next run, and so on. Nobody waits for a batch to
 fill: a question waits at most for the run ahead of it, which it would have waited for anyway on a busy core.
 
-Only for a model whose row of a text is the same in any batch (MiniLM: padding is masked out, tests/test_embedding).
+Only for a model whose row of a text is the same in any batch (MiniLM: padding is masked out,
+tests/embedding/test_embedding).
 The queue belongs to the event loop that asks (a process that runs several loops, a test, gets one per loop).
 """
 

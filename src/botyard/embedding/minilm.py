@@ -112,7 +112,8 @@ def _forget_model_bytes(session: ort.InferenceSession) -> None:
     onnxruntime keeps the bytes a session was made from only to make the session again: when its providers are
     changed, or when a GPU provider fails and `run` falls back to others. Here the one provider is the CPU's, no
     fallback is wanted (said so, `disable_fallback`), and the native session holds its weights on its own.
-    `_model_bytes` is a private attribute of the pinned version (tests/test_minilm_graph.py checks it is gone)."""
+    `_model_bytes` is a private attribute of the pinned version (tests/embedding/test_minilm_graph.py checks it is
+    gone)."""
     session.disable_fallback()
     if getattr(session, "_model_bytes", None) is not None:
         session._model_bytes = None
@@ -199,7 +200,7 @@ class MiniLMEmbedder:
 
     async def embed_questions(self, texts: Sequence[str]) -> Vectors:
         # Queued together, they share a run (`batching`) instead of one each; padding is masked out of the attention
-        # and the mean, so each row is `embed_query`'s to the bit (tests/test_embedding.py).
+        # and the mean, so each row is `embed_query`'s to the bit (tests/embedding/test_embedding.py).
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
         return np.stack(await asyncio.gather(*(self._queries.one(text) for text in texts)))

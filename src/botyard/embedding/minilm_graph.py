@@ -5,8 +5,8 @@ onnxruntime folds those constant nodes when it builds a session, so every weight
 its int8 size. For the layers' matrices that is the price of fast products; but an embedding table is only looked up
 (Gather), and the word embeddings (30,522 x 384) are half of the model's weights: folded, 47 MB of which a question
 reads a few rows. The rewrite looks up the int8 rows and their scales first and converts only those. Each element
-goes through the same Cast and the same Mul as before, so the vectors are the same to the bit (tests/test_embedding)
-and a process holds 35 MB less (measured with RSS after loading: 220 -> 187 MB).
+goes through the same Cast and the same Mul as before, so the vectors are the same to the bit
+(tests/embedding/test_embedding) and a process holds 35 MB less (measured with RSS after loading: 220 -> 187 MB).
 
 onnx edits the graph; it is imported here only, when a bundled embedder loads.
 """

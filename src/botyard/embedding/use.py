@@ -70,7 +70,7 @@ class UseEmbedder:
         # No per-call BLAS thread limit: the package already holds BLAS to one thread (`botyard/__init__`), and the
         # port's limiter calls OpenBLAS's set_num_threads around every encode, from whichever thread embeds. That
         # call is not safe while another thread multiplies: concurrent queries got vectors that differed from run
-        # to run (tests/test_use_table.py), and relevance decisions with them.
+        # to run (tests/embedding/test_use_table.py), and relevance decisions with them.
         self._backend._threadpool = None
         if table_dir is not None:
             # The port reads the table only as `table[rows]`, so a read-only map serves as well as its own array,

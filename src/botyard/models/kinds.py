@@ -3,7 +3,7 @@
 They are `StrEnum`s (and one small value, `SourceError`, for the statuses that carry a reason), so a member is its
 string: it compares equal to the stored value, serialises as it, and `AgentType("background")` reads one back. The
 front end reads the same names from `web/static/shared/names.js`; a test keeps the two in step, and another fails
-when the server spells one of these words as a bare string (`tests/test_names.py`).
+when the server spells one of these words as a bare string (`tests/web/test_names.py`).
 """
 
 from __future__ import annotations
