@@ -4,7 +4,7 @@
   in pyproject.toml; every package must be placed in a layer);
 - every table has one owner: no module imports another package's repository (the packages read from the tree);
 - SQL lives only in repositories: no query building or execution anywhere else;
-- small pieces: no module of src/ over 300 lines, no function over 50.
+- small pieces: no module of src/ over 400 lines, no function over 50.
 
 Each check is also run on a planted violation, so a check that silently stopped finding anything fails too.
 """
@@ -37,7 +37,7 @@ def packages(root: Path = SRC) -> frozenset[str]:
 
 SQL_BUILDERS = frozenset({"select", "insert", "update", "delete", "text", "func", "exists", "union_all"})
 SQL_CALLS = frozenset({"execute", "scalar", "scalars"})
-MAX_MODULE_LINES = 300
+MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 50
 
 

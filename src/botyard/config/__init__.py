@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 from functools import cached_property
 from pathlib import Path
@@ -201,9 +202,13 @@ class Settings(PeopleSettings, MailSettings):
     @classmethod
     def _fernet_key(cls, value: SecretStr | None) -> SecretStr | None:
         # A key that cannot encrypt must stop the start, not the first save of a secret.
-        text = value.get_secret_value() if value is not None else "A" * 43 + "="
-        if len(text) != 44 or len(base64.urlsafe_b64decode(text.encode())) != 32:
-            raise ValueError("not a Fernet key: 32 bytes in URL-safe base64 (see docs/configuration.md)")
+        if value is not None:
+            try:
+                raw = base64.urlsafe_b64decode(value.get_secret_value().encode())
+            except (ValueError, binascii.Error) as error:
+                raise ValueError("not a Fernet key: 32 bytes in URL-safe base64 (see docs/configuration.md)") from error
+            if len(raw) != 32:
+                raise ValueError("not a Fernet key: 32 bytes in URL-safe base64 (see docs/configuration.md)")
         return value
 
     @field_validator("log_format", mode="before")
