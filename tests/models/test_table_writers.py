@@ -4,8 +4,8 @@ the tree with `ast`, in every module of `src/botyard` but the migrations:
 - a statement: `insert(T)`, `update(T)`, `delete(T)` (sqlalchemy's, or a dialect's), of a model or its `__table__`;
 - a row handed to the session: `.add(T(...))`, `.add_all(...)`, `.merge(...)`, `.delete(row)`;
 - a loaded row changed: `row.column = ...` (or `+=`, `setattr(row, ...)`) where `row` is known to be a model's: an
-  annotated name, a name bound to `T(...)`, or to the call of a function of the tree whose return annotation names
-  exactly one model.
+  annotated name, a name bound to `T(...)` or to the call of a function of the tree whose return annotation names
+  exactly one model, or the loop variable over such a sequence.
 
 Building a row (`T(...)`) and handing it to the owner's function is no write: the owner adds it. The checker is run on
 planted violations too, so a check that silently stopped seeing one form fails.
@@ -83,58 +83,72 @@ def returned_models(sources: Mapping[str, str], models: Mapping[str, str]) -> di
     return {name: next(iter(found)) for name, found in seen.items() if len(found) == 1 and None not in found}  # type: ignore[misc]
 
 
+def _names(node: ast.Assign) -> list[str]:
+    return [target.id for target in node.targets if isinstance(target, ast.Name)]
+
+
 class _Reader:
+    """The writes of one module (`read`)."""
+
     def __init__(self, module: str, tree: ast.Module, models: Mapping[str, str], returns: Mapping[str, str]) -> None:
         self.module, self.tree, self.models, self.returns = module, tree, models, returns
-        self.statements = {
-            alias.asname or alias.name
-            for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlalchemy"
-            for alias in node.names
-            if alias.name in STATEMENTS
-        }
         self.found: list[Write] = []
+        self.statements = set(STATEMENTS)
+        """Names of statement builders: sqlalchemy's, a dialect's imported under another name (`sqlite_insert`), a
+        name bound to one (`insert = postgresql.insert if ... else sqlite.insert`)."""
+        self.tables: dict[str, str] = {}
+        """Names bound to a model or its table (`table = Chunk.__table__`)."""
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlalchemy":
+                self.statements |= {alias.asname or alias.name for alias in node.names if alias.name in STATEMENTS}
+            elif isinstance(node, ast.Assign):
+                if any(isinstance(part, ast.Attribute) and part.attr in STATEMENTS for part in ast.walk(node.value)):
+                    self.statements |= set(_names(node))
+                elif (model := self.model_of(node.value)) is not None:
+                    self.tables |= dict.fromkeys(_names(node), model)
 
     def model_of(self, node: ast.expr) -> str | None:
-        """The model a class reference names: `Chunk`, `models.Chunk`, `Chunk.__table__`."""
-        if isinstance(node, ast.Attribute) and node.attr == "__table__":
-            return self.model_of(node.value)
-        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        return name if name in self.models else None
+        """The model a class reference names: `Chunk`, `models.Chunk`, `Chunk.__table__`, a name bound to one."""
+        if isinstance(node, ast.Attribute):
+            if node.attr == "__table__":
+                return self.model_of(node.value)
+            return node.attr if node.attr in self.models else None
+        if isinstance(node, ast.Name):
+            return self.tables.get(node.id) or (node.id if node.id in self.models else None)
+        return None
 
     def built(self, node: ast.expr) -> str | None:
-        """The model of a row this expression builds (`T(...)`) or a function of the tree returns."""
-        if not isinstance(node, ast.Call):
-            return self.built(node.value) if isinstance(node, ast.Await) else None
-        if (model := self.model_of(node.func)) is not None and not (
-            isinstance(node.func, ast.Attribute) and node.func.attr == "__table__"
-        ):
-            return model
-        function = node.func
-        name = (
-            function.id
-            if isinstance(function, ast.Name)
-            else function.attr
-            if isinstance(function, ast.Attribute)
-            else ""
-        )
-        return self.returns.get(name)
+        """The model of the row this expression builds (`T(...)`) or a function of the tree returns."""
+        if isinstance(node, ast.Await):
+            return self.built(node.value)
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name | ast.Attribute):
+            return None
+        if isinstance(node.func, ast.Name):
+            return node.func.id if node.func.id in self.models else self.returns.get(node.func.id)
+        if node.func.attr == "__table__":
+            return None
+        return node.func.attr if node.func.attr in self.models else self.returns.get(node.func.attr)
+
+    def statement(self, function: ast.expr) -> str | None:
+        """The name of the statement builder called: `insert`, `sqlite_insert`, `postgresql.insert`, ..."""
+        if isinstance(function, ast.Attribute) and function.attr in STATEMENTS:
+            return function.attr
+        return function.id if isinstance(function, ast.Name) and function.id in self.statements else None
 
     def write(self, node: ast.AST, model: str, how: str) -> None:
         self.found.append(Write(self.module, getattr(node, "lineno", 0), self.models[model], how))
 
     def read(self) -> list[Write]:
         for node in ast.walk(self.tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
-                continue
-            if node.func.id in self.statements and (model := self.model_of(node.args[0])) is not None:
-                self.write(node, model, f"{node.func.id}({model})")
-        for function in ast.walk(self.tree):
-            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.function(function)
+            if isinstance(node, ast.Call) and node.args and (statement := self.statement(node.func)) is not None:
+                if (model := self.model_of(node.args[0])) is not None:
+                    self.write(node, model, f"{statement}({model})")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.function(node)
         return self.found
 
     def typed(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+        """The function's names known to hold rows of a model (or sequences of them), by the model."""
         rows: dict[str, str] = {}
         arguments = function.args
         for argument in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
@@ -144,12 +158,16 @@ class _Reader:
             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
                 if (model := one_model(named(node.annotation), self.models)) is not None:
                     rows[node.target.id] = model
-            elif isinstance(node, ast.Assign | ast.NamedExpr) and node.value is not None:
-                model = self.built(node.value)
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if model is not None and isinstance(target, ast.Name):
-                        rows[target.id] = model
+            elif isinstance(node, ast.Assign) and (model := self.built(node.value)) is not None:
+                rows |= dict.fromkeys(_names(node), model)
+        for node in ast.walk(function):  # the rows of a sequence: `for source in sources`, `enumerate(sources)`
+            if isinstance(node, ast.For | ast.AsyncFor):
+                sequence, target = node.iter, node.target
+                if isinstance(sequence, ast.Call) and getattr(sequence.func, "id", "") == "enumerate" and sequence.args:
+                    sequence = sequence.args[0]
+                    target = target.elts[1] if isinstance(target, ast.Tuple) and len(target.elts) == 2 else target
+                if isinstance(sequence, ast.Name) and sequence.id in rows and isinstance(target, ast.Name):
+                    rows[target.id] = rows[sequence.id]
         rows.pop("self", None)
         return rows
 
@@ -157,7 +175,7 @@ class _Reader:
         rows = self.typed(function)
 
         def row(node: ast.expr) -> str | None:
-            return rows.get(node.id) if isinstance(node, ast.Name) else None
+            return rows.get(node.id) if isinstance(node, ast.Name) else self.built(node)
 
         for node in ast.walk(function):
             targets: list[ast.expr] = []
@@ -166,24 +184,21 @@ class _Reader:
             elif isinstance(node, ast.AugAssign | ast.AnnAssign):
                 targets = [node.target]
             for target in targets:
-                if isinstance(target, ast.Attribute) and (model := row(target.value)) is not None:
+                model = (
+                    rows.get(target.value.id)
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    else None
+                )
+                if isinstance(target, ast.Attribute) and model is not None:
                     self.write(target, model, f"sets {model}.{target.attr}")
             if not isinstance(node, ast.Call) or not node.args:
                 continue
-            if isinstance(node.func, ast.Name) and node.func.id == "setattr" and (model := row(node.args[0])):
+            if getattr(node.func, "id", "") == "setattr" and (model := rows.get(getattr(node.args[0], "id", ""))):
                 self.write(node, model, f"setattr({model}, ...)")
-            if isinstance(node.func, ast.Attribute) and node.func.attr in HANDED:
-                for part in ast.walk(node.args[0]):
-                    model = (
-                        row(part)
-                        if isinstance(part, ast.Name)
-                        else self.built(part)
-                        if isinstance(part, ast.Call)
-                        else None
-                    )
-                    if model is not None and isinstance(part, ast.Name | ast.Call):
-                        self.write(node, model, f".{node.func.attr}({model})")
-                        break
+            elif isinstance(node.func, ast.Attribute) and node.func.attr in HANDED:
+                handed = (row(part) for part in ast.walk(node.args[0]) if isinstance(part, ast.expr))
+                if (model := next((model for model in handed if model is not None), None)) is not None:
+                    self.write(node, model, f".{node.func.attr}({model})")
 
 
 def package_of(module: str) -> str:
@@ -231,11 +246,14 @@ def test_only_a_tables_owner_writes_it() -> None:
 
 PLANTED = """
 from sqlalchemy import delete, insert, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from botyard.models import Chatbot, ChatSession, Message
 
 
 async def statements(db):
+    table = Message.__table__
+    await db.execute(update(table).values(response=""))
     await db.execute(update(Chatbot).values(knowledge_version=Chatbot.knowledge_version + 1))
     await db.execute(insert(Chatbot.__table__).values(name="x"))
     await db.execute(sqlite_insert(ChatSession).values(chatbot_uuid="x"))
@@ -258,6 +276,16 @@ async def loaded(db, session: ChatSession, uuid: str):
     await db.delete(chatbot)
 
 
+async def each(sessions: list[ChatSession], messages: list[Message], dialect):
+    for session in sessions:
+        session.outcome = None
+    for position, message in enumerate(messages):
+        message.position = position
+    upsert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    await db.execute(upsert(Chatbot).values(name="x"))
+    await db.execute(postgresql.insert(Message).values(query="q"))
+
+
 async def load_chatbot(db, uuid: str) -> Chatbot | None:
     return await db.get(Chatbot, uuid)
 
@@ -266,6 +294,7 @@ def built_and_handed_to_the_owner(uuid: str) -> ChatSession:
     return ChatSession(chatbot_uuid=uuid)  # building a row writes nothing: the owner adds it
 """
 PLANTED_WRITES = [
+    "update(Message)",
     "update(Chatbot)",
     "insert(Chatbot)",
     "sqlite_insert(ChatSession)",
@@ -278,6 +307,10 @@ PLANTED_WRITES = [
     "sets Chatbot.knowledge_version",
     "setattr(ChatSession, ...)",
     ".delete(Chatbot)",
+    "sets ChatSession.outcome",
+    "sets Message.position",
+    "insert(Message)",
+    "upsert(Chatbot)",
 ]
 
 
