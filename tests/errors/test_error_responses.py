@@ -10,8 +10,8 @@ from pathlib import Path
 from botyard.config import Settings
 from botyard.errors import STATUS, ErrorCode, error_responses
 from botyard.main import create_app
+from tests.support.paths import SOURCE
 
-SRC = Path(__file__).resolve().parent.parent.parent / "src" / "botyard"
 NAMED = re.compile(r"`([a-z_]+)`: ")
 
 
@@ -63,8 +63,8 @@ def hand_spelled(source: str) -> list[int]:
 
 def test_no_router_spells_an_error_response_by_hand() -> None:
     found = [
-        f"{path.relative_to(SRC)}:{line}"
-        for path in sorted(SRC.rglob("*.py"))
+        f"{path.relative_to(SOURCE)}:{line}"
+        for path in sorted(SOURCE.rglob("*.py"))
         if path.name != "openapi.py"
         for line in hand_spelled(path.read_text())
     ]

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from botyard.db.base import Base
 from botyard.models.owners import OWNERS
+from tests.support.paths import SOURCE
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-SRC = ROOT / "src" / "botyard"
+SRC = SOURCE
 STATEMENTS = frozenset({"insert", "update", "delete"})
 HANDED = frozenset({"add", "add_all", "merge", "delete"})
 
