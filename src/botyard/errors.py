@@ -103,6 +103,20 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
 never travel with two statuses."""
 
 
+Responses = dict[int | str, dict[str, Any]]
+"""A route's OpenAPI `responses`."""
+
+
+def error_responses(reasons: Mapping[ErrorCode, str]) -> Responses:
+    """The OpenAPI `responses` of a route's refusals, each code under its own status (`STATUS`, so a code cannot be
+    documented under a status it never answers with), described as "`code`: reason"; the codes of one status share
+    one description, in the order given. `openapi.declare` gives each the error body (`ErrorBody`)."""
+    described: dict[int | str, list[str]] = {}
+    for code, reason in reasons.items():
+        described.setdefault(code.status, []).append(f"`{code.value}`: {reason}")
+    return {status: {"description": "; ".join(parts)} for status, parts in described.items()}
+
+
 class ErrorBody(BaseModel):
     """The body of every error response (documentation only: `AppError.body` builds it)."""
 

@@ -13,6 +13,7 @@ from botyard import __version__
 from botyard.about.router import router as about_router
 from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
+from botyard.agents.service import add_default_agent
 from botyard.analytics.router import router as analytics_router
 from botyard.answering.router import router as answering_router
 from botyard.answering.turn.sweep import sweep_streaming
@@ -110,6 +111,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.audit_log = AuditLog(settings.audit_days)
+    app.state.new_chatbot_parts = add_default_agent
     install_error_handlers(app)
     _include_routers(app, settings)
     declare_statuses(app)

@@ -5,9 +5,10 @@ whole: the app hands each part to the dependencies that need it (`deps.py`, `ans
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Protocol, runtime_checkable
 
 from botyard.answering.background.tagging import SessionTagger
 from botyard.answering.base import Answerer
@@ -90,14 +91,30 @@ def job_handlers(
     ]
 
 
+@runtime_checkable
+class FollowsModelChange(Protocol):
+    """A part that uses the model connection and follows its change: the pipeline (its answerer), the supervisor (its
+    judge), the tagger (its judge and tool caller). A part declares it by having the method; the runtime collects
+    them (`followers`)."""
+
+    def follow_model(self, answerer: Answerer, judge: ModelJudge | None) -> None:
+        """Use `answerer` and `judge` for the work that starts next."""
+
+
+def followers(answers: Pipeline, runner: JobRunner) -> list[FollowsModelChange]:
+    """The parts of the process that follow a model change: the pipeline, its supervisor and the job handlers that
+    say so."""
+    handlers = [handler for handler in runner.handlers.values() if isinstance(handler, FollowsModelChange)]
+    return [answers, answers.router, *handlers]
+
+
 class ModelSwitch:
     """The process's connection to a language model, rebuilt when its settings change (`service_settings`): the
-    answerer, the judge and the tagger's tool caller are swapped for the answers that start next. The provider they
-    replace is closed once an answer begun with it has had its whole time (`llm_total_timeout`)."""
+    parts that follow it (`FollowsModelChange`) get the new answerer and judge for the work that starts next. The
+    provider they replace is closed once an answer begun with it has had its whole time (`llm_total_timeout`)."""
 
-    def __init__(self, answers: Pipeline, runner: JobRunner, provider: Provider | None) -> None:
-        self.answers = answers
-        self.runner = runner
+    def __init__(self, followers: Sequence[FollowsModelChange], provider: Provider | None) -> None:
+        self.followers = list(followers)
         self.provider = provider
         self._closing: set[asyncio.Task[None]] = set()
 
@@ -107,12 +124,8 @@ class ModelSwitch:
         registry = ModelRegistry.from_settings(settings)
         answerer, provider = build_answerer(settings)
         judge = None if provider is None else ModelJudge(provider, registry)
-        self.answers.parts = replace(self.answers.parts, answerer=answerer)
-        self.answers.router.judge = judge
-        for handler in self.runner.handlers.values():
-            if isinstance(handler, SessionTagger):
-                handler.judge = judge
-                handler.answerer = answerer if answerer.uses_tools and handler.call_tool is not None else None
+        for follower in self.followers:
+            follower.follow_model(answerer, judge)
         old, self.provider = self.provider, provider
         if old is not None:
             task = asyncio.create_task(_close_later(old, settings.llm_total_timeout))
@@ -203,7 +216,7 @@ class Runtime:
         )
         answers = Pipeline(parts, router, ping_seconds=settings.chat_ping_seconds, clock=clock)
         runner = JobRunner(database, job_handlers(settings, egress, embedder, judge, answerer, clock, answers), config)
-        models = ModelSwitch(answers, runner, llm)
+        models = ModelSwitch(followers(answers, runner), llm)
         origins = origins or Origins(settings.cors_origins)
         return cls(
             models=models,

@@ -11,15 +11,19 @@ from botyard.accounts.schemas import ApiKeyCreated, ApiKeyInfo, FirstAccount, Se
 from botyard.auth import service as api_keys
 from botyard.db.base import iso
 from botyard.deps import AppClock, AppSettings, CurrentAccount, CurrentPrincipal, DbSession
+from botyard.errors import ErrorCode, error_responses
 from botyard.models import ApiKey, Role
 from botyard.people import cookies, csrf, members, passwords, sessions
 
 router = APIRouter(tags=["account"])
 
-_SETUP_REFUSALS: dict[int | str, dict[str, str]] = {
-    403: {"description": "`setup_refused`: wrong or used setup token; `csrf_refused`: sent from another site."},
-    409: {"description": "`setup_done`: the service has an account already."},
-}
+_SETUP_REFUSALS = error_responses(
+    {
+        ErrorCode.SETUP_REFUSED: "wrong or used setup token",
+        ErrorCode.CSRF_REFUSED: "sent from another site.",
+        ErrorCode.SETUP_DONE: "the service has an account already.",
+    }
+)
 
 
 def _info(record: ApiKey) -> ApiKeyInfo:

@@ -1,24 +1,19 @@
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from botyard.agents import functions, service, wire
 from botyard.agents.function_schemas import ToolFunction, ToolFunctionCreate, ToolFunctionUpdate
 from botyard.agents.schemas import Agent, AgentCreate, AgentListed, AgentUpdate, AgentUpdated, ModelCosts, ModelList
 from botyard.deps import CurrentAccount, DbSession, Egress
+from botyard.errors import ErrorCode, error_responses
 from botyard.schemas import Success
 from botyard.sources.service import check_link
 
 router = APIRouter(tags=["agents"])
 
-_ONE_OF_TYPE: dict[int | str, dict[str, Any]] = {
-    409: {"description": "`agent_type_limit`: the chatbot has its one agent of this type already."}
-}
-_NAME_TAKEN: dict[int | str, dict[str, Any]] = {
-    409: {"description": "`conflict`: the agent has a tool function of this name already."}
-}
+_ONE_OF_TYPE = error_responses({ErrorCode.AGENT_TYPE_LIMIT: "the chatbot has its one agent of this type already."})
+_NAME_TAKEN = error_responses({ErrorCode.CONFLICT: "the agent has a tool function of this name already."})
 
 
 @router.get("/chatbot/{uuid}/agents", response_model=list[AgentListed])

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.agents import rules
 from botyard.agents.repository import AgentRepository
 from botyard.agents.schemas import AgentCreate, AgentUpdate, HumanEscalationSettingsUpdate, VariableInput
+from botyard.chatbots.defaults import default_agent
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
 from botyard.errors import AppError, ErrorCode
@@ -20,6 +21,12 @@ from botyard.sources.service import require_in_chatbot
 _META_KEYS = ("model", "temperature", "bias", "stickness", "default_message", "tags")
 _COLUMNS = ("name", "description", "prompt", "enabled", "use_all_sources")
 _FLAGS = ("notifications_enabled", "sound_enabled")
+
+
+async def add_default_agent(db: AsyncSession, chatbot_uuid: str) -> None:
+    """A new chatbot's enabled "General Q&A" agent (`chatbots.defaults`), in the chatbot's transaction
+    (`chatbots.service.create` is handed this)."""
+    await AgentRepository(db).add(default_agent(chatbot_uuid))
 
 
 def _meta_values(given: dict[str, Any]) -> dict[str, Any]:

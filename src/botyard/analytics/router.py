@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
@@ -11,13 +11,17 @@ from botyard.analytics.period import DEFAULT_DAYS, MAX_DAYS, Period, period
 from botyard.analytics.schemas import Analytics
 from botyard.chat.schemas import TimestampParam
 from botyard.deps import AppClock, CurrentAccount, ReadDbSession
+from botyard.errors import ErrorCode, error_responses
 
 router = APIRouter(tags=["analytics"])
 
-_RESPONSES: dict[int | str, dict[str, Any]] = {
-    404: {"description": "No such chatbot, or another account's."},
-    422: {"description": f"An unknown time zone, `end_timestamp` before `start_timestamp`, or over {MAX_DAYS} days."},
-}
+_RESPONSES = error_responses(
+    {
+        ErrorCode.NOT_FOUND: "no such chatbot, or another account's.",
+        ErrorCode.VALIDATION_ERROR: f"an unknown time zone, `end_timestamp` before `start_timestamp`, or over "
+        f"{MAX_DAYS} days.",
+    }
+)
 
 
 def _period(

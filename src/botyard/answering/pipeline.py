@@ -13,8 +13,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 
+from botyard.answering.base import Answerer
+from botyard.answering.routing.judge import ModelJudge
 from botyard.answering.routing.supervisor import AgentRouter
 from botyard.answering.turn.admission import Slot
 from botyard.answering.turn.parts import AnswerParts
@@ -35,6 +38,11 @@ class Pipeline:
         self.ping_seconds = ping_seconds
         self.clock = clock
         """Now, for the rate limit's window."""
+
+    def follow_model(self, answerer: Answerer, judge: ModelJudge | None) -> None:
+        """A changed model connection: the answers that start next use `answerer` (the supervisor follows on its
+        own)."""
+        self.parts = replace(self.parts, answerer=answerer)
 
     async def begin(self, ask: Ask, *, events: bool) -> AnswerRun:
         """Prepare the answer (raises before anything is stored when the caller may not chat here or is over the

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Request
 
@@ -12,6 +12,7 @@ from botyard.answering.wire import AnswerResponse, collect, wants_events
 from botyard.chat.ratelimit import CallingVisitor, Visitor
 from botyard.chat.schemas import MessageCreate, MessageReply
 from botyard.deps import OptionalAccount
+from botyard.errors import ErrorCode, Responses, error_responses
 
 router = APIRouter(tags=["sessions and messages"])
 
@@ -25,7 +26,17 @@ async def _pipeline(request: Request) -> Pipeline:
 Answers = Annotated[Pipeline, Depends(_pipeline)]
 """The process's answer pipeline."""
 
-STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
+_REFUSALS = error_responses(
+    {
+        ErrorCode.UNAUTHORIZED: "no valid key, and the chatbot is private.",
+        ErrorCode.RATE_LIMITED: "over the chatbot's rate limit (per session with the owner's key; without it, another "
+        "account's key included, per client address and under the service's anonymous ceiling): `Retry-After` and "
+        "its `rate_limit_message`; nothing stored.",
+        ErrorCode.UNKNOWN_UUIDS: "`session_document_uuids` names a document that is not the chatbot owner's, or is "
+        "sent without the owner's key (one entry per uuid); nothing stored.",
+    }
+)
+STREAM_RESPONSES: Responses = {
     200: {
         "description": "The answer as `text/plain; charset=utf-8`, sent as it is produced, no framing: the end of the "
         "body is the end of the answer; the message is stored before the body ends. With `Accept: text/event-stream`: "
@@ -33,16 +44,7 @@ STREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
         "and last `end` ({message_uuid, finish_reason, citations, usage}).",
         "content": {"text/plain": {"schema": {"type": "string"}}, "text/event-stream": {"schema": {"type": "string"}}},
     },
-    401: {"description": "No valid key, and the chatbot is private."},
-    429: {
-        "description": "Over the chatbot's rate limit (per session with the owner's key; without it, another "
-        "account's key included, per client address and under the service's anonymous ceiling): `Retry-After` "
-        "and its `rate_limit_message`; nothing stored."
-    },
-    422: {
-        "description": "`session_document_uuids` names a document that is not the chatbot owner's, or is sent "
-        "without the owner's key (`unknown_uuids`, one entry per uuid); nothing stored."
-    },
+    **_REFUSALS,
 }
 
 

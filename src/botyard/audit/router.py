@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 from fastapi.responses import StreamingResponse
@@ -13,15 +13,14 @@ from botyard.audit.export import CSV_COLUMNS, ExportFormat
 from botyard.audit.repository import AuditFilter
 from botyard.audit.schemas import AuditPage
 from botyard.deps import AppDatabase, CurrentPrincipal, ReadDbSession
+from botyard.errors import ErrorCode, Responses, error_responses
 from botyard.models import AuditObject
 from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["audit"])
 
-_FORBIDDEN: dict[int | str, dict[str, Any]] = {
-    403: {"description": "`forbidden_role`: only owners and admins read the audit log."}
-}
-_EXPORT: dict[int | str, dict[str, Any]] = _FORBIDDEN | {
+_FORBIDDEN = error_responses({ErrorCode.FORBIDDEN_ROLE: "only owners and admins read the audit log."})
+_EXPORT: Responses = _FORBIDDEN | {
     200: {
         "description": f"CSV (`text/csv`): a header, then one row per event, newest first: `{', '.join(CSV_COLUMNS)}` "
         "(a cell starting with `=`, `+`, `-` or `@` gets a leading `'`). JSON: an array of the events as listed.",

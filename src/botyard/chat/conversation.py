@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.repository import ChatSessionRepository, MessageRepository
+from botyard.chat.session_state import store_meta
 from botyard.db.base import utcnow
 from botyard.models import (
     ChatSession,
@@ -80,14 +81,14 @@ async def add_to_message_meta(db: AsyncSession, message_uuid: str, key: str, ite
     if message is not None and items:
         meta = MessageMeta.of(message)
         earlier = [dict(item) for item in meta.raw.get(key) or [] if isinstance(item, Mapping)]
-        meta.with_values(**{key: earlier + items}).store(message)
+        message.meta = meta.with_values(**{key: earlier + items}).dump()
 
 
 async def set_variables(db: AsyncSession, session_uuid: str, values: Mapping[str, str]) -> None:
     """Merge the values a message gave into the session's variables."""
     session = await ChatSessionRepository(db).get(session_uuid)
     if session is not None:
-        SessionMeta.of(session).with_variables(values).store(session)
+        store_meta(session, SessionMeta.of(session).with_variables(values))
 
 
 async def add_tags(db: AsyncSession, session_uuid: str, names: Sequence[str]) -> tuple[ChatSession, list[str]] | None:
@@ -98,5 +99,5 @@ async def add_tags(db: AsyncSession, session_uuid: str, names: Sequence[str]) ->
     meta = SessionMeta.of(session)
     added = [name for name in dict.fromkeys(names) if name not in meta.tags]
     if added:
-        meta.with_tags(added).store(session)
+        store_meta(session, meta.with_tags(added))
     return session, added

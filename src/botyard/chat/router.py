@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
@@ -18,12 +16,12 @@ from botyard.chat.schemas import (
 )
 from botyard.chat.wire import transcript
 from botyard.deps import CurrentAccount, DbSession
-from botyard.errors import AppError, ErrorCode, error_response
+from botyard.errors import AppError, ErrorCode, Responses, error_response, error_responses
 from botyard.schemas import Success
 
 router = APIRouter(tags=["sessions and messages"])
 
-_TRANSCRIPT: dict[int | str, dict[str, Any]] = {
+_TRANSCRIPT: Responses = {
     200: {
         "description": "A JSON string (clients read it with `response.json()`): one line per turn, oldest first, "
         "`User: <query>` then `Assistant: <response>` (an operator's reply `Operator: <text>`), joined by `\\n` with "
@@ -32,8 +30,8 @@ _TRANSCRIPT: dict[int | str, dict[str, Any]] = {
         "content": {"application/json": {"schema": {"type": "string"}}},
     }
 }
-_ONE_MESSAGE: dict[int | str, dict[str, Any]] = {404: {"description": "No such message, or another account's."}}
-_NO_PLAIN_MESSAGE: dict[int | str, dict[str, Any]] = {405: {"description": "Always: use `.../message/stream`."}}
+_ONE_MESSAGE = error_responses({ErrorCode.NOT_FOUND: "no such message, or another account's."})
+_NO_PLAIN_MESSAGE = error_responses({ErrorCode.METHOD_NOT_ALLOWED: "always: use `.../message/stream`."})
 
 
 @router.post("/chatbot/{chatbot_uuid}/session/create", response_model=SessionSummary)

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends, Request
 
 from botyard.chatbots import service
 from botyard.chatbots.schemas import AnswerSettings, AnswerSettingsUpdate, Chatbot, ChatbotCreate, ChatbotUpdate
@@ -13,10 +14,21 @@ from botyard.schemas import Success
 router = APIRouter(tags=["chatbots"])
 
 
+async def _new_chatbot_parts(request: Request) -> service.NewChatbotParts:
+    parts: service.NewChatbotParts = request.app.state.new_chatbot_parts
+    return parts
+
+
+NewChatbotParts = Annotated[service.NewChatbotParts, Depends(_new_chatbot_parts)]
+"""What a new chatbot starts with (`main` hands over the agents' function)."""
+
+
 @router.post("/chatbot/create", response_model=Chatbot)
-async def create_chatbot(body: ChatbotCreate, db: DbSession, account: CurrentAccount) -> Chatbot:
+async def create_chatbot(
+    body: ChatbotCreate, db: DbSession, account: CurrentAccount, parts: NewChatbotParts
+) -> Chatbot:
     """Create a chatbot with its default "General Q&A" agent."""
-    return service.to_wire(await service.create(db, account, body))
+    return service.to_wire(await service.create(db, account, body, parts))
 
 
 @router.post("/chatbot/{uuid}/update", response_model=Chatbot)

@@ -1,15 +1,14 @@
-"""Chatbot rules: defaults, the default agent, ownership."""
+"""Chatbot rules: defaults, what a new chatbot starts with, ownership, the knowledge version."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chatbots.defaults import default_agent
 from botyard.chatbots.repository import ChatbotRepository
 from botyard.chatbots.schemas import (
     AnswerSettings,
@@ -47,12 +46,22 @@ async def get_owned(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> C
     return await ChatbotRepository(db).get_owned(account_uuid, chatbot_uuid)
 
 
-async def create(db: AsyncSession, account_uuid: str, body: ChatbotCreate) -> Chatbot:
-    """Create a chatbot and, in the same transaction, its enabled "General Q&A" agent."""
-    repository = ChatbotRepository(db)
-    chatbot = await repository.add(Chatbot(account_uuid=account_uuid, **_columns(body)))
-    await repository.add_agent(default_agent(chatbot.uuid))
+NewChatbotParts = Callable[[AsyncSession, str], Awaitable[None]]
+"""What a new chatbot starts with, written by the owners of those tables in the chatbot's transaction (its default
+agent: `agents.service.add_default_agent`, handed over by the app, since `agents` builds on this package)."""
+
+
+async def create(db: AsyncSession, account_uuid: str, body: ChatbotCreate, parts: NewChatbotParts) -> Chatbot:
+    """Create a chatbot and, in the same transaction, its parts (its enabled "General Q&A" agent)."""
+    chatbot = await ChatbotRepository(db).add(Chatbot(account_uuid=account_uuid, **_columns(body)))
+    await parts(db, chatbot.uuid)
     return chatbot
+
+
+async def next_knowledge_version(db: AsyncSession, chatbot_uuid: str) -> int | None:
+    """A new knowledge version of the chatbot, asked for by `sources` in the transaction that changes its chunks (the
+    version is the key of every process's search index); None when the chatbot is gone."""
+    return await ChatbotRepository(db).next_knowledge_version(chatbot_uuid)
 
 
 async def update(db: AsyncSession, account_uuid: str, chatbot_uuid: str, body: ChatbotUpdate) -> Chatbot:

@@ -13,13 +13,13 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 from typing_extensions import TypedDict
 
+from botyard.chat import session_state
 from botyard.chat.service import add_visitor_row
-from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode
 from botyard.live.notify import About, queue_mail
 from botyard.live.repository import ChatbotEventRepository
 from botyard.live.service import is_flagged, record
-from botyard.models import ChatbotEventKind, ChatSession, Message, MessageKind, SessionMeta
+from botyard.models import ChatbotEventKind, ChatSession, Message, MessageKind
 
 OFFERED = ChatbotEventKind.CONTACT_FORM_OFFERED
 SENT = ChatbotEventKind.CONTACT_FORM_SENT
@@ -49,7 +49,7 @@ async def leave(db: AsyncSession, session: ChatSession, email: str, message: str
         raise AppError(ErrorCode.CONTACT_FORM_CLOSED, "No form is open in this conversation: ask for a person first")
     row = await add_visitor_row(db, session, message, MessageKind.CONTACT_FORM, now, email=email)
     if not is_flagged(session):
-        SessionMeta.of(session).flagged(iso(now), row.uuid).store(session)
+        session_state.flag(session, now, row.uuid)
     await record(db, session, SENT, now, message_uuid=row.uuid, email=email, message=message)
     await queue_mail(db, session, About.CONTACT, row.uuid)
     return row

@@ -4,7 +4,7 @@ chatbot's events. Not in the hosted interface; designed in its style (`/session/
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
@@ -15,6 +15,7 @@ from botyard.chat.schemas import Message, Session
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
 from botyard.deps import AppDatabase, CurrentAccount, CurrentPrincipal, DbSession
+from botyard.errors import ErrorCode, Responses, error_responses
 from botyard.live import service as live
 from botyard.live.event_stream import MAX_EVENT_ID, AppEventWatch, StreamedEvent, event_response, start_after
 from botyard.live.schemas import OperatorReply
@@ -24,13 +25,9 @@ from botyard.people.availability import operator_name
 router = APIRouter(tags=["live chat"])
 
 
-_ACTIVE: dict[int | str, dict[str, Any]] = {
-    409: {"description": "`live_chat_active`: an operator has this session already."}
-}
-_INACTIVE: dict[int | str, dict[str, Any]] = {
-    409: {"description": "`live_chat_inactive`: no operator has this session."}
-}
-_EVENTS: dict[int | str, dict[str, Any]] = {
+_ACTIVE = error_responses({ErrorCode.LIVE_CHAT_ACTIVE: "an operator has this session already."})
+_INACTIVE = error_responses({ErrorCode.LIVE_CHAT_INACTIVE: "no operator has this session."})
+_EVENTS: Responses = {
     200: {
         "description": "Server-sent events, oldest first, each with `id:` (resume with `Last-Event-ID` or `after`): "
         "`human_requested` ({session_uuid, reason, message_uuid}), `user_message` ({session_uuid, message_uuid, "

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.agents.service import escalation_settings
+from botyard.chat import session_state
 from botyard.chat.conversation import set_outcome
 from botyard.chat.service import add_transcript_row, get_owned_session, get_session
 from botyard.db.base import iso
@@ -37,19 +38,20 @@ from botyard.models import (
 )
 from botyard.outbox import events as webhooks
 
-# The event kinds by their old names, which other modules still import.
-HUMAN_REQUESTED = ChatbotEventKind.HUMAN_REQUESTED
-USER_MESSAGE = ChatbotEventKind.USER_MESSAGE
-LIVE_CHAT_STARTED = ChatbotEventKind.LIVE_CHAT_STARTED
-OPERATOR_MESSAGE = ChatbotEventKind.OPERATOR_MESSAGE
-LIVE_CHAT_ENDED = ChatbotEventKind.LIVE_CHAT_ENDED
-TAGS_ASSIGNED = ChatbotEventKind.TAGS_ASSIGNED
-HUMAN_REQUEST_DISMISSED = ChatbotEventKind.HUMAN_REQUEST_DISMISSED
-CONVERSATION_SEEN = ChatbotEventKind.CONVERSATION_SEEN
-
-WIDGET_EVENTS = (LIVE_CHAT_STARTED, OPERATOR_MESSAGE, LIVE_CHAT_ENDED)
+WIDGET_EVENTS = (
+    ChatbotEventKind.LIVE_CHAT_STARTED,
+    ChatbotEventKind.OPERATOR_MESSAGE,
+    ChatbotEventKind.LIVE_CHAT_ENDED,
+)
 """What the widget hears of its session's live chat."""
-WEBHOOK_EVENTS = frozenset({HUMAN_REQUESTED, LIVE_CHAT_STARTED, LIVE_CHAT_ENDED, ChatbotEventKind.CONTACT_FORM_SENT})
+WEBHOOK_EVENTS = frozenset(
+    {
+        ChatbotEventKind.HUMAN_REQUESTED,
+        ChatbotEventKind.LIVE_CHAT_STARTED,
+        ChatbotEventKind.LIVE_CHAT_ENDED,
+        ChatbotEventKind.CONTACT_FORM_SENT,
+    }
+)
 """The events also sent to the chatbot's webhooks (the same names)."""
 
 
@@ -83,8 +85,8 @@ async def flag_for_operators(
     session = await get_session(db, session_uuid)
     if session is None or is_flagged(session):
         return False
-    SessionMeta.of(session).flagged(iso(now), message_uuid).store(session)
-    await record(db, session, HUMAN_REQUESTED, now, reason=reason, message_uuid=message_uuid)
+    session_state.flag(session, now, message_uuid)
+    await record(db, session, ChatbotEventKind.HUMAN_REQUESTED, now, reason=reason, message_uuid=message_uuid)
     await queue_mail(db, session, About.WAITING, message_uuid)
     return True
 
@@ -97,16 +99,16 @@ async def dismiss(db: AsyncSession, account_uuid: str, session_uuid: str, now: d
         raise AppError(ErrorCode.LIVE_CHAT_ACTIVE, "An operator has this session: end the live chat instead")
     if not is_flagged(session):
         raise AppError(ErrorCode.HUMAN_REQUEST_INACTIVE, "This session is not waiting for a person")
-    SessionMeta.of(session).dismissed().store(session)
-    await record(db, session, HUMAN_REQUEST_DISMISSED, now)
+    session_state.dismiss_request(session)
+    await record(db, session, ChatbotEventKind.HUMAN_REQUEST_DISMISSED, now)
     return session
 
 
 async def mark_seen(db: AsyncSession, account_uuid: str, session_uuid: str, now: datetime) -> ChatSession:
     """An operator opened the session: its messages so far are read, for every operator (an event tells them)."""
     session = await get_owned_session(db, account_uuid, session_uuid)
-    session.operator_seen_at = now
-    await record(db, session, CONVERSATION_SEEN, now)
+    session_state.mark_seen(session, now)
+    await record(db, session, ChatbotEventKind.CONVERSATION_SEEN, now)
     return session
 
 
@@ -128,8 +130,8 @@ async def start(
     text = settings.live_chat_start_announcement
     row = await add_transcript_row(db, session, text, MessageKind.LIVE_CHAT_START, now, operator)
     asked = session.human_requested
-    SessionMeta.of(session).live_started().store(session)
-    await record(db, session, LIVE_CHAT_STARTED, now, message_uuid=row.uuid, **_signed(operator))
+    session_state.start_live_chat(session)
+    await record(db, session, ChatbotEventKind.LIVE_CHAT_STARTED, now, message_uuid=row.uuid, **_signed(operator))
     why = OutcomeReason.VISITOR_ASKED if asked else OutcomeReason.OPERATOR
     await set_outcome(db, session.uuid, ConversationOutcome.HANDED_OFF, why)
     return session
@@ -143,7 +145,7 @@ async def reply(
     if not is_live(session):
         raise AppError(ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session: start a live chat first")
     message = await add_transcript_row(db, session, text, MessageKind.OPERATOR, now, operator)
-    await record(db, session, OPERATOR_MESSAGE, now, message_uuid=message.uuid, **_signed(operator))
+    await record(db, session, ChatbotEventKind.OPERATOR_MESSAGE, now, message_uuid=message.uuid, **_signed(operator))
     return message
 
 
@@ -160,8 +162,8 @@ async def end(db: AsyncSession, account_uuid: str, session_uuid: str, now: datet
     settings = await escalation_settings(db, session.chatbot_uuid)
     text = settings.live_chat_end_announcement
     row = await add_transcript_row(db, session, text, MessageKind.LIVE_CHAT_END, now)
-    SessionMeta.of(session).live_ended().store(session)
-    await record(db, session, LIVE_CHAT_ENDED, now, message_uuid=row.uuid)
+    session_state.end_live_chat(session)
+    await record(db, session, ChatbotEventKind.LIVE_CHAT_ENDED, now, message_uuid=row.uuid)
     return session
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 
 from botyard.auth import service as api_keys
 from botyard.db.base import iso
 from botyard.deps import AppClock, CurrentPrincipal, DbSession
+from botyard.errors import ErrorCode, error_responses
 from botyard.members import service
 from botyard.members.schemas import (
     ApiKeyCreate,
@@ -32,12 +31,8 @@ from botyard.schemas import Success
 
 router = APIRouter(tags=["members"])
 
-_OWNERSHIP: dict[int | str, dict[str, Any]] = {
-    403: {"description": "`forbidden_role`: only an owner grants, changes or removes the owner role."}
-}
-_TAKEN: dict[int | str, dict[str, Any]] = {
-    409: {"description": "`email_taken`: a member of this service has that email already."}
-}
+_OWNERSHIP = error_responses({ErrorCode.FORBIDDEN_ROLE: "only an owner grants, changes or removes the owner role."})
+_TAKEN = error_responses({ErrorCode.EMAIL_TAKEN: "a member of this service has that email already."})
 
 
 @router.get("/account/members", response_model=list[Member])
@@ -49,7 +44,7 @@ async def list_members(db: DbSession, principal: CurrentPrincipal) -> list[Membe
 @router.post(
     "/account/member/{uuid}/role",
     response_model=Member,
-    responses=_OWNERSHIP | {409: {"description": "`last_owner`: the account's last owner keeps the role."}},
+    responses=_OWNERSHIP | error_responses({ErrorCode.LAST_OWNER: "the account's last owner keeps the role."}),
 )
 async def change_role(uuid: str, body: RoleChange, db: DbSession, principal: CurrentPrincipal) -> Member:
     """Give a member another role; it counts from their next request."""
@@ -59,7 +54,7 @@ async def change_role(uuid: str, body: RoleChange, db: DbSession, principal: Cur
 @router.post(
     "/account/member/{uuid}/remove",
     response_model=MemberRemoved,
-    responses=_OWNERSHIP | {409: {"description": "`last_owner`: the account's last owner cannot leave."}},
+    responses=_OWNERSHIP | error_responses({ErrorCode.LAST_OWNER: "the account's last owner cannot leave."}),
 )
 async def remove_member(
     uuid: str, db: DbSession, principal: CurrentPrincipal, body: MemberRemoval | None = None

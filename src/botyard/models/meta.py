@@ -3,7 +3,7 @@
 A view wraps the stored dict without changing it: `X.of(row)` reads, the properties give typed values (a missing
 or malformed key reads as its default), the `with_...`/named methods return a new view, and `dump()` gives the dict
 to store, with exactly the keys the row had plus those a method set (the wire shows the stored keys, so a view never
-adds a default key of its own). `store(row)` is the one way to write the view back.
+adds a default key of its own). The owner of the table writes the dict back (`chat`: `chat.session_state`).
 """
 
 from __future__ import annotations
@@ -117,10 +117,6 @@ class SessionMeta:
     def dump(self) -> dict[str, Any]:
         return dict(self.raw)
 
-    def store(self, session: ChatSession) -> None:
-        """Write the meta into the session (which keeps its flag columns in step with it)."""
-        session.meta = self.dump()
-
 
 @dataclass(frozen=True)
 class MessageMeta:
@@ -206,6 +202,3 @@ class MessageMeta:
 
     def dump(self) -> dict[str, Any]:
         return dict(self.raw)
-
-    def store(self, message: Message) -> None:
-        message.meta = self.dump()

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from fastapi import APIRouter
 from pydantic import SecretStr
 
 from botyard.deps import AppClock, AppDatabase, CurrentPrincipal
-from botyard.errors import AppError, ErrorCode
+from botyard.errors import AppError, ErrorCode, error_responses
 from botyard.service_settings import service
 from botyard.service_settings.connection import check_connection
 from botyard.service_settings.fields import BY_NAME, check, locked
@@ -20,17 +19,17 @@ from botyard.service_settings.schemas import ConnectionResult, ConnectionTest, S
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["operations"])
 
-_NOT_YOURS: dict[int | str, dict[str, Any]] = {
-    404: {"description": "`not_found`: the signer's account is not the instance's own (its first account)."}
-}
-_LOCKED: dict[int | str, dict[str, Any]] = {
-    **_NOT_YOURS,
-    409: {"description": "`setting_locked`: an environment variable sets this setting; change it there."},
-    422: {
-        "description": "`validation_error`: a value is invalid (`details` names it); `llm_api_key_required`: a new "
-        "`llm_base_url` needs `llm_api_key` in the same request, the saved key is never sent to another server."
-    },
-}
+_NOT_YOURS_REASON = {ErrorCode.NOT_FOUND: "the signer's account is not the instance's own (its first account)."}
+_NOT_YOURS = error_responses(_NOT_YOURS_REASON)
+_LOCKED = error_responses(
+    {
+        **_NOT_YOURS_REASON,
+        ErrorCode.SETTING_LOCKED: "an environment variable sets this setting; change it there.",
+        ErrorCode.VALIDATION_ERROR: "a value is invalid (`details` names it)",
+        ErrorCode.LLM_API_KEY_REQUIRED: "a new `llm_base_url` needs `llm_api_key` in the same request, the saved key "
+        "is never sent to another server.",
+    }
+)
 
 
 @router.get("/service/settings", response_model=SettingsView, responses=_NOT_YOURS)

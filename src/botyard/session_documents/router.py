@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, File, Form, UploadFile
 
 from botyard.deps import AppSettings, CurrentAccount, DbSession
+from botyard.errors import ErrorCode, error_responses
 from botyard.ingestion.parse import ParseLimits
 from botyard.session_documents import service
 from botyard.session_documents.schemas import SessionDocumentOut
 
 router = APIRouter(tags=["session documents"])
 
-_REFUSALS: dict[int | str, dict[str, Any]] = {
-    413: {"description": "Over the upload size cap, or text too long to be read whole."},
-    415: {
-        "description": "Not a type Botyard reads (documents: pdf, doc(x), pptx, xls(x), csv, md, txt, html, json, "
-        "tex; images: png, jpeg, webp, gif)."
-    },
-    422: {"description": "No file, an empty file, or a document without readable text."},
-}
+_REFUSALS = error_responses(
+    {
+        ErrorCode.PAYLOAD_TOO_LARGE: "over the upload size cap, or text too long to be read whole.",
+        ErrorCode.FILE_TYPE_NOT_ALLOWED: "not a type Botyard reads (documents: pdf, doc(x), pptx, xls(x), csv, md, "
+        "txt, html, json, tex; images: png, jpeg, webp, gif).",
+        ErrorCode.VALIDATION_ERROR: "no file, an empty file, or a document without readable text.",
+    }
+)
 
 
 @router.post("/session-document/upload", response_model=SessionDocumentOut, responses=_REFUSALS)

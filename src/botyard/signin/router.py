@@ -5,7 +5,6 @@ that open a session: an invitation accepted and a password reset. Sign-in answer
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
@@ -15,7 +14,7 @@ from botyard.client_address import client_address, trusted_networks
 from botyard.config import Settings
 from botyard.db.base import iso
 from botyard.deps import AppClock, AppDatabase, AppSettings, CurrentPrincipal, DbSession
-from botyard.errors import AppError, ErrorCode, validation_error
+from botyard.errors import AppError, ErrorCode, error_responses, validation_error
 from botyard.members.schemas import member_view
 from botyard.models import AuditAction, AuditObject, User
 from botyard.people import availability, cookies, csrf, devices, invitations, members, passwords, resets, sessions
@@ -36,19 +35,16 @@ from botyard.signin.schemas import (
 
 router = APIRouter(prefix="/auth", tags=["sign-in"])
 
-_CROSS_SITE: dict[int | str, dict[str, Any]] = {
-    403: {"description": "`csrf_refused`: the request came from another site's page."}
-}
-_SIGN_IN: dict[int | str, dict[str, Any]] = _CROSS_SITE | {
-    401: {"description": "`signin_failed`: wrong email or password."},
-    429: {
-        "description": "`signin_throttled`: too many wrong passwords for this address or from this network; "
-        "`Retry-After` says when to try again."
-    },
-}
-_LINK: dict[int | str, dict[str, Any]] = _CROSS_SITE | {
-    410: {"description": "`link_invalid`: the link expired, was used, or never existed."}
-}
+_CROSS_SITE = {ErrorCode.CSRF_REFUSED: "the request came from another site's page."}
+_SIGN_IN = error_responses(
+    {
+        **_CROSS_SITE,
+        ErrorCode.SIGNIN_FAILED: "wrong email or password.",
+        ErrorCode.SIGNIN_THROTTLED: "too many wrong passwords for this address or from this network; `Retry-After` "
+        "says when to try again.",
+    }
+)
+_LINK = error_responses({**_CROSS_SITE, ErrorCode.LINK_INVALID: "the link expired, was used, or never existed."})
 
 
 def me_view(principal: Principal, user: User | None) -> Me:
@@ -127,7 +123,7 @@ async def me(db: DbSession, principal: CurrentPrincipal) -> Me:
     return me_view(principal, user)
 
 
-@router.post("/availability", response_model=Me, responses={409: {"description": "`not_a_person`: an API key."}})
+@router.post("/availability", response_model=Me, responses=error_responses({ErrorCode.NOT_A_PERSON: "an API key."}))
 async def set_availability(body: Availability, db: DbSession, principal: CurrentPrincipal) -> Me:
     """Say whether you are there to take conversations (people with the `live` permission). When every such person
     of the account is away, a visitor who asks for a person is told nobody is available and offered the contact
@@ -148,7 +144,7 @@ async def sign_out(request: Request, response: Response, db: DbSession, principa
 @router.post(
     "/sign-out-everywhere",
     response_model=SignedOut,
-    responses={422: {"description": "`validation_error`: an API key signed the request; it has no sessions."}},
+    responses=error_responses({ErrorCode.VALIDATION_ERROR: "an API key signed the request; it has no sessions."}),
 )
 async def sign_out_everywhere(
     request: Request, response: Response, db: DbSession, principal: CurrentPrincipal

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 
 from botyard.deps import AppSettings, CurrentAccount, DbSession, Egress
+from botyard.errors import ErrorCode, Responses, error_responses
 from botyard.schemas import MAX_SQL_INTEGER, Success
 from botyard.sources import content, service
 from botyard.sources.schemas import (
@@ -24,16 +25,18 @@ router = APIRouter(tags=["data sources"])
 restart_router = APIRouter(tags=["data sources"])
 """Mounted under `/api` without the version: the hosted service's SDK calls `/api/data-sources/restart`."""
 
-_DUPLICATE: dict[int | str, dict[str, Any]] = {
+_DUPLICATE: Responses = {
     409: {"description": "Already in this chatbot; the body is the existing data source.", "model": DataSource}
 }
-_UPLOAD_REFUSALS: dict[int | str, dict[str, Any]] = {
-    **_DUPLICATE,
-    415: {"description": "`file_type_not_allowed`: not a document type the ingestion reads (by its extension)."},
-}
-_NOT_QA: dict[int | str, dict[str, Any]] = {
-    422: {"description": "`not_a_qa_source`: the source is a web page or a file; or the body is not valid."}
-}
+_UPLOAD_REFUSALS = _DUPLICATE | error_responses(
+    {ErrorCode.FILE_TYPE_NOT_ALLOWED: "not a document type the ingestion reads (by its extension)."}
+)
+_NOT_QA = error_responses(
+    {
+        ErrorCode.NOT_A_QA_SOURCE: "the source is a web page or a file",
+        ErrorCode.VALIDATION_ERROR: "the body is not valid.",
+    }
+)
 
 
 @router.post("/chatbot/{uuid}/data-source/qa", response_model=DataSource)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse
@@ -14,7 +14,7 @@ from botyard.audit.recorder import note
 from botyard.audit.service import Change
 from botyard.config import Settings, env_name
 from botyard.deps import AppClock, AppDatabase, AppSettings
-from botyard.errors import AppError, ErrorCode
+from botyard.errors import AppError, ErrorCode, Responses, error_responses
 from botyard.models import AuditAction, AuditObject
 from botyard.people import cookies
 from botyard.people.principal import of_user
@@ -27,9 +27,9 @@ from botyard.sso.service import signed_in
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/auth/oidc", tags=["sign-in"])
 SIGNED_IN = "/dashboard#/chatbots"
-_REDIRECT: dict[int | str, dict[str, Any]] = {
+_REDIRECT: Responses = {
     303: {"description": "To the provider (start) or back to the dashboard, signed in or with `#sso=<refusal>`."},
-    404: {"description": "`not_found`: single sign-on is not configured."},
+    **error_responses({ErrorCode.NOT_FOUND: "single sign-on is not configured."}),
 }
 QueryText = Annotated[str | None, Query(max_length=4000)]
 

@@ -4,7 +4,7 @@ interface; designed in its style."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
@@ -19,6 +19,7 @@ from botyard.chat.ratelimit import CallingVisitor
 from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
 from botyard.deps import AppClock, AppDatabase, ClientNetwork, CurrentAccount, DbSession, ReadDbSession
+from botyard.errors import ErrorCode, Responses, error_responses
 from botyard.live import contact
 from botyard.live import service as live
 from botyard.live.event_stream import (
@@ -49,46 +50,44 @@ from botyard.widget.schemas import (
 
 router = APIRouter(tags=["widget"])
 
-_REFUSED: dict[int | str, dict[str, Any]] = {
-    403: {"description": "`origin_not_allowed`: the calling website is not in the chatbot's `allowed_origins`."},
-    404: {"description": "No such chatbot or session, or its chatbot is private."},
-}
-_NEW_SESSION: dict[int | str, dict[str, Any]] = {
-    **_REFUSED,
-    429: {
-        "description": "Over the chatbot's rate limit for this client address's new sessions, or over the service's "
-        "anonymous ceiling: `Retry-After`."
-    },
-}
-_STREAM: dict[int | str, dict[str, Any]] = {
+_ORIGIN = {ErrorCode.ORIGIN_NOT_ALLOWED: "the calling website is not in the chatbot's `allowed_origins`."}
+_REFUSED = error_responses({**_ORIGIN, ErrorCode.NOT_FOUND: "no such chatbot or session, or its chatbot is private."})
+_NEW_SESSION = _REFUSED | error_responses(
+    {
+        ErrorCode.RATE_LIMITED: "over the chatbot's rate limit for this client address's new sessions, or over the "
+        "service's anonymous ceiling: `Retry-After`."
+    }
+)
+_STREAM: Responses = {
     **_REFUSED,
     200: {
         "description": "As `/session/{uuid}/message/stream`: plain text, or SSE with `Accept: text/event-stream`. "
         "During a live chat the answer is empty: the message went to the operator.",
         "content": {"text/plain": {"schema": {"type": "string"}}, "text/event-stream": {"schema": {"type": "string"}}},
     },
-    429: {
-        "description": "Over the chatbot's rate limit for this client address, or over the service's ceiling for "
-        "anonymous messages: its `rate_limit_message`, `Retry-After`."
-    },
+    **error_responses(
+        {
+            ErrorCode.RATE_LIMITED: "over the chatbot's rate limit for this client address, or over the service's "
+            "ceiling for anonymous messages: its `rate_limit_message`, `Retry-After`."
+        }
+    ),
 }
-_FEEDBACK: dict[int | str, dict[str, Any]] = {
-    **_REFUSED,
-    404: {
-        "description": "No such session, or its chatbot is private; or the message is not an answer of this "
-        "session (missing, another session's or chatbot's, a live-chat row, or still streaming)."
-    },
-    429: {"description": "Over the chatbot's rate limit for this client address's feedback: `Retry-After`."},
-}
-_CONTACT: dict[int | str, dict[str, Any]] = {
-    **_REFUSED,
-    409: {
-        "description": "`contact_form_closed`: no form is open (nobody asked for a person after hours, or the "
-        "message was sent already)."
-    },
-    422: {"description": "`validation_error`: not an email address, or an empty or too long message."},
-}
-_EVENTS: dict[int | str, dict[str, Any]] = {
+_FEEDBACK = error_responses(
+    {
+        **_ORIGIN,
+        ErrorCode.NOT_FOUND: "no such session, or its chatbot is private; or the message is not an answer of this "
+        "session (missing, another session's or chatbot's, a live-chat row, or still streaming).",
+        ErrorCode.RATE_LIMITED: "over the chatbot's rate limit for this client address's feedback: `Retry-After`.",
+    }
+)
+_CONTACT = _REFUSED | error_responses(
+    {
+        ErrorCode.CONTACT_FORM_CLOSED: "no form is open (nobody asked for a person after hours, or the message was "
+        "sent already).",
+        ErrorCode.VALIDATION_ERROR: "not an email address, or an empty or too long message.",
+    }
+)
+_EVENTS: Responses = {
     **_REFUSED,
     200: {
         "description": "Server-sent events of the session's live chat, each with `id:` (resume with `Last-Event-ID` "
@@ -96,7 +95,9 @@ _EVENTS: dict[int | str, dict[str, Any]] = {
         "({text}); `ping` every 15 s.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     },
-    429: {"description": "`too_many_streams`: this client address already holds its streams open; `Retry-After`."},
+    **error_responses(
+        {ErrorCode.TOO_MANY_STREAMS: "this client address already holds its streams open; `Retry-After`."}
+    ),
 }
 
 

@@ -73,8 +73,18 @@ class SessionTagger:
         self.embedder = embedder
         self.judge = judge
         """With an LLM provider the model judges the criteria; the offline matcher is the fallback."""
-        self.answerer = answerer if answerer is not None and answerer.uses_tools and call_tool is not None else None
         self.call_tool = call_tool
+        self.answerer = self._caller(answerer)
+
+    def _caller(self, answerer: Answerer | None) -> Answerer | None:
+        """The answerer that calls the background agents' functions: one that can call tools, with a tool caller."""
+        return answerer if answerer is not None and answerer.uses_tools and self.call_tool is not None else None
+
+    def follow_model(self, answerer: Answerer, judge: ModelJudge | None) -> None:
+        """A changed model connection: the sessions tagged next are judged by `judge` and call functions with
+        `answerer` (when it can)."""
+        self.judge = judge
+        self.answerer = self._caller(answerer)
 
     async def run(self, ctx: JobContext[TagSession]) -> None:
         session_uuid = ctx.payload.session_uuid

@@ -16,6 +16,7 @@ from typing import Any
 
 from botyard.agents.roster import EnabledAgents
 from botyard.agents.rules import DEFAULT_MESSAGES, HUMAN_ESCALATION, SPAM_DEFENSE, USER_FACING
+from botyard.answering.base import Answerer
 from botyard.answering.routing.evidence import Reading, VectorCache, clause_vectors_of, read
 from botyard.answering.routing.intents import Intent, clauses
 from botyard.answering.routing.judge import ModelJudge
@@ -206,6 +207,10 @@ class AgentRouter:
         self.judge = judge
         """With an LLM provider the model rates the agents; the vectors are the fallback when it gives no answer."""
         self._cache = VectorCache(embedder) if embedder is not None else None
+
+    def follow_model(self, answerer: Answerer, judge: ModelJudge | None) -> None:
+        """A changed model connection: the queries routed next are judged by `judge` (None: by the vectors alone)."""
+        self.judge = judge
 
     async def choose(
         self,

@@ -3,19 +3,20 @@ style. End users give feedback through the widget API (`widget.router`)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from botyard.chat.feedback import service
 from botyard.chat.feedback.schemas import FeedbackEntry
 from botyard.deps import CurrentAccount, DbSession
+from botyard.errors import ErrorCode, error_responses
 from botyard.models.kinds import Rating
 from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["sessions and messages"])
 
-_LIST: dict[int | str, dict[str, Any]] = {404: {"description": "No such chatbot, or another account's."}}
+_LIST = error_responses({ErrorCode.NOT_FOUND: "no such chatbot, or another account's."})
 
 
 @router.get("/chatbot/{uuid}/feedback", response_model=list[FeedbackEntry], responses=_LIST)

@@ -13,13 +13,14 @@ from botyard.chat.filters import SessionQuery
 from botyard.chat.history import service
 from botyard.chat.history.schemas import Conversation, ExportFormat, Retention, RetentionUpdate
 from botyard.deps import AppDatabase, CurrentAccount, DbSession, ReadDbSession
+from botyard.errors import ErrorCode, Responses, error_responses
 from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["sessions and messages"])
 
-_CHATBOT: dict[int | str, dict[str, Any]] = {404: {"description": "No such chatbot, or another account's."}}
-_SESSION: dict[int | str, dict[str, Any]] = {404: {"description": "No such session, or another account's."}}
-_EXPORT: dict[int | str, dict[str, Any]] = {
+_CHATBOT = error_responses({ErrorCode.NOT_FOUND: "no such chatbot, or another account's."})
+_SESSION = error_responses({ErrorCode.NOT_FOUND: "no such session, or another account's."})
+_EXPORT: Responses = {
     200: {
         "description": "CSV (`text/csv`): a header, then one row per turn: `session_uuid, time, role` (`user`, "
         "`assistant`, `operator`, `announcement`), `text, agent` (the answering agent's name), `refused` "

@@ -3,19 +3,18 @@ hours outside of which no person is promised. Not in the hosted interface; desig
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from botyard.chatbots.handoff import service
 from botyard.chatbots.handoff.schemas import Notifications, NotificationsUpdate, OfficeHours, OfficeHoursUpdate
 from botyard.db.base import utcnow
 from botyard.deps import AppSettings, CurrentAccount, DbSession, ReadDbSession
+from botyard.errors import ErrorCode, error_responses
 from botyard.mail import mail_status
 
 router = APIRouter(tags=["live chat"])
 
-_CHATBOT: dict[int | str, dict[str, Any]] = {404: {"description": "No such chatbot, or another account's."}}
+_CHATBOT = error_responses({ErrorCode.NOT_FOUND: "no such chatbot, or another account's."})
 
 
 @router.get("/chatbot/{uuid}/office-hours", response_model=OfficeHours, responses=_CHATBOT)

@@ -3,28 +3,27 @@ read. Not in the hosted interface; designed in its style."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from botyard.chat import service as chat
 from botyard.chat.schemas import Session
 from botyard.db.base import utcnow
 from botyard.deps import CurrentAccount, DbSession, ReadDbSession
+from botyard.errors import ErrorCode, error_responses
 from botyard.live import service as live
 from botyard.live.inbox import service
 from botyard.live.inbox.schemas import Inbox, Seen, Waiting
 
 router = APIRouter(tags=["live chat"])
 
-_CHATBOT: dict[int | str, dict[str, Any]] = {404: {"description": "No such chatbot, or another account's."}}
-_SESSION: dict[int | str, dict[str, Any]] = {404: {"description": "No such session, or another account's."}}
-_DISMISS: dict[int | str, dict[str, Any]] = {
-    409: {
-        "description": "`human_request_inactive`: the session is not waiting for a person; `live_chat_active`: an "
-        "operator has it (end the live chat instead)."
+_CHATBOT = error_responses({ErrorCode.NOT_FOUND: "no such chatbot, or another account's."})
+_SESSION = error_responses({ErrorCode.NOT_FOUND: "no such session, or another account's."})
+_DISMISS = error_responses(
+    {
+        ErrorCode.HUMAN_REQUEST_INACTIVE: "the session is not waiting for a person",
+        ErrorCode.LIVE_CHAT_ACTIVE: "an operator has it (end the live chat instead).",
     }
-}
+)
 
 
 @router.get("/chatbot/{uuid}/inbox", response_model=Inbox, responses=_CHATBOT)

@@ -8,8 +8,9 @@ from collections.abc import Iterable, Sequence
 from sqlalchemy import ColumnElement, Table, bindparam, delete, exists, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.chatbots import service as chatbots
 from botyard.db.repository import Repository
-from botyard.models import Chatbot, Chunk, DataSource, Job, JobStatus, KnowledgeChange
+from botyard.models import Chunk, DataSource, Job, JobStatus, KnowledgeChange
 
 KEPT_VERSIONS = 1000
 """Knowledge versions of a chatbot whose changes are kept: a process whose index is older rebuilds it whole (by then
@@ -23,16 +24,9 @@ def _stale(embedder: str) -> ColumnElement[bool]:
 
 
 async def bump_version(session: AsyncSession, chatbot_uuid: str, source_uuids: Iterable[str]) -> None:
-    """A new knowledge version of the chatbot, which changed these sources' chunks (or what retrieval shows of
-    them): the search indexes of every process reload just those (`KnowledgeChange`)."""
-    version = await session.scalar(
-        update(Chatbot)
-        .where(Chatbot.uuid == chatbot_uuid)
-        # modified_at is named so that its on-update default does not fire: knowledge is not a setting.
-        .values(knowledge_version=Chatbot.knowledge_version + 1, modified_at=Chatbot.modified_at)
-        .returning(Chatbot.knowledge_version)
-        .execution_options(synchronize_session=False)
-    )
+    """A new knowledge version of the chatbot (its owner, `chatbots`, writes it), which changed these sources' chunks
+    (or what retrieval shows of them): the search indexes of every process reload just those (`KnowledgeChange`)."""
+    version = await chatbots.next_knowledge_version(session, chatbot_uuid)
     if version is None:
         return
     changes = [

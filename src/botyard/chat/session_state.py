@@ -1,0 +1,39 @@
+"""What live chat changes of a session: its flags for operators (`SessionMeta`: a person asked for, an operator
+having it) and the inbox's read mark. `chat_session` is this package's table, so `live` changes a session through
+these (on the row it loaded, written with the caller's transaction) and never sets the row itself."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from botyard.db.base import iso
+from botyard.models import ChatSession, SessionMeta
+
+
+def store_meta(session: ChatSession, meta: SessionMeta) -> None:
+    """Write the meta into the session (which keeps its flag columns in step with it)."""
+    session.meta = meta.dump()
+
+
+def flag(session: ChatSession, at: datetime, message_uuid: str | None = None) -> None:
+    """Asking for a person since `at`, by the message `message_uuid` (when known)."""
+    store_meta(session, SessionMeta.of(session).flagged(iso(at), message_uuid))
+
+
+def dismiss_request(session: ChatSession) -> None:
+    """An operator cleared the request without taking the session over."""
+    store_meta(session, SessionMeta.of(session).dismissed())
+
+
+def start_live_chat(session: ChatSession) -> None:
+    store_meta(session, SessionMeta.of(session).live_started())
+
+
+def end_live_chat(session: ChatSession) -> None:
+    """Back with the AI: the live chat is over and the request for a person answered."""
+    store_meta(session, SessionMeta.of(session).live_ended())
+
+
+def mark_seen(session: ChatSession, at: datetime) -> None:
+    """An operator opened the session at `at`: the visitor's messages until then are read."""
+    session.operator_seen_at = at
