@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from typing import Any
 
 import anyio
 
@@ -76,10 +77,8 @@ class AnswerRun:
                 async for event in closing:
                     yield event
             with anyio.CancelScope(shield=True):
-                self.finalised = stored = outcome(
-                    prepared, retrieved, decided, self.draft.streamed(), interrupted=False
-                )
-                citations = await finish.finalise(self.parts.database, stored, decided, self._answerer)
+                stored = outcome(prepared, retrieved, decided, self.draft.streamed(), interrupted=False)
+                citations = await self._finalise(stored, decided)
             confidence = stored.confidence
             yield Ended(
                 prepared.message_uuid,
@@ -91,10 +90,8 @@ class AnswerRun:
         finally:
             if self.finalised is None:  # cut short: the client left, or the stream was closed early
                 with anyio.CancelScope(shield=True):
-                    self.finalised = cut = outcome(
-                        prepared, retrieved, decided, self.draft.streamed(), interrupted=True
-                    )
-                    await finish.finalise(self.parts.database, cut, decided, self._answerer)
+                    cut = outcome(prepared, retrieved, decided, self.draft.streamed(), interrupted=True)
+                    await self._finalise(cut, decided)
 
     async def close(self) -> None:
         """Store what was produced if `events()` did not get to the end (the client left), then release it."""
@@ -102,8 +99,7 @@ class AnswerRun:
         with anyio.CancelScope(shield=True):
             await self.stream.aclose()  # a stream that began stores what it reached (`events`)
             if self.finalised is None:  # it never began
-                self.finalised = never = outcome(self.prepared, None, None, self.draft.streamed(), interrupted=True)
-                await finish.finalise(self.parts.database, never, None, self._answerer)
+                await self._finalise(outcome(self.prepared, None, None, self.draft.streamed(), interrupted=True), None)
 
     async def _stages(self) -> AsyncGenerator[Item, None]:
         """Search, decide and reply, each stage's result handed on before the reply's events. The admission slot
@@ -131,3 +127,9 @@ class AnswerRun:
     @property
     def _answerer(self) -> str:
         return "llm" if self.parts.answerer.model_decides else "offline"
+
+    async def _finalise(self, stored: Outcome, decided: Decided | None) -> dict[str, dict[str, Any]]:
+        """Count the answer and store it (`finish.finalise`); the citations as stored. A rehearsal, which stores
+        nothing, overrides it."""
+        self.finalised = stored
+        return await finish.finalise(self.parts.database, stored, decided, self._answerer)
