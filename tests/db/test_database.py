@@ -174,6 +174,59 @@ def test_a_brief_read_of_a_locked_database_waits_off_the_loop(tmp_path: Path) ->
     assert ticks >= 10  # the loop ran on through the 0.3 s the lock was held
 
 
+def test_a_brief_read_block_that_meets_a_lock_goes_on_whole_through_the_ordinary_reader(tmp_path: Path) -> None:
+    """A WAL reader meets a lock only at its first statement: the block's first statement, and every one after
+    it, then run on the ordinary reader, which waits for the lock on its own thread (the loop runs on meanwhile)."""
+    settings = Settings(data_dir=tmp_path)
+    database = _note_table(settings)
+    asyncio.run(database.dispose())  # an exclusive lock needs every other connection closed
+    for engine in (database.engine, database.brief_reader):
+        assert engine is not None
+        event.listen(engine.sync_engine, "connect", with_thread_function)
+    path = make_url(settings.resolved_database_url).database or ""
+    locker = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    locker.execute("PRAGMA locking_mode=EXCLUSIVE")
+    locker.execute("BEGIN EXCLUSIVE")
+    locker.execute("INSERT INTO note VALUES ('never committed')")
+    release = threading.Timer(0.3, lambda: (locker.execute("ROLLBACK"), locker.close()))
+
+    async def read() -> tuple[list[str], int]:
+        async with database.brief_read() as db:
+            return await _notes(db), await running_thread(db)
+
+    async def check() -> tuple[tuple[tuple[list[str], int], int], int]:
+        release.start()
+        found = await with_loop_ticks(read(), 0.01)
+        await database.dispose()
+        return found, threading.get_ident()
+
+    ((notes, second_statements_thread), ticks), loop_thread = asyncio.run(check())
+    assert notes == ["kept"]
+    assert second_statements_thread != loop_thread  # not the brief reader's: the block went on with the other
+    assert ticks >= 10
+
+
+def test_a_brief_write_block_that_raises_writes_nothing(tmp_path: Path) -> None:
+    database = _note_table(Settings(data_dir=tmp_path))
+
+    async def half() -> None:
+        async with database.brief_write() as db:
+            await db.execute(text("INSERT INTO note VALUES ('half')"))
+            raise RuntimeError("boom")
+
+    async def check() -> list[str]:
+        with pytest.raises(RuntimeError, match="boom"):
+            await half()
+        async with database.brief_write() as db:  # SQLite's write lock is free again
+            await db.execute(text("INSERT INTO note VALUES ('after')"))
+        async with database.brief_read() as db:
+            notes = await _notes(db)
+        await database.dispose()
+        return notes
+
+    assert asyncio.run(check()) == ["kept", "after"]
+
+
 def test_brief_writes_run_on_the_event_loops_thread_and_commit(tmp_path: Path) -> None:
     """The answer's few indexed writes skip aiosqlite's thread hand-offs too (`db/engine`), and commit as any write."""
     database = _note_table(Settings(data_dir=tmp_path))

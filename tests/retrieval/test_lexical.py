@@ -48,20 +48,20 @@ def test_a_german_inflected_form_matches_its_stem() -> None:
     assert index.language == "german"
     assert best_row(index, "Versand für ein Fahrrad?") == 0
     weights = index.weights("Versand für ein Fahrrad?")
-    assert coverage(weights, index.analyze(GERMAN[0])) == 1.0
+    assert coverage(weights, index.terms_in(GERMAN[0])) == 1.0
     # A question without a stop word is read in the chatbot's German too.
     assert "fahrrad" in index.terms("Fahrräder Preis")
     # The answerer's terms of a German sentence, without the index, hold the index's own terms of it.
-    assert index.analyze(GERMAN[0]) <= index_terms(GERMAN[0])
+    assert index.terms_in(GERMAN[0]) <= index_terms(GERMAN[0])
 
 
 def test_a_chinese_questions_function_words_do_not_sink_its_coverage() -> None:
     index = index_of(CHINESE)
     weights = index.weights("满多少包邮？")
     assert "多少" not in weights
-    assert coverage(weights, index.analyze(CHINESE[0])) == 1.0
+    assert coverage(weights, index.terms_in(CHINESE[0])) == 1.0
     assert best_row(index, "满多少包邮？") == 0
-    assert coverage(index.weights("客服什么时候在线？"), index.analyze(CHINESE[2])) == 1.0
+    assert coverage(index.weights("客服什么时候在线？"), index.terms_in(CHINESE[2])) == 1.0
 
 
 def test_a_typo_counts_as_the_word_it_misspells() -> None:
@@ -73,7 +73,7 @@ def test_a_typo_counts_as_the_word_it_misspells() -> None:
     ):
         assert best_row(index, query) == row
         assert term in index.weights(query)
-        assert coverage(index.weights(query), index.analyze(ENGLISH[row])) == 1.0
+        assert coverage(index.weights(query), index.terms_in(ENGLISH[row])) == 1.0
     # Short words are taken as typed: at four letters one edit makes another word.
     assert "cart" in index.weights("cart")
     # A word one edit from nothing the chatbot has stays unknown, and weighs the most.
@@ -91,7 +91,7 @@ def test_a_question_in_another_language_than_the_knowledge_is_answered_without_e
         index.search(query, 3)
         weights = index.weights(query)
         for text in texts:
-            coverage(weights, index.analyze(text))
+            coverage(weights, index.terms_in(text))
     empty = index_of([])
     assert empty.search("Fahrrad", 3)[0].size == 0
     assert empty.weights("满多少包邮？")
@@ -108,7 +108,7 @@ def test_a_letter_split_off_a_word_is_no_content_word() -> None:
     index = index_of(ENGLISH)
     weights = index.weights("What's my trial's length?")
     assert "s" not in weights and "trial" in weights
-    assert coverage(weights, index.analyze(ENGLISH[2])) > 0.3  # "s" no longer weighs like an unknown word
+    assert coverage(weights, index.terms_in(ENGLISH[2])) > 0.3  # "s" no longer weighs like an unknown word
 
 
 def test_whose_asks_as_who_does_and_weighs_nothing() -> None:
@@ -116,7 +116,7 @@ def test_whose_asks_as_who_does_and_weighs_nothing() -> None:
     index = index_of(["On Monday morning, Sarah's red stapler vanished from her desk.", "The printer jammed twice."])
     weights = index.weights("Whose stapler vanished?")
     assert set(weights) == set(index.terms("stapler vanished"))
-    assert coverage(weights, index.analyze("On Monday morning, Sarah's red stapler vanished from her desk.")) == 1.0
+    assert coverage(weights, index.terms_in("On Monday morning, Sarah's red stapler vanished from her desk.")) == 1.0
 
 
 def test_a_language_without_a_stemmer_reads_its_words_as_they_are() -> None:
@@ -147,7 +147,7 @@ def test_term_counts_are_the_documents_holding_each_term_after_a_build_and_an_up
     def expected(of: LexicalIndex, rows: list[tuple[int, str]]) -> dict[str, int]:
         counted: dict[str, int] = {}
         for row, text in rows:
-            for term in of.analyze(text, row):
+            for term in of.terms_in(text, row):
                 counted[term] = counted.get(term, 0) + 1
         return counted
 

@@ -49,7 +49,7 @@ class _Unstored(AnswerRun):
     """An answer run whose end writes nothing: there is no message to finish, and no live answer to count (a test
     run of 200 questions would otherwise fill `/metrics`' first-byte histogram and answer counts)."""
 
-    def _first_text(self, reply: Reply) -> float:
+    def _first_text(self, replied: Reply) -> float:
         return time.perf_counter() - self.started
 
     async def _finalise(self, stored: Outcome, decided: Decided | None) -> dict[str, dict[str, Any]]:
@@ -61,7 +61,8 @@ async def rehearse(answers: Pipeline, chatbot_uuid: str, query: str) -> Rehearse
     """Answer `query` in a new, unstored conversation of the chatbot (404 when it is gone)."""
     parts = answers.parts
     tools = parts.answerer.uses_tools
-    read = await parts.database.read_briefly(lambda db: _read(db, chatbot_uuid, tools))
+    async with parts.database.brief_read() as db:
+        read = await _read(db, chatbot_uuid, tools)
     agent = await answers.router.choose(read.roster.cards, query, None, {})
     prepared = Prepared(
         message_uuid="",

@@ -9,10 +9,10 @@ from contextlib import asynccontextmanager
 from typing import TypeVar
 
 from sqlalchemy import text
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from botyard.config import Settings
+from botyard.db.brief import BriefReadSession
 from botyard.db.engine import (
     create_engine,
     create_sqlite_brief_reader,
@@ -61,11 +61,13 @@ class Database:
         self.engine = engine
         self.sqlite_writer = sqlite_writer
         self.brief_reader = brief_reader
-        """SQLite's engine of brief reads on the loop's thread (`read_briefly`); None: the one reader."""
+        """SQLite's engine of brief reads on the loop's thread (`brief_read`); None: the one reader."""
         self.brief_writer = brief_writer if sqlite_writer is not None else None
-        """SQLite's engine of brief writes on the loop's thread (`write_briefly`); None: the one writer."""
+        """SQLite's engine of brief writes on the loop's thread (`brief_write`); None: the one writer."""
         self._read = async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
-        self._brief = async_sessionmaker(brief_reader or engine, expire_on_commit=False, autoflush=False)
+        self._brief = async_sessionmaker(
+            brief_reader or engine, class_=BriefReadSession, expire_on_commit=False, autoflush=False
+        )
         self._write = async_sessionmaker(
             sqlite_writer or engine, class_=WriterSession, expire_on_commit=False, autoflush=False
         )
@@ -95,43 +97,58 @@ class Database:
         async with (self._write if write else self._read)() as session, session.begin():
             yield session
 
-    async def read_briefly(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
-        """`work`, a few indexed reads (no statement that scans), in a read transaction of the brief reader: on
-        SQLite its statements run on the event loop's thread (see `engine`). Where the database is busy (rare for a
-        WAL reader), `work` runs again in an ordinary read transaction, which may wait for it.
+    @asynccontextmanager
+    async def brief_read(self) -> AsyncIterator[AsyncSession]:
+        """A unit of a few indexed reads (no statement that scans) on the brief reader: on SQLite its statements run
+        on the event loop's thread (see `engine`). Where the database is busy (rare for a WAL reader), the unit goes
+        on in an ordinary read transaction, which may wait for it (`BriefReadSession`).
 
-        It earns its keep, with `write_briefly`, now that SQLite's ordinary writer takes its lock only at its first
+        It earns its keep, with `brief_write`, now that SQLite's ordinary writer takes its lock only at its first
         statement (`WriterSession`) too: measured on 2026-11-28 with bench/chat.py (SQLite, 10k chunks, a
         shared 2-core machine, four runs of each variant alternated; means, with the brief engines against without
-        them, both methods then falling back to `transaction`). One client: first byte p50 26 ms against 34, p95 33
+        them, both then falling back to `transaction`). One client: first byte p50 26 ms against 34, p95 33
         against 44 (runs 30.6-36.5 against 38.5-49.8), full answer p95 37 against 50, server CPU 32 ms an answer
         against 40. Two workers, eight clients: 48 answers/s against 33 (runs 40.5-55.0 against 27.8-36.7), server
         CPU 35 ms an answer against 42, first byte p50 118 ms against 157, full answer p95 271 against 366; only the
         first byte's p95 was within the runs' noise (168-304 ms against 227-259)."""
-        if self.brief_reader is not None:
-            try:
-                async with self._brief() as session, session.begin():
-                    return await work(session)
-            except OperationalError as error:
-                if "locked" not in str(error.orig):
-                    raise
-        async with self.transaction(write=False) as session:
-            return await work(session)
+        if self.brief_reader is None:
+            async with self.transaction(write=False) as session:
+                yield session
+            return
+        session = self._brief()
+        session.fallback = self.engine
+        try:
+            yield session
+            await session.commit()
+        finally:
+            await session.close()
 
-    async def write_briefly(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
-        """`work`, a few indexed writes, in a write transaction of the brief writer: on SQLite its statements run on
-        the event loop's thread (see `engine`), and every `CHECKPOINT_EVERY` commits the threaded engine checkpoints
-        the WAL. Waiting for another process's write lock is asynchronous, as for any writer. Worth it, as the brief
-        reads are: see `read_briefly` for what the answer path lost without both (measured on 2026-11-28)."""
+    @asynccontextmanager
+    async def brief_write(self) -> AsyncIterator[AsyncSession]:
+        """A unit of a few indexed writes on the brief writer: on SQLite its statements run on the event loop's
+        thread (see `engine`), and every `CHECKPOINT_EVERY` commits the threaded engine checkpoints the WAL. Waiting
+        for another process's write lock is asynchronous, as for any writer. It commits when the block ends normally
+        and writes nothing otherwise. Worth it, as the brief reads are: see `brief_read` for what the answer path
+        lost without both (measured on 2026-11-28)."""
         if self.brief_writer is None:
             async with self.transaction() as session:
-                return await work(session)
+                yield session
+            return
         async with self._sqlite_write(self._brief_write, at_once=True) as session:
-            done = await work(session)
+            yield session
         self._brief_commits += 1
         if self._brief_commits % CHECKPOINT_EVERY == 0 and (self._checkpointing is None or self._checkpointing.done()):
             self._checkpointing = asyncio.create_task(self._checkpoint())
-        return done
+
+    async def read_briefly(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """`work` in one `brief_read`, for a caller that has the reads as one function."""
+        async with self.brief_read() as session:
+            return await work(session)
+
+    async def write_briefly(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """`work` in one `brief_write`, for a caller that has the writes as one function."""
+        async with self.brief_write() as session:
+            return await work(session)
 
     async def _checkpoint(self) -> None:
         """A passive checkpoint (it waits for no reader) on a connection of the threaded engine. It takes its turn

@@ -33,7 +33,7 @@ from typing import Generic, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chatbots.handoff.service import Handoff, handoff
+from botyard.chatbots.handoff.service import handoff
 from botyard.db.session import Database
 from botyard.live import contact
 from botyard.live.service import flag_for_operators, is_flagged, is_live, record
@@ -82,26 +82,18 @@ async def decide(
     """Where the message that `asking` (the chosen agent, which asks for a person) answers goes, in the order of the
     module's docstring. `built_in`: it is the built-in hand-off; `instead` chooses among the owner's agents and
     `answers_from_knowledge` tells whether that agent's knowledge answers the message (asked only for the built-in
-    hand-off, and the knowledge only while it is on). Short read transactions, none across `instead`."""
-    if not built_in:  # the rules and the people in one read
-        rules, there = await database.read_briefly(lambda db: _rules_and_people(db, chatbot, now))
-        return _promised(asking, rules, there)
-    rules = await database.read_briefly(lambda db: handoff(db, chatbot.uuid, now))
-    other = await instead()
-    if not rules.hand_off_requests or await answers_from_knowledge(other):
-        return Decision(HandOffTo.AGENT, other)
-    there = rules.open and await database.read_briefly(lambda db: people_there(db, chatbot.account_uuid))
-    return _promised(asking, rules, there)
-
-
-async def _rules_and_people(db: AsyncSession, chatbot: Chatbot, now: datetime) -> tuple[Handoff, bool]:
-    """An owner's agent's hand-off rules, and whether someone is there (read only inside office hours)."""
-    rules = await handoff(db, chatbot.uuid, now)
-    return rules, rules.open and await someone_there(db, chatbot.account_uuid)
-
-
-def _promised(asking: A, rules: Handoff, there: bool) -> Decision[A]:
-    """A person when the office is open and someone is there; else the after-hours message and the form."""
+    hand-off, and the knowledge only while it is on). What the policy reads (the rules, and inside office hours
+    whether someone is there) it reads first, in one short read transaction: none is held across `instead`."""
+    async with database.brief_read() as db:
+        rules = await handoff(db, chatbot.uuid, now)
+        there = False
+        if rules.open and (rules.hand_off_requests or not built_in):  # a person may be promised: who is there
+            # An owner's agent counts an account of API keys alone as there; the built-in only a person of it.
+            there = await (people_there if built_in else someone_there)(db, chatbot.account_uuid)
+    if built_in:
+        other = await instead()
+        if not rules.hand_off_requests or await answers_from_knowledge(other):
+            return Decision(HandOffTo.AGENT, other)
     if rules.open and there:
         return Decision(HandOffTo.PERSON, asking)
     return Decision(HandOffTo.CONTACT_FORM, asking, rules.after_hours_message)

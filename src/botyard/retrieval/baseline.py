@@ -59,7 +59,7 @@ def unrelated_evidence(index: ChatbotIndex, vectors: Sequence[Vectors | None]) -
         weights = index.lexical.weights(question)
         best = 0.0
         for row_id, dense in zip(ranked.rows.tolist(), ranked.dense.tolist(), strict=True):
-            covered = coverage(weights, index.lexical.analyze(lexical_text(index.rows[row_id]), row_id))
+            covered = coverage(weights, index.lexical.terms_in(lexical_text(index.rows[row_id]), row_id))
             best = max(best, similarity(dense) + covered)
         found.append(round(best, 4))
     return tuple(found)

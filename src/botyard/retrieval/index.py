@@ -274,7 +274,7 @@ class ChatbotIndex:
                     scores=scores,
                     source_meta=row.source_meta,
                     tokens=row.tokens,
-                    coverage=coverage(weights, self.lexical.analyze(lexical_text(row), row_id))
+                    coverage=coverage(weights, self.lexical.terms_in(lexical_text(row), row_id))
                     if rank < covered
                     else 0.0,
                     language=self.lexical.readings[row_id],

@@ -152,7 +152,7 @@ class LexicalIndex:
             return None
         gone: Counter[str] = Counter()
         for document in removed:
-            gone.update(self.analyze(document.lexical, document.row))
+            gone.update(self.terms_in(document.lexical, document.row))
         writer = self._index.writer(heap_size=15_000_000, num_threads=1)  # tantivy's smallest arena
         for source in sorted(sources):
             writer.delete_documents_by_term(SOURCE, source)
@@ -196,12 +196,11 @@ class LexicalIndex:
         """The query's distinct index terms, in order of first appearance, typos read as what they stand for."""
         return list(dict.fromkeys(self._resolve(term) for term in self._analyse(query, detect(query))))
 
-    def analyze(self, text: str, row: int | None = None) -> set[str]:
+    def terms_in(self, text: str, row: int | None = None) -> set[str]:
         """The index terms of `text` (a passage's words, as the index sees them); read in the language of `row`
         when the text is that row's (no detection)."""
-        if row is not None:
-            return set(analyzer(self.readings[row], self._stem).analyze(segment(text)))
-        return set(self._analyse(text, detect(text)))
+        reading = self.readings[row] if row is not None else self._reading(detect(text))
+        return set(analyzer(reading, self._stem).analyze(segment(text)))
 
     def _query_words(self, query: str) -> tuple[list[str], list[bool]]:
         """The query's terms in order (typos resolved), and whether each comes from a stop word."""

@@ -2,7 +2,7 @@
 
 A few primary-key reads per answer (`Knowledge.passage_vectors`), rather than every passage's vector in
 every process's memory; kept apart from the search, so that an answer can read them in a brief transaction of its
-own (`Database.read_briefly`).
+own (`Database.brief_read`).
 """
 
 from __future__ import annotations

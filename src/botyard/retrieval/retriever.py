@@ -148,22 +148,19 @@ class Retriever:
             if self.snapshots is not None:
                 await asyncio.to_thread(drop_snapshots, self.snapshots.root.parent, chatbot_uuid)
             return None
-        cached = self._cache.at(chatbot_uuid, version)
-        if cached is not None:
-            return await self._trimmed(cached)
-        async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
-            cached = self._cache.at(chatbot_uuid, version)  # built by whoever held the lock before us
-            if cached is not None:
-                return await self._trimmed(cached)
-            older = self._cache.get(chatbot_uuid) or await self._loaded(chatbot_uuid, version)
-            index = older if older is not None and older.version == version else None
-            if index is None and older is not None:
-                index = await self._caught_up(repository, chatbot_uuid, older, version)
-                self._trim, older = index is not None, None
-            if index is None:
-                index = await self._built_once(repository, chatbot_uuid, version)
-            self._cache.store(chatbot_uuid, index)
-        return await self._trimmed(index)
+        index = self._cache.at(chatbot_uuid, version)
+        if index is None:
+            async with self._locks.setdefault(chatbot_uuid, asyncio.Lock()):
+                index = self._cache.at(chatbot_uuid, version)  # made by whoever held the lock before us
+                if index is None:
+                    index = await self._current(repository, chatbot_uuid, version)
+                    self._cache.store(chatbot_uuid, index)
+        # The memory an index left behind goes back to the system (`memory`) after a catch-up (100k chunks, 14
+        # changes grew the RSS 120 MB, now 50) or a built index replaced by its snapshot (`_built`).
+        if self._trim:
+            self._trim = False
+            await off_loop(index.size, release_free_memory)
+        return index
 
     async def build_now(self, repository: Knowledge, chatbot_uuid: str, version: int, building: BuildLock) -> None:
         """Build the chatbot's index at `version` and save it (the caller holds the machine's `building` lock, which
@@ -176,17 +173,36 @@ class Retriever:
         if not held:
             self._cache.pop(chatbot_uuid)
 
-    async def _trimmed(self, index: ChatbotIndex) -> ChatbotIndex:
-        """`index`, once the memory an index left behind is back with the system (`memory`): after a catch-up (100k
-        chunks, 14 changes grew the RSS 120 MB, now 50) or a built index replaced by its snapshot (`_built`)."""
-        if self._trim:
-            self._trim = False
-            await off_loop(index.size, release_free_memory)
+    async def _current(self, repository: Knowledge, chatbot_uuid: str, version: int) -> ChatbotIndex:
+        """The chatbot's index at `version`, from the best there is: the index this process holds, else this
+        machine's newest snapshot, as it is or caught up (`_at`); else one built once per machine (`_built_once`)."""
+        older = self._cache.get(chatbot_uuid) or await self._loaded(chatbot_uuid, version)
+        index = await self._at(repository, chatbot_uuid, older, version) if older is not None else None
+        older = None  # a rebuild does not hold the index it replaces
+        return index if index is not None else await self._built_once(repository, chatbot_uuid, version)
+
+    async def _at(
+        self, repository: Knowledge, chatbot_uuid: str, older: ChatbotIndex, version: int
+    ) -> ChatbotIndex | None:
+        """`older` (held or loaded, never newer than `version`) at `version`: as it is, or caught up; None when a
+        rebuild is right (`_caught_up`). A catch-up leaves memory to give back (`index`)."""
+        if older.version >= version:
+            return older
+        index = await self._caught_up(repository, chatbot_uuid, older, version)
+        self._trim = index is not None
         return index
 
-    async def _loaded(self, chatbot_uuid: str, version: int) -> ChatbotIndex | None:
-        """The chatbot's newest snapshot at or before `version` (`snapshot`), None when there is none."""
-        index = await asyncio.to_thread(self.snapshots.load, chatbot_uuid, version) if self.snapshots else None
+    async def _loaded(
+        self, chatbot_uuid: str, version: int, *, here: bool = True, shared: bool = False
+    ) -> ChatbotIndex | None:
+        """The chatbot's newest snapshot at or before `version` (`snapshot`): with `here`, this machine's; when it
+        has none (or without `here`) and with `shared`, the one another machine shared, fetched first (`shared`);
+        None when there is none."""
+        if self.snapshots is None:
+            return None
+        index = await asyncio.to_thread(self.snapshots.load, chatbot_uuid, version) if here else None
+        if index is None and shared and self.shared is not None and await self.shared.fetch(chatbot_uuid, version):
+            index = await asyncio.to_thread(self.snapshots.load, chatbot_uuid, version)
         if index is not None:
             log.info(
                 "retrieval index of chatbot %s loaded: version %d, %d rows", chatbot_uuid, index.version, index.size
@@ -195,17 +211,14 @@ class Retriever:
 
     async def _built_once(self, repository: Knowledge, chatbot_uuid: str, version: int) -> ChatbotIndex:
         """The chatbot's index built, unless another process of this machine is building it (`build_lock`): then,
-        once it is done, its snapshot loaded (and caught up)."""
+        once it is done, its snapshot loaded (and caught up); or a snapshot another machine shared."""
         if self.snapshots is None:
             return await self._built(repository, chatbot_uuid, version)
         building, waited = await wait_for_lock(self.snapshots.root, self.snapshots.folder(chatbot_uuid).name)
         try:
-            loaded = await self._loaded(chatbot_uuid, version) if waited else None
-            if loaded is None and self.shared is not None and await self.shared.fetch(chatbot_uuid, version):
-                loaded = await self._loaded(chatbot_uuid, version)
-            if loaded is not None and loaded.version < version:
-                loaded = await self._caught_up(repository, chatbot_uuid, loaded, version)
-                self._trim = loaded is not None
+            loaded = await self._loaded(chatbot_uuid, version, here=waited, shared=True)
+            if loaded is not None:
+                loaded = await self._at(repository, chatbot_uuid, loaded, version)
         except BaseException:
             if building is not None:
                 building.release()

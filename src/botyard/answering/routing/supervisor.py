@@ -17,6 +17,7 @@ from typing import Any
 from botyard.agents.roster import EnabledAgents
 from botyard.agents.rules import DEFAULT_MESSAGES, HUMAN_ESCALATION, SPAM_DEFENSE, USER_FACING
 from botyard.answering.base import Answerer
+from botyard.answering.routing import variables
 from botyard.answering.routing.evidence import Reading, VectorCache, clause_vectors_of, read
 from botyard.answering.routing.intents import Intent, clauses
 from botyard.answering.routing.judge import ModelJudge
@@ -257,6 +258,16 @@ class AgentRouter:
         decision = await self._decide(candidates, query, previous_uuid)
         picked = chosen(cards[decision.index], variables, forced=False, reason=decision.reason)
         return picked if decision.reply is None else replace(picked, reply=decision.reply)
+
+    async def variable_values(self, cards: Sequence[AgentCard], query: str) -> dict[str, str]:
+        """The values `query` gives to the variables the agents declare: the model's reading when there is a model
+        (and it answers), else the patterns of `variables`; none when no agent declares any."""
+        declared = [variable for card in cards for variable in card.variables if isinstance(variable, dict)]
+        if not declared:
+            return {}
+        if self.judge is not None and (read := await self.judge.variable_values(declared, query)) is not None:
+            return read
+        return variables.extract(declared, query)
 
     async def greeting(self, agent: ChosenAgent, query: str) -> str | None:
         """A friendly reply when `query` (to `agent`, a chatbot's only agent) is small talk; else None."""

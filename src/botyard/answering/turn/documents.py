@@ -74,7 +74,7 @@ def document_hits(documents: Sequence[AttachedDocument], query: str) -> tuple[li
     weights = index.weights(query)
     hits = []
     for row, (document, position, heading, text) in enumerate(rows):
-        share = coverage(weights, index.analyze(_lexical(rows[row]), row))
+        share = coverage(weights, index.terms_in(_lexical(rows[row]), row))
         if share >= RELEVANT_COVERAGE:
             hits.append(
                 Hit(

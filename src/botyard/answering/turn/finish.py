@@ -8,13 +8,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
+from botyard import metrics
 from botyard.answering.background.tagging import schedule_tagging
 from botyard.answering.turn.citations import cite_data
+from botyard.answering.turn.decision import Reply
 from botyard.answering.turn.gaps import unanswered
 from botyard.answering.turn.outcomes import after_answer
 from botyard.answering.turn.records import Outcome
+from botyard.answering.turn.stages import Decided
 from botyard.chat import conversation
 from botyard.db.base import utcnow
 from botyard.db.session import Database
@@ -23,6 +24,17 @@ from botyard.models import MessageState
 from botyard.unanswered import service as unanswered_questions
 
 log = logging.getLogger(__name__)
+
+
+async def finalise(
+    database: Database, outcome: Outcome, decided: Decided | None, answerer: str
+) -> dict[str, dict[str, Any]]:
+    """Count the answer (by `answerer`, `llm` or `offline`, and what replied) and store it; the citations as
+    stored."""
+    reply = decided.reply if decided is not None else Reply.ANSWERED
+    failed = "failed" if outcome.error is not None else reply
+    metrics.answer_finished(answerer, "interrupted" if outcome.interrupted else failed)
+    return await store(database, outcome)
 
 
 async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any]]:
@@ -38,21 +50,20 @@ async def store(database: Database, outcome: Outcome) -> dict[str, dict[str, Any
         "refused": outcome.refused or outcome.error is not None,
         "first_byte_ms": outcome.first_byte_ms,
     }
-    phrase = None if prepared.live_chat else live.monitored_phrase(outcome.text, prepared.monitored)
     gap = unanswered(outcome, utcnow())
-    decided = after_answer(outcome)
-
-    async def write(db: AsyncSession) -> None:
-        stored = await conversation.finish_message(db, prepared.session_uuid, prepared.message_uuid, values, decided)
-        if stored and gap is not None:
-            await unanswered_questions.record(db, gap)
-        if phrase is not None:
-            await live.flag_for_operators(db, prepared.session_uuid, utcnow(), f"said: {phrase}", prepared.message_uuid)
-        if prepared.background and not prepared.live_chat:
-            await schedule_tagging(db, prepared.session_uuid, prepared.chatbot_uuid, prepared.message_uuid)
+    ended = after_answer(outcome)
+    phrase = None if prepared.live_chat else live.monitored_phrase(outcome.text, prepared.monitored)
 
     try:
-        await database.write_briefly(write)
+        async with database.brief_write() as db:
+            stored = await conversation.finish_message(db, prepared.session_uuid, prepared.message_uuid, values, ended)
+            if stored and gap is not None:
+                await unanswered_questions.record(db, gap)
+            if phrase is not None:
+                reason = f"said: {phrase}"
+                await live.flag_for_operators(db, prepared.session_uuid, utcnow(), reason, prepared.message_uuid)
+            if prepared.background and not prepared.live_chat:
+                await schedule_tagging(db, prepared.session_uuid, prepared.chatbot_uuid, prepared.message_uuid)
     except Exception:
         log.exception("storing message %s failed", prepared.message_uuid)
     return citations

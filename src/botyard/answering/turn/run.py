@@ -16,17 +16,13 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import replace
 from typing import Any
 
 import anyio
 
 from botyard import metrics
-from botyard.answering.base import AnswerEvent, Finished
-from botyard.answering.turn import decision, finish
+from botyard.answering.turn import decision, finish, reply
 from botyard.answering.turn.admission import Slot
-from botyard.answering.turn.canned import canned
-from botyard.answering.turn.citations import number_hits
 from botyard.answering.turn.decision import Reply
 from botyard.answering.turn.events import ChatEvent, Ended, Started
 from botyard.answering.turn.parts import AnswerParts
@@ -34,9 +30,6 @@ from botyard.answering.turn.records import Outcome, Prepared
 from botyard.answering.turn.search import Retrieved, search
 from botyard.answering.turn.stages import Decided, Draft, outcome
 from botyard.answering.turn.stream import Item, Stream, ending
-from botyard.ingestion.tokens import count_tokens
-from botyard.llm.provider import Usage
-from botyard.models import MessageKind
 
 
 class AnswerRun:
@@ -109,79 +102,34 @@ class AnswerRun:
                 await self._finalise(outcome(self.prepared, None, None, self.draft.streamed(), interrupted=True), None)
 
     async def _stages(self) -> AsyncGenerator[Item, None]:
-        """Search, decide and reply, each stage's result handed on before the reply's events."""
-        settled = decision.without_search(self.prepared)
-        retrieved = await self._search(needed=settled is None)
+        """Search, decide and reply, each stage's result handed on before the reply's events. The admission slot
+        is given back once the search is done, whichever way it ends (found, needless, failed, cancelled)."""
+        prepared = self.prepared
+        settled = decision.without_search(prepared)
+        try:
+            retrieved = await search(self.parts, prepared) if settled is None else None
+        finally:
+            self.slot.give_back()
         if retrieved is not None:
             yield retrieved
         if settled is not None:
             decided = Decided(reply=settled[0], cited=[], canned=settled[1])
         else:
             assert retrieved is not None
-            decided = await self._decide(retrieved)
+            decided = await reply.after_search(self.parts, prepared, retrieved)
         yield decided
-        async for event in self._reply(decided):
+        async for event in reply.events(self.parts, decided, prepared.query):
             yield event
 
-    async def _search(self, *, needed: bool) -> Retrieved | None:
-        """The search, or None when the reply needs none. The admission slot is given back here, whichever way
-        the search ends (found, needless, failed, cancelled)."""
-        try:
-            return await search(self.parts, self.prepared) if needed else None
-        finally:
-            self.slot.give_back()
-
-    async def _decide(self, retrieved: Retrieved) -> Decided:
-        """What replies after the search: the no-answer reply (or small talk greeted back), or the answerer, with
-        the numbered hits. A model is always asked, with the best passages whatever the relevance decision said:
-        its prompt decides (COMPAT.md)."""
-        prepared, agent, answerer = self.prepared, self.prepared.agent, self.parts.answerer
-        with_tools = agent is not None and bool(agent.tools) and answerer.uses_tools
-        answerable = retrieved.relevant and bool(retrieved.hits)
-        reply = decision.after_search(agent, answerable, answerer.model_decides, with_tools)
-        if agent is None or reply is Reply.NO_ANSWER:
-            greeting = None
-            if agent is not None and agent.greets and self.parts.greeting is not None:
-                greeting = await self.parts.greeting(agent, prepared.query)
-            text = greeting or decision.no_answer_reply(prepared)
-            return Decided(reply=Reply.CANNED if greeting else Reply.NO_ANSWER, cited=[], canned=text)
-        cited = number_hits(retrieved.hits) if retrieved.relevant or answerer.model_decides else []
-        request = decision.answer_request(
-            prepared,
-            agent,
-            cited,
-            term_weights=retrieved.term_weights,
-            unseen_terms=retrieved.retrieval.unseen_terms,
-            weak_evidence=not retrieved.relevant,
-            tools=with_tools,
-        )
-        return Decided(reply=reply, cited=cited, request=replace(request, call_tool=self.parts.call_tool))
-
-    async def _reply(self, decided: Decided) -> AsyncGenerator[AnswerEvent, None]:
-        """The events of what replies: the answerer's, a fixed text streamed like them, or, in live chat (an
-        operator answers, through the live-chat endpoints), only the end."""
-        query = self.prepared.query
-        if decided.reply is Reply.LIVE_CHAT:
-            yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
-        elif decided.request is None:
-            async for event in canned(decided.canned, query):
-                yield event
-        else:
-            async with aclosing(self.parts.answerer.answer(decided.request)) as events:  # type: ignore[type-var]
-                async for event in events:
-                    yield event
-
-    def _first_text(self, reply: Reply) -> float:  # seconds from the request to the first text, in the live metrics
-        return metrics.first_chunk(self._answerer, reply, self.started)
+    def _first_text(self, replied: Reply) -> float:  # seconds from the request to the first text, in the live metrics
+        return metrics.first_chunk(self._answerer, replied, self.started)
 
     @property
     def _answerer(self) -> str:
         return "llm" if self.parts.answerer.model_decides else "offline"
 
     async def _finalise(self, stored: Outcome, decided: Decided | None) -> dict[str, dict[str, Any]]:
-        """Count the answer and store it; the citations as stored."""
+        """Count the answer and store it (`finish.finalise`); the citations as stored. A rehearsal, which stores
+        nothing, overrides it."""
         self.finalised = stored
-        reply = decided.reply if decided is not None else Reply.ANSWERED
-        failed = "failed" if stored.error is not None else reply
-        metrics.answer_finished(self._answerer, "interrupted" if stored.interrupted else failed)
-        return await finish.store(self.parts.database, stored)
+        return await finish.finalise(self.parts.database, stored, decided, self._answerer)

@@ -74,8 +74,8 @@ async def _retrieve(parts: AnswerParts, prepared: Prepared) -> tuple[Searched, R
             version=prepared.knowledge_version,
         )
     if retrieval.relevant and not parts.answerer.model_decides:  # the offline answerer quotes by meaning
-        found = retrieval
-        retrieval = await parts.database.read_briefly(lambda db: retriever.with_passages(db, found, vector))
+        async with parts.database.brief_read() as db:
+            retrieval = await retriever.with_passages(db, retrieval, vector)
     return searched, retrieval
 
 

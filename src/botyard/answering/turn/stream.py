@@ -108,8 +108,8 @@ class Stream:
         if saved_at is None or now - saved_at < CHECKPOINT_SECONDS:
             return now if saved_at is None else saved_at
         try:
-            text, message = draft.text, self.message_uuid
-            await self.database.write_briefly(lambda db: conversation.save_partial(db, message, text))
+            async with self.database.brief_write() as db:
+                await conversation.save_partial(db, self.message_uuid, draft.text)
         except Exception:  # a busy database delays the checkpoint; the answer goes on
             log.warning("could not save the partial answer of message %s", self.message_uuid, exc_info=True)
         return now
