@@ -18,6 +18,8 @@ from botyard.answering.routing.supervisor import AgentRouter
 from botyard.answering.select import build_answerer
 from botyard.answering.tools import ToolCaller
 from botyard.answering.turn.parts import AnswerParts
+from botyard.channels.answering import ChannelAnswerer
+from botyard.channels.sending import ChannelSender
 from botyard.chat.history.retention import ConversationPurger
 from botyard.config import Settings
 from botyard.cors import Origins
@@ -77,8 +79,12 @@ def job_handlers(
     answers: Pipeline | None = None,
 ) -> list[AnyHandler]:
     """Every kind of job the service runs (test runs need the answer pipeline they ask through)."""
+    asking: list[AnyHandler] = (
+        [] if answers is None else [TestRunner(answers), ChannelAnswerer(answers, settings, egress)]
+    )
     return [
-        *([TestRunner(answers)] if answers is not None else []),
+        *asking,
+        ChannelSender(settings, egress, clock),
         SourceProcessor(egress, ingestion_config(settings), embedder),
         Crawler(egress, crawl_config(settings)),
         ChatbotSync(egress, settings.crawl_delay),

@@ -135,6 +135,21 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
         ).first()
         return None if row is None else (row[0], row[1])
 
+    async def on_channel(self, channel_uuid: str, user: str, thread: str, active_since: datetime) -> ChatSession | None:
+        """The latest session of an external user in a channel's thread, if it was active since `active_since`."""
+        statement = (
+            select(ChatSession)
+            .where(
+                ChatSession.channel_uuid == channel_uuid,
+                ChatSession.channel_user == user,
+                ChatSession.channel_thread == thread,
+                ChatSession.modified_at >= active_since,
+            )
+            .order_by(ChatSession.modified_at.desc())
+            .limit(1)
+        )
+        return await self.one_or_none(statement)
+
     async def touch(self, session_uuid: str, at: datetime) -> None:
         """The session had activity at `at`: its `modified_at` moves there (never back)."""
         await self.session.execute(

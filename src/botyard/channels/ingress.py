@@ -1,0 +1,102 @@
+"""The providers' deliveries: `POST /channels/{channel_uuid}/inbound`, the URL a channel gives its provider.
+
+In this order, each step before any work of the next: the channel (a missing or disabled one answers 404); the
+signature on the raw bytes, in constant time (401 `signature_invalid`, nothing written); the body read as the
+provider's delivery (not its shape: 200, logged, so that the provider stops retrying; too large: 413 by the
+service's body cap); then one transaction stores the event under its provider id and queues its answer, and the
+route answers 200 at once. No model, search or send runs inside the request (Slack gives up after 3 s, Telegram
+retries). A repeated delivery finds its id stored and does nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import timedelta
+from typing import Any
+
+from fastapi import APIRouter, Request
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.channels import generic, telegram
+from botyard.channels.inbound import Delivery, NotTheShape
+from botyard.channels.repository import ChannelRepository, EventRepository
+from botyard.channels.schemas import ChannelSettings
+from botyard.channels.service import open_secrets
+from botyard.config import Settings
+from botyard.db.base import new_uuid
+from botyard.deps import AppClock, AppSettings, DbSession
+from botyard.errors import AppError, ErrorCode, not_found
+from botyard.jobs.kinds import ChannelAnswer
+from botyard.jobs.service import enqueue
+from botyard.models import Channel, ChannelEventState, ChannelType
+
+log = logging.getLogger(__name__)
+router = APIRouter(tags=["channels"])
+
+
+@router.post("/channels/{channel_uuid}/inbound", responses={401: {}, 404: {}, 413: {}})
+async def inbound(
+    channel_uuid: str, request: Request, db: DbSession, settings: AppSettings, clock: AppClock
+) -> dict[str, Any]:
+    """A provider's delivery to a channel (Telegram's update, the generic channel's signed event). Answers
+    `{"ok": true}` once stored (or when there is nothing to store); `duplicate: true` for a repeat."""
+    body = await request.body()
+    channel = await ChannelRepository(db).get(channel_uuid)
+    if channel is None or not channel.enabled:
+        raise not_found("Channel")
+    if not _signed(settings, channel, request, body):
+        raise AppError(ErrorCode.SIGNATURE_INVALID, "The delivery's signature is not this channel's.")
+    try:
+        delivery = _delivery(channel, json.loads(body))
+    except (ValueError, NotTheShape) as error:
+        log.warning("channel %s: a delivery that is not the provider's shape (%s): ignored", channel.uuid, error)
+        return {"ok": True, "ignored": "not the provider's shape"}
+    stored = await _store(db, channel, delivery, clock())
+    return {"ok": True} if stored else {"ok": True, "duplicate": True}
+
+
+def _signed(settings: Settings, channel: Channel, request: Request, body: bytes) -> bool:
+    secrets = open_secrets(settings, channel)
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    if channel.type == ChannelType.TELEGRAM:
+        return "webhook_secret" in secrets and telegram.signed(headers, secrets["webhook_secret"])
+    return "signing_secret" in secrets and generic.signed(headers, body, secrets["signing_secret"])
+
+
+def _delivery(channel: Channel, parsed: Any) -> Delivery:
+    if channel.type == ChannelType.TELEGRAM:
+        return telegram.delivery(parsed)
+    return generic.delivery(parsed)
+
+
+async def _store(db: AsyncSession, channel: Channel, delivery: Delivery, now: Any) -> bool:
+    """The event and, when there is something to answer, its answer's job (due once the burst may be over), in
+    the request's one transaction; False for a repeat."""
+    said = delivery.said
+    uuid = new_uuid()
+    values: dict[str, Any] = {
+        "uuid": uuid,
+        "channel_uuid": channel.uuid,
+        "external_id": delivery.external_id,
+        "position": delivery.position,
+        "received_at": now,
+        "state": ChannelEventState.PENDING if said else ChannelEventState.IGNORED,
+    }
+    if said is not None:
+        values |= {
+            "conversation": said.conversation,
+            "user_id": said.user_id,
+            "user_name": said.user_name,
+            "thread": said.thread,
+            "text": said.text,
+        }
+    if not await EventRepository(db).add_new(values):
+        return False
+    await ChannelRepository(db).note(channel.uuid, {"last_event_at": now})
+    if said is not None:
+        wait = ChannelSettings.model_validate(channel.settings).burst_seconds
+        await enqueue(
+            db, ChannelAnswer(uuid), chatbot_uuid=channel.chatbot_uuid, run_after=now + timedelta(seconds=wait)
+        )
+    return True
