@@ -5,6 +5,7 @@ channel missing. The clock is moved by hand: no test waits for a burst or a retr
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -97,12 +98,14 @@ def test_a_channel_checks_the_token_sets_the_webhook_and_never_shows_the_token(
 
 
 def test_a_token_telegram_refuses_and_an_address_it_cannot_reach_are_refused_storing_nothing(
-    owner: Api, alice: Api, bot_api: TelegramApi
+    owner: Api, alice: Api, bot_api: TelegramApi, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="botyard.egress")
     bot = owner.chatbot()["uuid"]
     body = {"type": "telegram", "credentials": {"bot_token": "999:not-a-token"}}
     refused = assert_error(owner.post(f"/chatbot/{bot}/channel/create", body), 422, "channel_refused")
     assert "Unauthorized" in refused["error"] and "not-a-token" not in refused["error"]
+    assert "not-a-token" not in caplog.text
     missing = assert_error(owner.post(f"/chatbot/{bot}/channel/create", {"type": "telegram"}), 422, "validation_error")
     assert missing["details"][0]["field"] == "credentials.bot_token"
     assert owner.ok(owner.get(f"/chatbot/{bot}/channels")) == []

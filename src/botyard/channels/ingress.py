@@ -35,7 +35,10 @@ log = logging.getLogger(__name__)
 router = APIRouter(tags=["channels"])
 
 
-@router.post("/channels/{channel_uuid}/inbound", responses={401: {}, 404: {}, 413: {}})
+@router.post(
+    "/channels/{channel_uuid}/inbound",
+    responses={401: {"description": "`signature_invalid`: the delivery is not signed with this channel's secret."}},
+)
 async def inbound(
     channel_uuid: str, request: Request, db: DbSession, settings: AppSettings, clock: AppClock
 ) -> dict[str, Any]:

@@ -149,7 +149,7 @@ class EgressClient:
         async with self._deadline(url, hide):
             result = await self._fetch(url, method, sent, (json, content), params, limit)
         if result.status >= 400:
-            raise EgressHTTPError(result)
+            raise _hidden(EgressHTTPError(result), hide)
         return result
 
     def with_limits(self, limits: EgressLimits) -> EgressClient:
@@ -182,10 +182,7 @@ class EgressClient:
             message = f"{shown} took longer than {self._limits.total_timeout:g}s"
             raise EgressTimeout(message, Reason.TIMEOUT, url=shown) from exc
         except EgressError as exc:
-            if hide and exc.url is not None:
-                exc.url = exc.url.replace(hide, "***")
-                exc.message = exc.message.replace(hide, "***")
-                exc.args = (exc.message,)
+            _hidden(exc, hide)
             log.info("egress refused or failed: %s (%s)", exc.reason, exc.url or shown)
             if exc.url is None:
                 exc.url = shown
@@ -256,6 +253,16 @@ async def _send(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Resp
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         url = str(request.url)
         raise EgressRefused(f"{url} redirected to an invalid URL", Reason.INVALID_URL, url=url) from exc
+
+
+def _hidden(error: EgressError, hide: str | None) -> EgressError:
+    """`error` with the secret `hide` masked in its message and URL."""
+    if hide:
+        error.message = error.message.replace(hide, "***")
+        error.args = (error.message,)
+        if error.url is not None:
+            error.url = error.url.replace(hide, "***")
+    return error
 
 
 def _caller_headers(headers: Mapping[str, str] | None) -> httpx.Headers:
