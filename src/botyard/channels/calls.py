@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from botyard.channels import telegram
+from botyard.channels import slack, telegram
 from botyard.egress import EgressClient, EgressError, EgressHTTPError, EgressLimits, EgressRefused
 
 LIMITS = EgressLimits(connect_timeout=5, read_timeout=15, total_timeout=20, max_bytes=1024 * 1024, max_redirects=0)
@@ -58,6 +58,41 @@ class TelegramApi:
         if not isinstance(body, dict) or body.get("ok") is not True:
             raise ProviderFailed("Telegram answered without ok: true", passing=True)
         return body.get("result")
+
+
+@dataclass
+class SlackApi:
+    """Slack's Web API at `base_url` (a setting, so that tests point it at a server on loopback)."""
+
+    egress: EgressClient
+    base_url: str
+
+    def __post_init__(self) -> None:
+        self.egress = self.egress.with_limits(LIMITS)
+
+    async def call(self, token: str, call: slack.Call) -> dict[str, Any]:
+        """The method's answer; `ProviderFailed` when Slack refused it (`ok: false`) or could not be reached."""
+        url = f"{self.base_url.rstrip('/')}/{call.method}"
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json; charset=utf-8"}
+        try:
+            result = await self.egress.fetch(url, method="POST", headers=headers, json=call.body)
+        except EgressHTTPError as error:
+            status, after = error.result.status, _retry_after(error.result.headers.get("retry-after"))
+            answer = _json(error.result.body)
+            reason = answer.get("error") if isinstance(answer, dict) else None
+            passing = status == 429 or status >= 500
+            raise ProviderFailed(f"Slack: {reason or f'http {status}'}", passing=passing, retry_after=after) from None
+        except EgressRefused as error:
+            raise ProviderFailed(f"refused by the egress policy: {error.reason}", passing=False) from None
+        except EgressError as error:
+            raise ProviderFailed(f"Slack unreachable: {error.reason}", passing=True) from None
+        answer = _json(result.body)
+        if not isinstance(answer, dict):
+            raise ProviderFailed("Slack answered without JSON", passing=True)
+        if answer.get("ok") is not True:
+            reason = str(answer.get("error", "unknown error"))
+            raise ProviderFailed(f"Slack: {reason}", passing=reason not in slack.PERMANENT)
+        return answer
 
 
 @dataclass

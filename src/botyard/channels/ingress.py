@@ -18,7 +18,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import generic, telegram
+from botyard.channels import generic, slack, telegram
 from botyard.channels.inbound import Delivery, NotTheShape
 from botyard.channels.repository import ChannelRepository, EventRepository
 from botyard.channels.schemas import ChannelSettings
@@ -42,8 +42,9 @@ router = APIRouter(tags=["channels"])
 async def inbound(
     channel_uuid: str, request: Request, db: DbSession, settings: AppSettings, clock: AppClock
 ) -> dict[str, Any]:
-    """A provider's delivery to a channel (Telegram's update, the generic channel's signed event). Answers
-    `{"ok": true}` once stored (or when there is nothing to store); `duplicate: true` for a repeat."""
+    """A provider's delivery to a channel (Telegram's update, Slack's event, the generic channel's signed event).
+    Answers `{"ok": true}` once stored (or when there is nothing to store); `duplicate: true` for a repeat; Slack's
+    URL verification with its `challenge`."""
     body = await request.body()
     channel = await ChannelRepository(db).get(channel_uuid)
     if channel is None or not channel.enabled:
@@ -51,10 +52,12 @@ async def inbound(
     if not _signed(settings, channel, request, body):
         raise AppError(ErrorCode.SIGNATURE_INVALID, "The delivery's signature is not this channel's.")
     try:
-        delivery = _delivery(channel, json.loads(body))
+        delivery = _delivery(channel, json.loads(body), open_secrets(settings, channel))
     except (ValueError, NotTheShape) as error:
         log.warning("channel %s: a delivery that is not the provider's shape (%s): ignored", channel.uuid, error)
         return {"ok": True, "ignored": "not the provider's shape"}
+    if isinstance(delivery, slack.Challenge):
+        return {"challenge": delivery.challenge}
     stored = await _store(db, channel, delivery, clock())
     return {"ok": True} if stored else {"ok": True, "duplicate": True}
 
@@ -64,12 +67,16 @@ def _signed(settings: Settings, channel: Channel, request: Request, body: bytes)
     headers = {name.lower(): value for name, value in request.headers.items()}
     if channel.type == ChannelType.TELEGRAM:
         return "webhook_secret" in secrets and telegram.signed(headers, secrets["webhook_secret"])
+    if channel.type == ChannelType.SLACK:
+        return "signing_secret" in secrets and slack.signed(headers, body, secrets["signing_secret"])
     return "signing_secret" in secrets and generic.signed(headers, body, secrets["signing_secret"])
 
 
-def _delivery(channel: Channel, parsed: Any) -> Delivery:
+def _delivery(channel: Channel, parsed: Any, secrets: dict[str, str]) -> Delivery | slack.Challenge:
     if channel.type == ChannelType.TELEGRAM:
         return telegram.delivery(parsed)
+    if channel.type == ChannelType.SLACK:
+        return slack.delivery(parsed, secrets.get("bot_user_id", ""))
     return generic.delivery(parsed)
 
 

@@ -9,7 +9,7 @@ from typing_extensions import TypedDict
 
 from botyard.schemas import RequestModel
 
-ChannelTypeName = Literal["telegram", "generic"]
+ChannelTypeName = Literal["telegram", "slack", "generic"]
 Secret = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)]
 Url = Annotated[str, StringConstraints(min_length=1, max_length=2048, strip_whitespace=True)]
 Name = Annotated[str, StringConstraints(max_length=200, strip_whitespace=True)]
@@ -19,10 +19,12 @@ DEFAULT_IDLE_HOURS = 24.0
 
 
 class Credentials(RequestModel):
-    """What the provider gave the owner: Telegram's `bot_token` (from @BotFather); the generic channel's
-    `callback_url`, where its replies are POSTed (its signing secret is made by the service)."""
+    """What the provider gave the owner: Telegram's `bot_token` (from @BotFather); Slack's `bot_token`
+    (`xoxb-...`) and `signing_secret` (the app's Basic Information page); the generic channel's `callback_url`,
+    where its replies are POSTed (its signing secret is made by the service)."""
 
     bot_token: Secret | None = None
+    signing_secret: Secret | None = None
     callback_url: Url | None = None
 
 

@@ -20,9 +20,9 @@ from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import generic, telegram
-from botyard.channels.calls import Callback, ProviderFailed, TelegramApi
-from botyard.channels.render import Reply, telegram_parts
+from botyard.channels import generic, render, slack, telegram
+from botyard.channels.calls import Callback, ProviderFailed, SlackApi, TelegramApi
+from botyard.channels.render import Reply
 from botyard.channels.repository import ChannelRepository, ReplyRepository
 from botyard.channels.service import open_secrets
 from botyard.chat.service import messages_by_uuids
@@ -63,6 +63,7 @@ class ChannelSender:
     def __init__(self, settings: Settings, egress: EgressClient, clock: Callable[[], datetime] = utcnow) -> None:
         self.settings = settings
         self.telegram = TelegramApi(egress, settings.telegram_api_url)
+        self.slack = SlackApi(egress, settings.slack_api_url)
         self.callback = Callback(egress)
         self.clock = clock
 
@@ -90,9 +91,15 @@ class ChannelSender:
             await self._post(plan)
             return
         token = plan.secrets.get("bot_token", "")
-        parts = telegram_parts(plan.canonical, telegram.MAX_MESSAGE_CHARS)
-        for number in range(plan.reply.parts_sent, len(parts)):
-            await self._telegram_message(token, plan.reply.recipient, parts[number])
+        if plan.channel.type == ChannelType.SLACK:
+            pieces = render.parts(plan.canonical, slack.MAX_MESSAGE_CHARS, render.SLACK)
+        else:
+            pieces = render.telegram_parts(plan.canonical, telegram.MAX_MESSAGE_CHARS)
+        for number in range(plan.reply.parts_sent, len(pieces)):
+            if plan.channel.type == ChannelType.SLACK:
+                await self.slack.call(token, slack.post_message(plan.reply.thread, pieces[number]))
+            else:
+                await self._telegram_message(token, plan.reply.recipient, pieces[number])
             await ctx.write(partial(_parts_sent, reply_uuid=plan.reply.uuid, count=number + 1))
 
     async def _telegram_message(self, token: str, chat_id: str, part: str) -> None:

@@ -8,13 +8,13 @@ first, before any database work (no lock is held while the provider answers), th
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import telegram
-from botyard.channels.calls import ProviderFailed, TelegramApi
+from botyard.channels import slack, telegram
+from botyard.channels.calls import ProviderFailed, SlackApi, TelegramApi
 from botyard.channels.repository import ChannelRepository
 from botyard.channels.schemas import Channel, ChannelCreate, ChannelSettings, ChannelUpdate, Credentials
 from botyard.chatbots.service import get_owned as get_owned_chatbot
@@ -28,7 +28,11 @@ from botyard.outbox.signing import new_secret
 from botyard.service_settings.cipher import Cipher
 from botyard.webhooks.service import check_url
 
-REQUIRED = {ChannelType.TELEGRAM: ("bot_token",), ChannelType.GENERIC: ("callback_url",)}
+REQUIRED = {
+    ChannelType.TELEGRAM: ("bot_token",),
+    ChannelType.SLACK: ("bot_token", "signing_secret"),
+    ChannelType.GENERIC: ("callback_url",),
+}
 """The credentials each type needs; the service makes the rest (Telegram's webhook secret, the generic signing
 secret)."""
 
@@ -53,10 +57,13 @@ async def create(
     if kind == ChannelType.GENERIC:
         plain["callback_url"] = await check_url(egress, given["callback_url"])
         plain["signing_secret"] = new_secret()
+    elif kind == ChannelType.SLACK:
+        await _connect_slack(settings, egress, plain)
     else:
         plain["webhook_secret"] = secrets.token_urlsafe(32)
         await _connect_telegram(settings, egress, uuid, plain)
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    shown_once = plain.get("signing_secret") if kind == ChannelType.GENERIC else None
     row = ChannelRow(
         uuid=uuid,
         chatbot_uuid=chatbot.uuid,
@@ -64,10 +71,10 @@ async def create(
         name=body.name,
         enabled=body.enabled,
         settings=body.settings.model_dump(),
-        **_sealed(settings, plain),
+        **_sealed(settings, plain, shown=given),
     )
     await ChannelRepository(db).add(row)
-    return row, plain.get("signing_secret")
+    return row, shown_once
 
 
 async def update(
@@ -90,10 +97,12 @@ async def update(
         plain = {**open_secrets(settings, row), **body.credentials.given()}
         if kind == ChannelType.GENERIC:
             plain["callback_url"] = await check_url(egress, plain["callback_url"])
+        elif kind == ChannelType.SLACK:
+            await _connect_slack(settings, egress, plain)
         elif "bot_token" in body.credentials.given():
             await _connect_telegram(settings, egress, row.uuid, plain)
         values.pop("credentials")
-        values.update(_sealed(settings, plain))
+        values.update(_sealed(settings, plain, shown={**row.hints, **body.credentials.given()}))
     return await repository.update(row, values)
 
 
@@ -170,7 +179,18 @@ async def _connect_telegram(settings: Settings, egress: EgressClient, channel_uu
         raise AppError(ErrorCode.CHANNEL_REFUSED, f"Telegram refused the bot token: {error.reason}") from None
 
 
-def _sealed(settings: Settings, plain: dict[str, str]) -> dict[str, dict[str, str]]:
+async def _connect_slack(settings: Settings, egress: EgressClient, plain: dict[str, str]) -> None:
+    """Check the bot token with `auth.test`, and keep the bot's own user id (its mentions, its own messages)."""
+    try:
+        answer = await SlackApi(egress, settings.slack_api_url).call(plain["bot_token"], slack.AUTH_TEST)
+    except ProviderFailed as error:
+        raise AppError(ErrorCode.CHANNEL_REFUSED, f"Slack refused the bot token: {error.reason}") from None
+    plain["bot_user_id"] = str(answer.get("user_id", ""))
+
+
+def _sealed(settings: Settings, plain: dict[str, str], shown: Mapping[str, object]) -> dict[str, dict[str, str]]:
+    """The credentials sealed, and hints of those the owner gave (`shown`): what the service made itself (a
+    signing secret, a webhook secret) is not hinted at."""
     cipher = Cipher(settings)
-    shown = {name: value[-4:] for name, value in plain.items() if name in ("bot_token", "callback_url")}
-    return {"secrets": {name: cipher.seal(value) for name, value in plain.items()}, "hints": shown}
+    hints = {name: value[-4:] for name, value in plain.items() if name in shown}
+    return {"secrets": {name: cipher.seal(value) for name, value in plain.items()}, "hints": hints}

@@ -13,7 +13,12 @@ class ChannelApiSettings(BaseSettings):
         description="Telegram's Bot API; a channel calls `{this}/bot{token}/{method}`, through the egress policy.",
     )
 
-    @field_validator("telegram_api_url")
+    slack_api_url: str = Field(
+        default="https://slack.com/api",
+        description="Slack's Web API; a channel calls `{this}/{method}` with its bot token, through the egress policy.",
+    )
+
+    @field_validator("telegram_api_url", "slack_api_url")
     @classmethod
     def _no_trailing_slash(cls, value: str) -> str:
         return value.rstrip("/")

@@ -23,6 +23,7 @@ class ChannelType(StrEnum):
     """`channel.type`: which provider a channel speaks to."""
 
     TELEGRAM = "telegram"
+    SLACK = "slack"
     GENERIC = "generic"
 
 
