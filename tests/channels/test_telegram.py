@@ -276,3 +276,38 @@ def test_another_accounts_channel_is_missing_and_a_deleted_one_takes_no_deliveri
     assert owner.ok(owner.get(f"/channel/{channel['uuid']}"))["name"] == "Shop bot"
     owner.ok(owner.delete(f"/channel/{channel['uuid']}/delete"))
     assert_not_found(deliver(owner, channel, update(8001, "hello"), bot_api.webhook["secret_token"]))
+
+
+def test_the_owner_sees_and_filters_the_conversations_of_a_channel(
+    owner: Api, bot_api: TelegramApi, clock: ManualClock
+) -> None:
+    bot = shop(owner)
+    channel = connect(owner, bot)
+    owner.ok(owner.post(f"/chatbot/{bot}/session/create", {}))  # a conversation of the API
+    deliver(owner, channel, update(9001, "When are you open?", user=77), bot_api.webhook["secret_token"])
+    run_channel_jobs(owner.client, clock)
+    [on_channel] = owner.ok(owner.get(f"/chatbot/{bot}/conversations", params={"channel": channel["uuid"]}))
+    assert on_channel["channel"] == {"uuid": channel["uuid"], "user_id": "77", "user_name": "Ada Lovelace"}
+    assert on_channel["preview"] == "When are you open?"
+    [elsewhere] = owner.ok(owner.get(f"/chatbot/{bot}/conversations", params={"channel": "none"}))
+    assert elsewhere["channel"] is None
+    assert len(owner.ok(owner.get(f"/chatbot/{bot}/conversations"))) == 2
+
+
+def test_over_the_chatbots_rate_limit_the_channel_says_its_rate_limit_message(
+    owner: Api, bot_api: TelegramApi, clock: ManualClock
+) -> None:
+    bot = shop(owner)
+    owner.ok(owner.post(f"/chatbot/{bot}/update", {"rate_limit": [1, 60], "rate_limit_message": "Slow down, please."}))
+    channel = connect(owner, bot)
+    secret = bot_api.webhook["secret_token"]
+    deliver(owner, channel, update(9101, "When are you open?"), secret)
+    run_channel_jobs(owner.client, clock)
+    clock.advance(5)  # a question of its own, inside the minute
+    deliver(owner, channel, update(9102, "And on Sundays?"), secret)
+    run_channel_jobs(owner.client, clock)
+    assert [sent.text for sent in bot_api.sent()][1] == "Slow down, please."
+    clock.advance(60)  # the window has passed: answered again
+    deliver(owner, channel, update(9103, "When are you open?"), secret)
+    run_channel_jobs(owner.client, clock)
+    assert "nine to five" in bot_api.sent()[2].text

@@ -58,6 +58,14 @@ def session_filter(
             "rated answer (`none`)."
         ),
     ] = None,
+    channel: Annotated[
+        str | None,
+        Query(
+            max_length=32,
+            description="Only the conversations of this channel (its uuid: Telegram, Slack, a generic channel), or "
+            "`none`: only those of the widget and the API.",
+        ),
+    ] = None,
 ) -> SessionFilter:
     """The filter the query parameters describe (each one left out: no condition)."""
     created_from, created_before = creation_window(start_timestamp, end_timestamp)
@@ -69,6 +77,7 @@ def session_filter(
         refused=refused,
         handed_off=handed_off,
         feedback=feedback,
+        channel=channel,
     )
 
 
