@@ -19,6 +19,7 @@ from botyard.answering.select import build_answerer
 from botyard.answering.tools import ToolCaller
 from botyard.answering.turn.parts import AnswerParts
 from botyard.channels.answering import ChannelAnswerer
+from botyard.channels.relay import ChannelRelayer
 from botyard.channels.sending import ChannelSender
 from botyard.chat.history.retention import ConversationPurger
 from botyard.config import Settings
@@ -85,6 +86,7 @@ def job_handlers(
     return [
         *asking,
         ChannelSender(settings, egress, clock),
+        ChannelRelayer(),
         SourceProcessor(egress, ingestion_config(settings), embedder),
         Crawler(egress, crawl_config(settings)),
         ChatbotSync(egress, settings.crawl_delay),

@@ -311,3 +311,36 @@ def test_over_the_chatbots_rate_limit_the_channel_says_its_rate_limit_message(
     deliver(owner, channel, update(9103, "When are you open?"), secret)
     run_channel_jobs(owner.client, clock)
     assert "nine to five" in bot_api.sent()[2].text
+
+
+def test_live_chat_on_telegram_the_operator_speaks_on_the_channel_and_the_bot_is_silent(
+    owner: Api, bot_api: TelegramApi, clock: ManualClock, db: Db
+) -> None:
+    bot = shop(owner)
+    channel = connect(owner, bot)
+    secret = bot_api.webhook["secret_token"]
+    deliver(owner, channel, update(9201, "When are you open?"), secret)
+    run_channel_jobs(owner.client, clock)
+    [session] = db.run(
+        lambda s: s.scalars(select(ChatSession.uuid).where(ChatSession.channel_uuid == channel["uuid"]))
+    ).all()
+    owner.ok(owner.post(f"/session/{session}/live-chat/start"))
+    run_channel_jobs(owner.client, clock)
+    assert bot_api.sent()[-1].text == "You are now chatting with a person."
+    clock.advance(5)
+    deliver(owner, channel, update(9202, "Can you hold a parcel for me?"), secret)
+    run_channel_jobs(owner.client, clock)
+    assert len(bot_api.sent()) == 2  # the bot said nothing: an operator has the conversation
+    queries = [message["query"] for message in owner.ok(owner.get(f"/session/{session}/messages"))]
+    assert "Can you hold a parcel for me?" in queries  # the operator reads it in the inbox
+    owner.ok(owner.post(f"/session/{session}/live-chat/message", {"text": "Yes, until Friday <3 & more"}))
+    owner.ok(owner.post(f"/session/{session}/live-chat/end"))
+    run_channel_jobs(owner.client, clock)
+    assert [sent.text for sent in bot_api.sent()[2:]] == [
+        "Yes, until Friday <3 & more",  # escaped for Telegram's HTML, read back as written
+        "The person has left the chat. I am back to answer your questions.",
+    ]
+    clock.advance(5)
+    deliver(owner, channel, update(9203, "When are you open?"), secret)
+    run_channel_jobs(owner.client, clock)
+    assert "nine to five" in bot_api.sent()[-1].text  # handed back: the bot answers again

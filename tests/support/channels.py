@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
 from botyard.channels.answering import ChannelAnswerer
+from botyard.channels.relay import ChannelRelayer
 from botyard.channels.sending import ChannelSender
 from botyard.jobs.kinds import JobKind
 from botyard.jobs.runner import JobRunner
@@ -18,7 +19,7 @@ from botyard.runtime import Runtime
 from tests.support.clock import ManualClock
 from tests.support.jobs import FAST
 
-KINDS = (JobKind.CHANNEL_ANSWER, JobKind.CHANNEL_SEND)
+KINDS = (JobKind.CHANNEL_ANSWER, JobKind.CHANNEL_SEND, JobKind.CHANNEL_RELAY)
 PUBLIC_URL = "https://botyard.example.test"
 
 
@@ -29,6 +30,7 @@ def run_channel_jobs(client: TestClient, clock: ManualClock, rounds: int = 200) 
     handlers = [
         ChannelAnswerer(runtime.answers, runtime.settings, runtime.egress),
         ChannelSender(runtime.settings, runtime.egress, clock),
+        ChannelRelayer(),
     ]
     runner = JobRunner(runtime.database, handlers, replace(FAST, clock=clock))
 

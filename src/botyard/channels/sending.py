@@ -33,7 +33,7 @@ from botyard.egress import EgressClient
 from botyard.jobs.handler import JobContext
 from botyard.jobs.kinds import ChannelSend
 from botyard.jobs.service import enqueue
-from botyard.models import Channel, ChannelReply, ChannelType, ReplyState
+from botyard.models import Channel, ChannelReply, ChannelType, MessageMeta, ReplyState
 from botyard.outbox import signing
 
 RETRY_DELAYS: tuple[float, ...] = (1, 2, 4, 8, 15, 30, 30, 60, 60, 120, 300, 600)
@@ -140,9 +140,16 @@ async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan |
         if message is None:
             return None  # the conversation was deleted meanwhile
         text, links = message.response or "", citation_links(message.cite_data or {})
+        operator = MessageMeta.of(message).operator_name
+        if operator:  # an operator's live-chat reply goes out signed with their name
+            text = f"**{_markdown_escaped(operator)}:** {text}"
         citations = [{"marker": marker, **entry} for marker, entry in public_citations(message.cite_data or {}).items()]
     waits = await ReplyRepository(db).waits_for_earlier(reply)
     return Plan(reply, channel, open_secrets(settings, channel), Reply(text, links), citations, waits)
+
+
+def _markdown_escaped(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>#])", r"\\\1", text)
 
 
 async def _parts_sent(db: AsyncSession, *, reply_uuid: str, count: int) -> None:

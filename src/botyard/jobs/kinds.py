@@ -42,6 +42,8 @@ class JobKind(StrEnum):
     """Answer a channel conversation's messages once its burst is over (`channels.answering`)."""
     CHANNEL_SEND = "channel_send"
     """One attempt to send a reply on its channel, in its conversation's order (`channels.sending`)."""
+    CHANNEL_RELAY = "channel_relay"
+    """Send a live-chat row (an operator's reply, the start and end announcements) on the session's channel."""
 
 
 class PayloadError(ValueError):
@@ -150,6 +152,13 @@ class ChannelSend(JobPayload):
     reply_uuid: str
 
 
+@dataclass(frozen=True)
+class ChannelRelay(JobPayload):
+    kind: ClassVar[str] = JobKind.CHANNEL_RELAY
+    session_uuid: str
+    message_uuid: str
+
+
 PAYLOADS: Mapping[str, type[JobPayload]] = {
     payload.kind: payload
     for payload in (
@@ -165,6 +174,7 @@ PAYLOADS: Mapping[str, type[JobPayload]] = {
         OperatorMail,
         ChannelAnswer,
         ChannelSend,
+        ChannelRelay,
     )
 }
 """The payload class of each kind (a test checks that every `JobKind` has one, and one handler)."""
