@@ -19,6 +19,7 @@ from botyard.answering.select import build_answerer
 from botyard.answering.tools import ToolCaller
 from botyard.answering.turn.parts import AnswerParts
 from botyard.channels.answering import ChannelAnswerer
+from botyard.channels.polling import ChannelPollers
 from botyard.channels.relay import ChannelRelayer
 from botyard.channels.sending import ChannelSender
 from botyard.chat.history.retention import ConversationPurger
@@ -182,6 +183,8 @@ class Runtime:
     warmer: IndexWarmer | None
     """Saves large chatbots' indexes ahead of their next question, where jobs run (`retrieval.warmer`); None
     without snapshots (`BOTYARD_INDEX_SNAPSHOTS=false`)."""
+    pollers: ChannelPollers
+    """Telegram long polling of the channels that poll, where jobs run: one process per bot (`channels.polling`)."""
     answers: Pipeline
     """The answer pipeline: the supervisor, the retriever, the answerer (offline, or the LLM's when a provider is
     configured) and the admission bound, one instance for every request."""
@@ -237,6 +240,7 @@ class Runtime:
             embedder=embedder,
             retriever=retriever,
             warmer=IndexWarmer(database, retriever) if settings.index_snapshots else None,
+            pollers=ChannelPollers(database, settings, egress, clock),
             answers=answers,
             clock=clock,
         )
@@ -253,8 +257,10 @@ class Runtime:
         await self.runner.start()
         if self.warmer is not None:
             self.warmer.start()
+        self.pollers.start()
 
     async def close(self) -> None:
+        await self.pollers.stop()
         if self.warmer is not None:
             await self.warmer.stop()
         await self.live.stop()

@@ -93,7 +93,7 @@ def test_a_channel_checks_the_token_sets_the_webhook_and_never_shows_the_token(
         owner.ok(owner.get(f"/chatbot/{bot}/channels")),
     ):
         assert TOKEN not in str(shown) and bot_api.webhook["secret_token"] not in str(shown)
-    assert channel["settings"] == {"burst_seconds": 1.0, "session_idle_hours": 24.0}
+    assert channel["settings"] == {"mode": "webhook", "burst_seconds": 1.0, "session_idle_hours": 24.0}
     assert channel["status"] == {"last_event_at": None, "last_sent_at": None, "last_error": "", "last_error_at": None}
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -42,6 +43,11 @@ class _State:
     sent: list[Sent] = field(default_factory=list)
     failures: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     webhook: dict[str, Any] = field(default_factory=dict)
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    """Updates waiting for `getUpdates` (a webhook, when set, would get them instead: then it is a 409)."""
+    polling: int = 0
+    """`getUpdates` calls under way: a second one at the same time is Telegram's 409 Conflict."""
+    conflicts: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -112,13 +118,46 @@ class _Handler(BaseHTTPRequestHandler):
                 status, answer = state.failures.pop(0)
                 self._answer(status, answer)
                 return
+            if method == "getUpdates":
+                if state.polling or state.webhook.get("url"):
+                    state.conflicts += 1
+                    why = (
+                        "terminated by other getUpdates request"
+                        if state.polling
+                        else "can't use getUpdates method while webhook is active"
+                    )
+                    self._answer(409, {"ok": False, "error_code": 409, "description": f"Conflict: {why}"})
+                    return
+                state.polling += 1
+        if method == "getUpdates":
+            self._answer(200, {"ok": True, "result": self._updates(body)})
+            return
+        with state.lock:
             self._answer(*self._result(method, body, state))
+
+    def _updates(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """Long polling: drop what `offset` confirms, then wait up to `timeout` s for something to give."""
+        state, offset = self.server.state, int(body.get("offset", 0))
+        deadline = time.monotonic() + float(body.get("timeout", 0))
+        try:
+            while True:
+                with state.lock:
+                    state.updates = [update for update in state.updates if update["update_id"] >= offset]
+                    if state.updates or time.monotonic() >= deadline:
+                        return list(state.updates)
+                time.sleep(0.02)
+        finally:
+            with state.lock:
+                state.polling -= 1
 
     def _result(self, method: str, body: dict[str, Any], state: _State) -> tuple[int, dict[str, Any]]:
         if method == "getMe":
             return 200, {"ok": True, "result": {"id": 123456, "is_bot": True, "username": "botyard_test_bot"}}
         if method == "setWebhook":
             state.webhook = dict(body)
+            return 200, {"ok": True, "result": True, "description": "Webhook was set"}
+        if method == "deleteWebhook":
+            state.webhook = {}
             return 200, {"ok": True, "result": True, "description": "Webhook was set"}
         if method == "sendChatAction":
             return 200, {"ok": True, "result": True}
@@ -164,6 +203,15 @@ class TelegramApi:
     def webhook(self) -> dict[str, Any]:
         with self.state.lock:
             return dict(self.state.webhook)
+
+    def queue_updates(self, *updates: dict[str, Any]) -> None:
+        with self.state.lock:
+            self.state.updates.extend(updates)
+
+    @property
+    def conflicts(self) -> int:
+        with self.state.lock:
+            return self.state.conflicts
 
     def fail_next(self, *answers: tuple[int, dict[str, Any]]) -> None:
         with self.state.lock:

@@ -12,24 +12,18 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import timedelta
 from typing import Any
 
 from fastapi import APIRouter, Request
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import generic, slack, telegram
+from botyard.channels import generic, intake, slack, telegram
 from botyard.channels.inbound import Delivery, NotTheShape
-from botyard.channels.repository import ChannelRepository, EventRepository
-from botyard.channels.schemas import ChannelSettings
+from botyard.channels.repository import ChannelRepository
 from botyard.channels.service import open_secrets
 from botyard.config import Settings
-from botyard.db.base import new_uuid
 from botyard.deps import AppClock, AppSettings, DbSession
 from botyard.errors import AppError, ErrorCode, not_found
-from botyard.jobs.kinds import ChannelAnswer
-from botyard.jobs.service import enqueue
-from botyard.models import Channel, ChannelEventState, ChannelType
+from botyard.models import Channel, ChannelType
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["channels"])
@@ -58,7 +52,7 @@ async def inbound(
         return {"ok": True, "ignored": "not the provider's shape"}
     if isinstance(delivery, slack.Challenge):
         return {"challenge": delivery.challenge}
-    stored = await _store(db, channel, delivery, clock())
+    stored = await intake.store(db, channel, delivery, clock())
     return {"ok": True} if stored else {"ok": True, "duplicate": True}
 
 
@@ -78,35 +72,3 @@ def _delivery(channel: Channel, parsed: Any, secrets: dict[str, str]) -> Deliver
     if channel.type == ChannelType.SLACK:
         return slack.delivery(parsed, secrets.get("bot_user_id", ""))
     return generic.delivery(parsed)
-
-
-async def _store(db: AsyncSession, channel: Channel, delivery: Delivery, now: Any) -> bool:
-    """The event and, when there is something to answer, its answer's job (due once the burst may be over), in
-    the request's one transaction; False for a repeat."""
-    said = delivery.said
-    uuid = new_uuid()
-    values: dict[str, Any] = {
-        "uuid": uuid,
-        "channel_uuid": channel.uuid,
-        "external_id": delivery.external_id,
-        "position": delivery.position,
-        "received_at": now,
-        "state": ChannelEventState.PENDING if said else ChannelEventState.IGNORED,
-    }
-    if said is not None:
-        values |= {
-            "conversation": said.conversation,
-            "user_id": said.user_id,
-            "user_name": said.user_name,
-            "thread": said.thread,
-            "text": said.text,
-        }
-    if not await EventRepository(db).add_new(values):
-        return False
-    await ChannelRepository(db).note(channel.uuid, {"last_event_at": now})
-    if said is not None:
-        wait = ChannelSettings.model_validate(channel.settings).burst_seconds
-        await enqueue(
-            db, ChannelAnswer(uuid), chatbot_uuid=channel.chatbot_uuid, run_after=now + timedelta(seconds=wait)
-        )
-    return True

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from botyard.db.repository import ChatbotPartRepository, Repository
-from botyard.models import Channel, ChannelEvent, ChannelEventState, ChannelReply, ReplyState
+from botyard.models import Channel, ChannelEvent, ChannelEventState, ChannelReply, ChannelType, ReplyState
 
 
 class ChannelRepository(ChatbotPartRepository[Channel]):
@@ -28,6 +28,44 @@ class ChannelRepository(ChatbotPartRepository[Channel]):
         without loading it, and without moving `modified_at` (the owner's last change)."""
         statement = update(Channel).where(Channel.uuid == channel_uuid).values(values)
         await self.session.execute(statement.execution_options(synchronize_session=False))
+
+    async def polling(self) -> Sequence[str]:
+        """The enabled Telegram channels whose mode is polling."""
+        statement = select(Channel.uuid, Channel.settings).where(
+            Channel.type == ChannelType.TELEGRAM, Channel.enabled.is_(True)
+        )
+        rows = (await self.session.execute(statement)).all()
+        return [uuid for uuid, settings in rows if (settings or {}).get("mode") == "polling"]
+
+    async def take_lease(self, channel_uuid: str, holder: str, now: datetime, until: datetime) -> bool:
+        """Hold (or keep holding) the channel's polling lease until `until`: one conditional UPDATE, so two
+        processes racing for it cannot both win. Whether `holder` holds it now."""
+        free = or_(Channel.poll_holder.is_(None), Channel.poll_holder == holder, Channel.poll_expires_at < now)
+        statement = (
+            update(Channel)
+            .where(Channel.uuid == channel_uuid, Channel.enabled.is_(True), free)
+            .values(poll_holder=holder, poll_expires_at=until)
+        )
+        result = await self.session.execute(statement.execution_options(synchronize_session=False))
+        return bool(getattr(result, "rowcount", 0))
+
+    async def release_lease(self, channel_uuid: str, holder: str) -> None:
+        statement = (
+            update(Channel)
+            .where(Channel.uuid == channel_uuid, Channel.poll_holder == holder)
+            .values(poll_holder=None, poll_expires_at=None)
+        )
+        await self.session.execute(statement.execution_options(synchronize_session=False))
+
+    async def move_offset(self, channel_uuid: str, holder: str, offset: int) -> bool:
+        """Store the next `getUpdates` offset, only while `holder` still holds the lease (fenced)."""
+        statement = (
+            update(Channel)
+            .where(Channel.uuid == channel_uuid, Channel.poll_holder == holder)
+            .values(poll_offset=offset)
+        )
+        result = await self.session.execute(statement.execution_options(synchronize_session=False))
+        return bool(getattr(result, "rowcount", 0))
 
 
 class EventRepository(Repository[ChannelEvent]):

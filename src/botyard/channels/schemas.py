@@ -29,6 +29,12 @@ class Credentials(RequestModel):
 
 
 class ChannelSettings(RequestModel):
+    mode: Literal["webhook", "polling"] = Field(
+        default="webhook",
+        description="Telegram only: `webhook` (Telegram POSTs to the inbound URL: BOTYARD_PUBLIC_URL must be public "
+        "https) or `polling` (the service asks Telegram for updates: behind NAT, no public address needed). Choosing "
+        "one removes the other at Telegram.",
+    )
     burst_seconds: float = Field(
         default=DEFAULT_BURST_SECONDS,
         ge=0,

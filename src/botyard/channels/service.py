@@ -61,7 +61,7 @@ async def create(
         await _connect_slack(settings, egress, plain)
     else:
         plain["webhook_secret"] = secrets.token_urlsafe(32)
-        await _connect_telegram(settings, egress, uuid, plain)
+        await _connect_telegram(settings, egress, uuid, plain, body.settings.mode)
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     shown_once = plain.get("signing_secret") if kind == ChannelType.GENERIC else None
     row = ChannelRow(
@@ -100,9 +100,12 @@ async def update(
         elif kind == ChannelType.SLACK:
             await _connect_slack(settings, egress, plain)
         elif "bot_token" in body.credentials.given():
-            await _connect_telegram(settings, egress, row.uuid, plain)
+            await _connect_telegram(settings, egress, row.uuid, plain, _mode(body, row))
         values.pop("credentials")
         values.update(_sealed(settings, plain, shown={**row.hints, **body.credentials.given()}))
+    elif row.type == ChannelType.TELEGRAM and _mode(body, row) != row.settings.get("mode", "webhook"):
+        await _connect_telegram(settings, egress, row.uuid, open_secrets(settings, row), _mode(body, row))
+        values |= {"poll_holder": None, "poll_expires_at": None}
     return await repository.update(row, values)
 
 
@@ -161,15 +164,29 @@ def _given(kind: ChannelType, credentials: Credentials) -> dict[str, str]:
     return {name: given[name] for name in REQUIRED[kind]}
 
 
-async def _connect_telegram(settings: Settings, egress: EgressClient, channel_uuid: str, plain: dict[str, str]) -> None:
-    """Check the bot token with `getMe`, then point the bot's webhook at the channel's inbound URL."""
+def _mode(body: ChannelUpdate, row: ChannelRow) -> str:
+    return body.settings.mode if body.settings is not None else str(row.settings.get("mode", "webhook"))
+
+
+async def _connect_telegram(
+    settings: Settings, egress: EgressClient, channel_uuid: str, plain: dict[str, str], mode: str
+) -> None:
+    """Check the bot token with `getMe`, then point the bot's webhook at the channel's inbound URL (`webhook`), or
+    remove its webhook (`polling`: Telegram keeps the updates for `getUpdates`, which a webhook would refuse)."""
+    api = TelegramApi(egress, settings.telegram_api_url)
+    if mode == "polling":
+        try:
+            await api.call(plain["bot_token"], telegram.GET_ME)
+            await api.call(plain["bot_token"], telegram.DELETE_WEBHOOK)
+        except ProviderFailed as error:
+            raise AppError(ErrorCode.CHANNEL_REFUSED, f"Telegram refused the bot token: {error.reason}") from None
+        return
     if not settings.public_url.startswith("https://"):
         raise AppError(
             ErrorCode.PUBLIC_URL_REQUIRED,
             f"Telegram delivers updates only to an https address it can reach: set BOTYARD_PUBLIC_URL (now "
-            f"{settings.public_url}) to this service's public https address.",
+            f"{settings.public_url}) to this service's public https address, or choose settings.mode `polling`.",
         )
-    api = TelegramApi(egress, settings.telegram_api_url)
     try:
         await api.call(plain["bot_token"], telegram.GET_ME)
         await api.call(

@@ -74,6 +74,11 @@ def typing(chat_id: str) -> Call:
     return Call("sendChatAction", {"chat_id": chat_id, "action": "typing"})
 
 
+def get_updates(offset: int, timeout: int) -> Call:
+    """Long polling: the updates from `offset` on (which confirms every earlier one), waiting up to `timeout` s."""
+    return Call("getUpdates", {"offset": offset, "timeout": timeout, "allowed_updates": list(ALLOWED_UPDATES)})
+
+
 GET_ME = Call("getMe", {})
 DELETE_WEBHOOK = Call("deleteWebhook", {})
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from botyard.db.base import Base, Timestamps, UuidPk, utcnow
@@ -67,6 +67,12 @@ class Channel(UuidPk, Timestamps, Base):
     last_sent_at: Mapped[datetime | None] = mapped_column(default=None)
     last_error: Mapped[str] = mapped_column(Text, default="")
     last_error_at: Mapped[datetime | None] = mapped_column(default=None)
+    poll_offset: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), default=0)
+    """Telegram long polling: the `update_id` after the last update stored (the next `getUpdates`' offset)."""
+    poll_holder: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The process that polls this channel (its lease, `channels.polling`); None: nobody."""
+    poll_expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    """When the lease ends unless its holder renews it: another process may take it over after."""
 
 
 class ChannelEvent(UuidPk, Base):
@@ -87,7 +93,7 @@ class ChannelEvent(UuidPk, Base):
     user_name: Mapped[str] = mapped_column(Text, default="")
     thread: Mapped[str] = mapped_column(String(128), default="")
     text: Mapped[str] = mapped_column(Text, default="")
-    position: Mapped[int] = mapped_column(default=0)
+    position: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), default=0)
     state: Mapped[str] = mapped_column(String(16), default=ChannelEventState.PENDING.value)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
 
