@@ -22,7 +22,7 @@ from botyard.channels.repository import ChannelRepository
 from botyard.channels.service import open_secrets
 from botyard.config import Settings
 from botyard.deps import AppClock, AppSettings, DbSession
-from botyard.errors import AppError, ErrorCode, not_found
+from botyard.errors import AppError, ErrorCode, error_responses, not_found
 from botyard.models import Channel, ChannelType
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ router = APIRouter(tags=["channels"])
 
 @router.post(
     "/channels/{channel_uuid}/inbound",
-    responses={401: {"description": "`signature_invalid`: the delivery is not signed with this channel's secret."}},
+    responses=error_responses({ErrorCode.SIGNATURE_INVALID: "the delivery is not signed with this channel's secret."}),
 )
 async def inbound(
     channel_uuid: str, request: Request, db: DbSession, settings: AppSettings, clock: AppClock

@@ -65,8 +65,9 @@ def is_flagged(session: ChatSession) -> bool:
     return SessionMeta.of(session).human_requested
 
 
-RELAYED = frozenset({LIVE_CHAT_STARTED, OPERATOR_MESSAGE, LIVE_CHAT_ENDED})
-"""The live-chat rows a customer on a channel is sent: the start and end announcements, each operator reply."""
+RELAYED = frozenset(WIDGET_EVENTS)
+"""The live-chat rows a customer on a channel is sent, as a widget visitor sees them: the start and end
+announcements, each operator reply."""
 
 
 async def record(db: AsyncSession, session: ChatSession, kind: ChatbotEventKind, now: datetime, **data: Any) -> None:
