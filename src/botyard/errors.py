@@ -56,6 +56,9 @@ class ErrorCode(StrEnum):
     LINK_INVALID = "link_invalid"
     SETTING_LOCKED = "setting_locked"
     LLM_API_KEY_REQUIRED = "llm_api_key_required"
+    SIGNATURE_INVALID = "signature_invalid"
+    PUBLIC_URL_REQUIRED = "public_url_required"
+    CHANNEL_REFUSED = "channel_refused"
     INTERNAL_ERROR = "internal_error"
 
     @property
@@ -97,6 +100,9 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.LINK_INVALID: 410,
     ErrorCode.SETTING_LOCKED: 409,
     ErrorCode.LLM_API_KEY_REQUIRED: 422,
+    ErrorCode.SIGNATURE_INVALID: 401,
+    ErrorCode.PUBLIC_URL_REQUIRED: 422,
+    ErrorCode.CHANNEL_REFUSED: 422,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 """Each code's one status: a code is raised by its name alone (`AppError(ErrorCode.CONFLICT, ...)`), so a code can

@@ -21,6 +21,8 @@ from botyard.api_docs import install as install_api_docs
 from botyard.audit.recorder import AuditTrail
 from botyard.audit.router import router as audit_router
 from botyard.audit.service import AuditLog
+from botyard.channels.ingress import router as channel_ingress_router
+from botyard.channels.router import router as channels_router
 from botyard.chat.feedback.router import router as feedback_router
 from botyard.chat.history.router import router as history_router
 from botyard.chat.router import router as chat_router
@@ -142,6 +144,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         handoff_router,
         hit_testing_router,
         webhooks_router,
+        channels_router,
         about_router,
         service_settings_router,
         unanswered_router,
@@ -153,6 +156,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
     app.include_router(api)
     app.include_router(restart_router, prefix="/api")  # the SDK's unversioned path
     app.include_router(_health_router())
+    app.include_router(channel_ingress_router)  # the providers' deliveries, outside /api: signed, not keyed
     if settings.metrics:
         app.include_router(metrics_router())
     mount_web(app)

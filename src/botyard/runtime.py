@@ -18,6 +18,10 @@ from botyard.answering.routing.supervisor import AgentRouter
 from botyard.answering.select import build_answerer
 from botyard.answering.tools import ToolCaller
 from botyard.answering.turn.parts import AnswerParts
+from botyard.channels.answering import ChannelAnswerer
+from botyard.channels.polling import ChannelPollers
+from botyard.channels.relay import ChannelRelayer
+from botyard.channels.sending import ChannelSender
 from botyard.chat.history.retention import ConversationPurger
 from botyard.config import Settings
 from botyard.cors import Origins
@@ -77,8 +81,13 @@ def job_handlers(
     answers: Pipeline | None = None,
 ) -> list[AnyHandler]:
     """Every kind of job the service runs (test runs need the answer pipeline they ask through)."""
+    asking: list[AnyHandler] = (
+        [] if answers is None else [TestRunner(answers), ChannelAnswerer(answers, settings, egress)]
+    )
     return [
-        *([TestRunner(answers)] if answers is not None else []),
+        *asking,
+        ChannelSender(settings, egress, clock),
+        ChannelRelayer(),
         SourceProcessor(egress, ingestion_config(settings), embedder),
         Crawler(egress, crawl_config(settings)),
         ChatbotSync(egress, settings.crawl_delay),
@@ -174,6 +183,8 @@ class Runtime:
     warmer: IndexWarmer | None
     """Saves large chatbots' indexes ahead of their next question, where jobs run (`retrieval.warmer`); None
     without snapshots (`BOTYARD_INDEX_SNAPSHOTS=false`)."""
+    pollers: ChannelPollers
+    """Telegram long polling of the channels that poll, where jobs run: one process per bot (`channels.polling`)."""
     answers: Pipeline
     """The answer pipeline: the supervisor, the retriever, the answerer (offline, or the LLM's when a provider is
     configured) and the admission bound, one instance for every request."""
@@ -229,6 +240,7 @@ class Runtime:
             embedder=embedder,
             retriever=retriever,
             warmer=IndexWarmer(database, retriever) if settings.index_snapshots else None,
+            pollers=ChannelPollers(database, settings, egress, clock),
             answers=answers,
             clock=clock,
         )
@@ -245,8 +257,10 @@ class Runtime:
         await self.runner.start()
         if self.warmer is not None:
             self.warmer.start()
+        self.pollers.start()
 
     async def close(self) -> None:
+        await self.pollers.stop()
         if self.warmer is not None:
             await self.warmer.stop()
         await self.live.stop()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
+import logging
 import socket
 import ssl
 import time
@@ -635,6 +636,23 @@ def test_unreachable_port_is_a_network_error(net: Net) -> None:
     with refusing_port() as port:
         error = net.failure(f"http://127.0.0.1:{port}/")
     assert isinstance(error, EgressNetworkError) and error.reason == "connection failed"
+
+
+def test_a_secret_the_url_carries_is_hidden_wherever_the_url_is_told(
+    net: Net, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Telegram's bot token is in the path of every call: `hide` keeps it out of the error and the log line."""
+    caplog.set_level(logging.INFO, logger="botyard.egress")
+    token = "123456:SECRET-token-in-the-path"
+    with refusing_port() as port:
+        error = net.failure(f"http://127.0.0.1:{port}/bot{token}/getMe", method="POST", hide=token)
+    assert isinstance(error, EgressNetworkError)
+    assert token not in str(error) and token not in (error.url or "") and "/bot***/getMe" in (error.url or "")
+    assert "egress refused or failed" in caplog.text and token not in caplog.text
+    timed_out = net.failure(
+        net.url(f"/slow?{token}"), method="GET", hide=token, settings=net.settings(egress_total_timeout=0.2)
+    )
+    assert token not in str(timed_out) and token not in caplog.text
 
 
 # --- TLS ------------------------------------------------------------------------------------------------------------

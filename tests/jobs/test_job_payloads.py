@@ -31,8 +31,12 @@ OLD_ROWS: dict[str, dict[str, Any]] = {
     "run_tests": {"test_run_uuid": "6f" * 16},
     "watch_test_sets": {"chatbot_uuid": "2b" * 16},
     "operator_mail": {"session_uuid": "3c" * 16, "about": "contact", "message_uuid": "4d" * 16},
+    "channel_answer": {"event_uuid": "7a" * 16},
+    "channel_send": {"reply_uuid": "8b" * 16},
+    "channel_relay": {"session_uuid": "3c" * 16, "message_uuid": "4d" * 16},
 }
-"""The payloads as the code before typed jobs wrote them (`enqueue(db, "kind", {...})` at each call site)."""
+"""The payloads as stored rows hold them (the first ten as the code before typed jobs wrote them, `enqueue(db,
+"kind", {...})` at each call site)."""
 
 
 @pytest.fixture(autouse=True)

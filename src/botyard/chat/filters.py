@@ -28,6 +28,16 @@ def creation_window(start: datetime | None, end: datetime | None) -> tuple[datet
     return created_from, created_before
 
 
+ChannelParam = Annotated[
+    str | None,
+    Query(
+        max_length=32,
+        description="Only the conversations of this channel (its uuid: Telegram, Slack, a generic channel), or "
+        "`none`: only those of the widget and the API.",
+    ),
+]
+
+
 def session_filter(
     start_timestamp: Annotated[TimestampParam, Query(description="Created at or after (to the second).")] = None,
     end_timestamp: Annotated[TimestampParam, Query(description="Created at or before (the whole second).")] = None,
@@ -58,6 +68,7 @@ def session_filter(
             "rated answer (`none`)."
         ),
     ] = None,
+    channel: ChannelParam = None,
 ) -> SessionFilter:
     """The filter the query parameters describe (each one left out: no condition)."""
     created_from, created_before = creation_window(start_timestamp, end_timestamp)
@@ -69,6 +80,7 @@ def session_filter(
         refused=refused,
         handed_off=handed_off,
         feedback=feedback,
+        channel=channel,
     )
 
 

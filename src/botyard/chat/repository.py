@@ -47,6 +47,9 @@ def outcome_values(outcome: ConversationOutcome, reason: OutcomeReason | None) -
     }
 
 
+NO_CHANNEL = "none"
+
+
 @dataclass(frozen=True)
 class SessionFilter:
     """Which of a chatbot's sessions to list: created at or after `created_from` and strictly before
@@ -66,6 +69,8 @@ class SessionFilter:
     """With any rated answer (`any`), one rated `up` or `down`, or with no rated answer (`none`)."""
     session_uuid: str | None = None
     """Only this session."""
+    channel: str | None = None
+    """Only the sessions of this channel (its uuid), or of none (`none`: the widget and the API)."""
 
 
 class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
@@ -102,6 +107,10 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
             conditions.append(self._rated(only.feedback))
         if only.session_uuid is not None:
             conditions.append(ChatSession.uuid == only.session_uuid)
+        if only.channel == NO_CHANNEL:
+            conditions.append(ChatSession.channel_uuid.is_(None))
+        elif only.channel is not None:
+            conditions.append(ChatSession.channel_uuid == only.channel)
         return conditions
 
     def _was_flagged(self) -> ColumnElement[bool]:
@@ -134,6 +143,21 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
             )
         ).first()
         return None if row is None else (row[0], row[1])
+
+    async def on_channel(self, channel_uuid: str, user: str, thread: str, active_since: datetime) -> ChatSession | None:
+        """The latest session of an external user in a channel's thread, if it was active since `active_since`."""
+        statement = (
+            select(ChatSession)
+            .where(
+                ChatSession.channel_uuid == channel_uuid,
+                ChatSession.channel_user == user,
+                ChatSession.channel_thread == thread,
+                ChatSession.modified_at >= active_since,
+            )
+            .order_by(ChatSession.modified_at.desc())
+            .limit(1)
+        )
+        return await self.one_or_none(statement)
 
     async def touch(self, session_uuid: str, at: datetime) -> None:
         """The session had activity at `at`: its `modified_at` moves there (never back)."""

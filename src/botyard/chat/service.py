@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -41,6 +41,34 @@ async def create_session(db: AsyncSession, account_uuid: str, chatbot_uuid: str,
 async def open_session(db: AsyncSession, chatbot_uuid: str, now: datetime) -> ChatSession:
     """A new session of the chatbot with no initial variables (the caller has decided who may open it)."""
     session = ChatSession(chatbot_uuid=chatbot_uuid, meta=new_session_meta(None), created_at=now, modified_at=now)
+    return await ChatSessionRepository(db).add(session)
+
+
+async def channel_session(
+    db: AsyncSession,
+    chatbot_uuid: str,
+    channel_uuid: str,
+    user: tuple[str, str],
+    thread: str,
+    idle: timedelta,
+    now: datetime,
+) -> ChatSession:
+    """The chat session of an external user (`user`: id and display name) in a channel's thread: the one still
+    active (a message less than `idle` ago), else a new one that records its channel, user and thread."""
+    user_id, user_name = user
+    found = await ChatSessionRepository(db).on_channel(channel_uuid, user_id, thread, now - idle)
+    if found is not None:
+        return found
+    session = ChatSession(
+        chatbot_uuid=chatbot_uuid,
+        meta=new_session_meta(None),
+        channel_uuid=channel_uuid,
+        channel_user=user_id,
+        channel_user_name=user_name,
+        channel_thread=thread,
+        created_at=now,
+        modified_at=now,
+    )
     return await ChatSessionRepository(db).add(session)
 
 

@@ -13,13 +13,15 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
 from botyard.client_address import trusted_networks
+from botyard.config.channels import ChannelApiSettings
 from botyard.config.mail import MailSettings
 from botyard.config.people import PeopleSettings
 
 
-class Settings(PeopleSettings, MailSettings):
-    """Service configuration, read from `BOTYARD_*` environment variables (or given directly in tests). Two groups
-    of settings live in modules of their own (`people`, `mail`); this class is the one object that holds them all."""
+class Settings(PeopleSettings, MailSettings, ChannelApiSettings):
+    """Service configuration, read from `BOTYARD_*` environment variables (or given directly in tests). Three
+    groups of settings live in modules of their own (`people`, `mail`, `channels`); this class is the one object
+    that holds them all."""
 
     model_config = SettingsConfigDict(env_prefix="BOTYARD_", extra="ignore")
 

@@ -127,12 +127,14 @@ class EgressClient:
         max_bytes: int | None = None,
         etag: str | None = None,
         last_modified: str | None = None,
+        hide: str | None = None,
     ) -> FetchResult:
         """Fetch `url`, following up to 5 redirects, each hop checked; raise an EgressError on any failure.
 
         `json` (if not None) is sent as the JSON body, `content` as the body byte for byte (a signed webhook);
         `etag`/`last_modified` make the request conditional (a 304 comes back as a result with `not_modified`). A
-        4xx/5xx final status raises EgressHTTPError.
+        4xx/5xx final status raises EgressHTTPError. `hide`: a secret the URL carries (Telegram's bot token is in
+        its path), shown as `***` wherever the URL is logged or raised.
         """
         if self._closed:
             raise RuntimeError("EgressClient is closed")
@@ -144,10 +146,10 @@ class EgressClient:
         for name, value in (("If-None-Match", etag), ("If-Modified-Since", last_modified)):
             if value:
                 sent[name] = value
-        async with self._deadline(url):
+        async with self._deadline(url, hide):
             result = await self._fetch(url, method, sent, (json, content), params, limit)
         if result.status >= 400:
-            raise EgressHTTPError(result)
+            raise _hidden(EgressHTTPError(result), hide)
         return result
 
     def with_limits(self, limits: EgressLimits) -> EgressClient:
@@ -171,8 +173,8 @@ class EgressClient:
         await self.aclose()
 
     @asynccontextmanager
-    async def _deadline(self, url: str) -> AsyncIterator[None]:
-        shown = _USERINFO.sub("//", url[:200])
+    async def _deadline(self, url: str, hide: str | None = None) -> AsyncIterator[None]:
+        shown = _USERINFO.sub("//", url if not hide else url.replace(hide, "***"))[:200]
         try:
             async with asyncio.timeout(self._limits.total_timeout):
                 yield
@@ -180,6 +182,7 @@ class EgressClient:
             message = f"{shown} took longer than {self._limits.total_timeout:g}s"
             raise EgressTimeout(message, Reason.TIMEOUT, url=shown) from exc
         except EgressError as exc:
+            _hidden(exc, hide)
             log.info("egress refused or failed: %s (%s)", exc.reason, exc.url or shown)
             if exc.url is None:
                 exc.url = shown
@@ -250,6 +253,16 @@ async def _send(client: httpx.AsyncClient, request: httpx.Request) -> httpx.Resp
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         url = str(request.url)
         raise EgressRefused(f"{url} redirected to an invalid URL", Reason.INVALID_URL, url=url) from exc
+
+
+def _hidden(error: EgressError, hide: str | None) -> EgressError:
+    """`error` with the secret `hide` masked in its message and URL."""
+    if hide:
+        error.message = error.message.replace(hide, "***")
+        error.args = (error.message,)
+        if error.url is not None:
+            error.url = error.url.replace(hide, "***")
+    return error
 
 
 def _caller_headers(headers: Mapping[str, str] | None) -> httpx.Headers:

@@ -38,6 +38,12 @@ class JobKind(StrEnum):
     """Run a chatbot's watched test sets after its knowledge changed (`testsets.watch`)."""
     OPERATOR_MAIL = "operator_mail"
     """Tell a chatbot's operators by email that a visitor waits or left a message (`live.notify`)."""
+    CHANNEL_ANSWER = "channel_answer"
+    """Answer a channel conversation's messages once its burst is over (`channels.answering`)."""
+    CHANNEL_SEND = "channel_send"
+    """One attempt to send a reply on its channel, in its conversation's order (`channels.sending`)."""
+    CHANNEL_RELAY = "channel_relay"
+    """Send a live-chat row (an operator's reply, the start and end announcements) on the session's channel."""
 
 
 class PayloadError(ValueError):
@@ -134,6 +140,25 @@ class OperatorMail(JobPayload):
     """The visitor's message (their question, or what they left), when there is one."""
 
 
+@dataclass(frozen=True)
+class ChannelAnswer(JobPayload):
+    kind: ClassVar[str] = JobKind.CHANNEL_ANSWER
+    event_uuid: str
+
+
+@dataclass(frozen=True)
+class ChannelSend(JobPayload):
+    kind: ClassVar[str] = JobKind.CHANNEL_SEND
+    reply_uuid: str
+
+
+@dataclass(frozen=True)
+class ChannelRelay(JobPayload):
+    kind: ClassVar[str] = JobKind.CHANNEL_RELAY
+    session_uuid: str
+    message_uuid: str
+
+
 PAYLOADS: Mapping[str, type[JobPayload]] = {
     payload.kind: payload
     for payload in (
@@ -147,6 +172,9 @@ PAYLOADS: Mapping[str, type[JobPayload]] = {
         RunTests,
         WatchTestSets,
         OperatorMail,
+        ChannelAnswer,
+        ChannelSend,
+        ChannelRelay,
     )
 }
 """The payload class of each kind (a test checks that every `JobKind` has one, and one handler)."""

@@ -22,6 +22,8 @@ from botyard.chat.conversation import set_outcome
 from botyard.chat.service import add_transcript_row, get_owned_session, get_session
 from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode
+from botyard.jobs.kinds import ChannelRelay
+from botyard.jobs.service import enqueue
 from botyard.live.notify import About, queue_mail
 from botyard.live.repository import ChatbotEventRepository
 from botyard.live.wakeup import announce
@@ -63,6 +65,11 @@ def is_flagged(session: ChatSession) -> bool:
     return SessionMeta.of(session).human_requested
 
 
+RELAYED = frozenset(WIDGET_EVENTS)
+"""The live-chat rows a customer on a channel is sent, as a widget visitor sees them: the start and end
+announcements, each operator reply."""
+
+
 async def record(db: AsyncSession, session: ChatSession, kind: ChatbotEventKind, now: datetime, **data: Any) -> None:
     """Append an event for the session's chatbot, in the caller's transaction."""
     event = ChatbotEvent(
@@ -70,6 +77,9 @@ async def record(db: AsyncSession, session: ChatSession, kind: ChatbotEventKind,
     )
     await ChatbotEventRepository(db).add(event)
     await announce(db, event)
+    if session.channel_uuid is not None and kind in RELAYED and isinstance(data.get("message_uuid"), str):
+        # The customer is on a channel, not in the widget: the operator's words go out there (`channels.relay`).
+        await enqueue(db, ChannelRelay(session.uuid, data["message_uuid"]), chatbot_uuid=session.chatbot_uuid)
     if kind in WEBHOOK_EVENTS:
         await webhooks.emit(
             db, session.chatbot_uuid, WebhookEvent(kind.value), {"session_uuid": session.uuid, **data}, now

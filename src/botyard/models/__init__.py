@@ -4,6 +4,7 @@ from botyard.models.account import Account, ApiKey
 from botyard.models.agent import Agent, AgentDataSource
 from botyard.models.agent_meta import AgentMeta, AgentTag, EscalationSettings
 from botyard.models.audit_event import AuditEvent
+from botyard.models.channel import Channel, ChannelEvent, ChannelEventState, ChannelReply, ChannelType, ReplyState
 from botyard.models.chat_session import ChatSession
 from botyard.models.chatbot import Chatbot
 from botyard.models.chatbot_event import ChatbotEvent
@@ -69,6 +70,11 @@ __all__ = [
     "AuditAction",
     "AuditEvent",
     "AuditObject",
+    "Channel",
+    "ChannelEvent",
+    "ChannelEventState",
+    "ChannelReply",
+    "ChannelType",
     "ChatSession",
     "Chatbot",
     "ChatbotEvent",
@@ -102,6 +108,7 @@ __all__ = [
     "Permission",
     "RateLimitHit",
     "Rating",
+    "ReplyState",
     "Role",
     "SessionDocument",
     "SessionMeta",

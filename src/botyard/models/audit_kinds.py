@@ -40,6 +40,7 @@ class AuditObject(StrEnum):
     TEST_SET = "test_set"
     CONVERSATION = "conversation"
     WEBHOOK = "webhook"
+    CHANNEL = "channel"
     KEY = "key"
     MEMBER = "member"
     INVITATION = "invitation"

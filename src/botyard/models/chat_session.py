@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, Index, String, false
+from sqlalchemy import ForeignKey, Index, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column, validates
 
 from botyard.db.base import Base, Timestamps, UuidPk
@@ -25,6 +25,7 @@ class ChatSession(UuidPk, Timestamps, Base):
     __table_args__ = (
         Index("ix_chat_session_flags", "chatbot_uuid", "human_requested", "live_chat"),
         Index("ix_chat_session_activity", "chatbot_uuid", "modified_at"),
+        Index("ix_chat_session_channel", "channel_uuid", "channel_user", "channel_thread", "modified_at"),
     )
 
     chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"), index=True)
@@ -36,6 +37,13 @@ class ChatSession(UuidPk, Timestamps, Base):
     of the last answer, verdict or take-over; None while nothing was asked."""
     outcome_reason: Mapped[str | None] = mapped_column(String(24), default=None)
     """Why it is unresolved or handed off (`OutcomeReason`)."""
+    channel_uuid: Mapped[str | None] = mapped_column(ForeignKey("channel.uuid", ondelete="SET NULL"), default=None)
+    """The channel the conversation is on (None: the widget or the API)."""
+    channel_user: Mapped[str] = mapped_column(String(128), default="", server_default="")
+    """The external user's id on that channel (Telegram's user id)."""
+    channel_user_name: Mapped[str] = mapped_column(Text, default="", server_default="")
+    channel_thread: Mapped[str] = mapped_column(String(128), default="", server_default="")
+    """The thread within the channel's chat (Telegram: the chat id, a group's or the user's own)."""
     operator_seen_at: Mapped[datetime | None] = mapped_column(default=None)
     """When an operator last opened the conversation in the inbox: the visitor's messages written after it are the
     unread ones (any operator of the account; opening it marks it read for all)."""

@@ -55,5 +55,9 @@ OWNERS: Mapping[str, str] = MappingProxyType(
         "job": "jobs",
         "webhook": "outbox",
         "webhook_delivery": "outbox",
+        # channels
+        "channel": "channels",
+        "channel_event": "channels",
+        "channel_reply": "channels",
     }
 )

@@ -130,6 +130,12 @@ _V1_ROUTES: dict[str, Permission] = {
     "DELETE /webhook/{uuid}/delete": MANAGE,
     "POST /webhook/{uuid}/test": MANAGE,
     "GET /webhook/{uuid}/deliveries": READ,
+    # channels
+    "POST /chatbot/{uuid}/channel/create": MANAGE,
+    "GET /chatbot/{uuid}/channels": READ,
+    "GET /channel/{uuid}": READ,
+    "POST /channel/{uuid}/update": MANAGE,
+    "DELETE /channel/{uuid}/delete": MANAGE,
     # the account: keys, members, invitations; one's own session
     "GET /account/keys": ACCESS,
     "POST /account/key/create": ACCESS,

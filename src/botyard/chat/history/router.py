@@ -49,7 +49,7 @@ async def list_conversations(
     """The chatbot's conversations, latest activity first, with the start of the first question (`preview`), the
     number of messages, refused answers and ratings, and whether a person was involved. Takes the filters of
     `/chatbot/{uuid}/sessions`: `start_timestamp`/`end_timestamp` (creation), `human_requested`, `tag`, `refused`,
-    `handed_off`, `feedback`."""
+    `handed_off`, `feedback`, `channel`. A conversation on a channel names it and its external user (`channel`)."""
     return await service.overview(db, account, uuid, only, limit, offset)
 
 

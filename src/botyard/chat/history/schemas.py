@@ -18,6 +18,14 @@ class ExportFormat(StrEnum):
     JSON = "json"
 
 
+class ConversationChannel(TypedDict):
+    """Where a conversation is held, when not in the widget or the API: the channel and its external user."""
+
+    uuid: str
+    user_id: str
+    user_name: str
+
+
 class Conversation(TypedDict):
     """One conversation in the owner's overview (not a hosted object: `/chatbot/{uuid}/sessions` keeps its shape)."""
 
@@ -42,6 +50,8 @@ class Conversation(TypedDict):
     """Why it is unresolved or handed off: `no_answer`, `unsure`, `thumbs_down`, `failed`, `visitor_asked`,
     `operator`."""
     tags: list[str]
+    channel: ConversationChannel | None
+    """The channel the conversation is on (null: the widget or the API)."""
 
 
 class ExportRow(TypedDict):

@@ -48,6 +48,9 @@ def _conversation(found: SessionFigures) -> Conversation:
         "outcome": session.outcome,
         "outcome_reason": session.outcome_reason,
         "tags": meta.tags,
+        "channel": None
+        if session.channel_uuid is None
+        else {"uuid": session.channel_uuid, "user_id": session.channel_user, "user_name": session.channel_user_name},
     }
 
 

@@ -1,0 +1,12 @@
+"""Channels: a chatbot answers where its customers write (Telegram, any system by a signed generic channel), with
+the same answers as in the widget.
+
+A channel is a resource of a chatbot (`router`, `service`: credentials sealed, shown as hints). A provider delivers
+to the channel's inbound URL (`ingress`): the signature is checked on the raw bytes, the delivery stored under the
+provider's own id (a repeat does nothing) and its answer queued, in one transaction, and the route answers at once.
+The `channel_answer` job (`answering`) joins a conversation's burst of messages into one question and asks it
+through the one answer pipeline; the `channel_send` job (`sending`) sends the reply rendered for the channel
+(`render`), in order within its conversation, retried through the provider's failures. Each provider's own shapes
+and rules are a module of their own (`telegram`, `generic`); their APIs are called through the egress client
+(`calls`). docs/channels.md says how an owner sets each one up.
+"""

@@ -1,0 +1,70 @@
+"""The generic channel: any system (a helpdesk, a phone system, an in-house app) that speaks signed JSON, in the
+shape of Chatwoot's API channel and Intercom's custom channel.
+
+Both directions are signed as our webhooks are (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
+`webhook-signature`, HMAC-SHA256 of `{id}.{timestamp}.{body}` with the channel's `whsec_` secret). Inbound, POSTed to
+the channel's URL:
+
+    {"id": "evt-1", "type": "message", "user": {"id": "u-7", "name": "Ada"}, "thread": "t-1", "text": "Hello?"}
+
+`id` is the event's own id (a repeat is answered once); `type` is `message`, `button` (a choice's `text`, as a
+message) or `conversation_closed` (nothing to answer). Outbound, POSTed to the channel's `callback_url`: `message`
+(`text` as Markdown, `citations`), with the same `user` and `thread`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from botyard.channels.inbound import Delivery, NotTheShape, Said
+from botyard.outbox import signing
+
+TOLERANCE_SECONDS = 5 * 60
+"""How far a delivery's timestamp may be from our clock: an older one is a replay."""
+ANSWERED_TYPES = frozenset({"message", "button"})
+KNOWN_TYPES = ANSWERED_TYPES | {"conversation_closed"}
+
+
+def signed(headers: Mapping[str, str], body: bytes, secret: str, now: float | None = None) -> bool:
+    """Whether the delivery's signature is the channel's, over these exact bytes, and recent."""
+    event_id, stamp = headers.get("webhook-id", ""), headers.get("webhook-timestamp", "")
+    given = headers.get("webhook-signature", "")
+    if not event_id or not stamp.isdigit() or not given:
+        return False
+    if abs((time.time() if now is None else now) - int(stamp)) > TOLERANCE_SECONDS:
+        return False
+    expected = signing.signature(secret, event_id, int(stamp), body).encode()
+    # A sender may list several signatures (a rotation): any one of them will do.
+    return any(hmac.compare_digest(expected, part.encode()) for part in given.split())
+
+
+def delivery(event: Any) -> Delivery:
+    """The event as a delivery; `NotTheShape` when it is not one."""
+    if not isinstance(event, dict) or not isinstance(event.get("id"), str) or not event["id"]:
+        raise NotTheShape("an event has a string id")
+    kind, user = event.get("type"), event.get("user")
+    if kind not in KNOWN_TYPES:
+        raise NotTheShape(f"type is one of {sorted(KNOWN_TYPES)}")
+    if kind not in ANSWERED_TYPES:
+        return Delivery(event["id"][:128], 0, None)
+    text = event.get("text")
+    if not isinstance(user, dict) or not isinstance(user.get("id"), str) or not isinstance(text, str):
+        raise NotTheShape("a message has user.id and text, strings")
+    thread = event.get("thread", "")
+    said = Said(user["id"][:128], str(user.get("name", ""))[:200], str(thread)[:128], text.strip())
+    return Delivery(event["id"][:128], 0, said if said.text else None)
+
+
+def outbound(event_id: str, user_id: str, thread: str, text: str, citations: list[dict[str, Any]]) -> dict[str, Any]:
+    """The canonical reply as the generic channel receives it."""
+    return {
+        "id": event_id,
+        "type": "message",
+        "user": {"id": user_id},
+        "thread": thread,
+        "text": text,
+        "citations": citations,
+    }

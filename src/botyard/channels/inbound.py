@@ -1,0 +1,39 @@
+"""What a provider's delivery says, in the words every channel shares: the pure part of ingress.
+
+A provider module reads its delivery into one `Delivery` (its own id, and a message or nothing to answer), after
+the signature was checked on the raw bytes. A body that is not the provider's shape is a `NotTheShape`: the route
+answers 200 so that the provider stops retrying, and logs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class NotTheShape(ValueError):
+    """A signed body that is not the provider's shape of a delivery."""
+
+
+@dataclass(frozen=True)
+class Said:
+    """A message of an external user, in a conversation (`thread`: the chat it was written in)."""
+
+    user_id: str
+    user_name: str
+    thread: str
+    text: str
+
+    @property
+    def conversation(self) -> str:
+        """One conversation per (user, thread): a group's members each have their own."""
+        return f"{self.thread}:{self.user_id}"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One delivery: `external_id` is the provider's own id of it (what makes a repeat one), `position` its place
+    in the provider's order, `said` the message to answer (None: an edit, a bot's message, another kind of update)."""
+
+    external_id: str
+    position: int
+    said: Said | None

@@ -1,0 +1,74 @@
+"""The providers' deliveries: `POST /channels/{channel_uuid}/inbound`, the URL a channel gives its provider.
+
+In this order, each step before any work of the next: the channel (a missing or disabled one answers 404); the
+signature on the raw bytes, in constant time (401 `signature_invalid`, nothing written); the body read as the
+provider's delivery (not its shape: 200, logged, so that the provider stops retrying; too large: 413 by the
+service's body cap); then one transaction stores the event under its provider id and queues its answer, and the
+route answers 200 at once. No model, search or send runs inside the request (Slack gives up after 3 s, Telegram
+retries). A repeated delivery finds its id stored and does nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from botyard.channels import generic, intake, slack, telegram
+from botyard.channels.inbound import Delivery, NotTheShape
+from botyard.channels.repository import ChannelRepository
+from botyard.channels.service import open_secrets
+from botyard.config import Settings
+from botyard.deps import AppClock, AppSettings, DbSession
+from botyard.errors import AppError, ErrorCode, error_responses, not_found
+from botyard.models import Channel, ChannelType
+
+log = logging.getLogger(__name__)
+router = APIRouter(tags=["channels"])
+
+
+@router.post(
+    "/channels/{channel_uuid}/inbound",
+    responses=error_responses({ErrorCode.SIGNATURE_INVALID: "the delivery is not signed with this channel's secret."}),
+)
+async def inbound(
+    channel_uuid: str, request: Request, db: DbSession, settings: AppSettings, clock: AppClock
+) -> dict[str, Any]:
+    """A provider's delivery to a channel (Telegram's update, Slack's event, the generic channel's signed event).
+    Answers `{"ok": true}` once stored (or when there is nothing to store); `duplicate: true` for a repeat; Slack's
+    URL verification with its `challenge`."""
+    body = await request.body()
+    channel = await ChannelRepository(db).get(channel_uuid)
+    if channel is None or not channel.enabled:
+        raise not_found("Channel")
+    if not _signed(settings, channel, request, body):
+        raise AppError(ErrorCode.SIGNATURE_INVALID, "The delivery's signature is not this channel's.")
+    try:
+        delivery = _delivery(channel, json.loads(body), open_secrets(settings, channel))
+    except (ValueError, NotTheShape) as error:
+        log.warning("channel %s: a delivery that is not the provider's shape (%s): ignored", channel.uuid, error)
+        return {"ok": True, "ignored": "not the provider's shape"}
+    if isinstance(delivery, slack.Challenge):
+        return {"challenge": delivery.challenge}
+    stored = await intake.store(db, channel, delivery, clock())
+    return {"ok": True} if stored else {"ok": True, "duplicate": True}
+
+
+def _signed(settings: Settings, channel: Channel, request: Request, body: bytes) -> bool:
+    secrets = open_secrets(settings, channel)
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    if channel.type == ChannelType.TELEGRAM:
+        return "webhook_secret" in secrets and telegram.signed(headers, secrets["webhook_secret"])
+    if channel.type == ChannelType.SLACK:
+        return "signing_secret" in secrets and slack.signed(headers, body, secrets["signing_secret"])
+    return "signing_secret" in secrets and generic.signed(headers, body, secrets["signing_secret"])
+
+
+def _delivery(channel: Channel, parsed: Any, secrets: dict[str, str]) -> Delivery | slack.Challenge:
+    if channel.type == ChannelType.TELEGRAM:
+        return telegram.delivery(parsed)
+    if channel.type == ChannelType.SLACK:
+        return slack.delivery(parsed, secrets.get("bot_user_id", ""))
+    return generic.delivery(parsed)

@@ -1,0 +1,53 @@
+"""Channels of a chatbot: where it answers besides the widget. Not in the hosted interface; designed in its style
+(`/chatbot/{uuid}/channel/create` to make one, `/channel/{uuid}` to follow it)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from botyard.channels import service
+from botyard.channels.schemas import Channel, ChannelCreate, ChannelUpdate
+from botyard.deps import AppSettings, CurrentAccount, DbSession, Egress, ReadDbSession
+from botyard.schemas import Success
+
+router = APIRouter(tags=["channels"])
+
+
+@router.post("/chatbot/{uuid}/channel/create", response_model=Channel)
+async def create_channel(
+    uuid: str, body: ChannelCreate, db: DbSession, account: CurrentAccount, settings: AppSettings, egress: Egress
+) -> Channel:
+    """Connect the chatbot to a provider. `telegram`: `credentials.bot_token` from @BotFather, checked with
+    Telegram (`getMe`); the bot's webhook is then pointed at this channel's `inbound_url` (BOTYARD_PUBLIC_URL must be
+    the service's public https address: 422 `public_url_required`; a token Telegram refuses: 422
+    `channel_refused`). `generic`: `credentials.callback_url`, where replies are POSTed; the answer carries the
+    `signing_secret` both directions are signed with, shown this once."""
+    row, secret = await service.create(db, settings, egress, account, uuid, body)
+    return service.to_wire(settings, row, secret)
+
+
+@router.get("/chatbot/{uuid}/channels", response_model=list[Channel])
+async def list_channels(uuid: str, db: ReadDbSession, account: CurrentAccount, settings: AppSettings) -> list[Channel]:
+    """The chatbot's channels, oldest first, with their status (last event, last reply sent, last error)."""
+    return [service.to_wire(settings, row) for row in await service.list_of_chatbot(db, account, uuid)]
+
+
+@router.get("/channel/{uuid}", response_model=Channel)
+async def get_channel(uuid: str, db: ReadDbSession, account: CurrentAccount, settings: AppSettings) -> Channel:
+    """One channel: its credentials as hints only, its settings and status."""
+    return service.to_wire(settings, await service.get_owned(db, account, uuid))
+
+
+@router.post("/channel/{uuid}/update", response_model=Channel)
+async def update_channel(
+    uuid: str, body: ChannelUpdate, db: DbSession, account: CurrentAccount, settings: AppSettings, egress: Egress
+) -> Channel:
+    """Change the name, `enabled`, the settings, or a credential (checked as at creation; those not given stay)."""
+    return service.to_wire(settings, await service.update(db, settings, egress, account, uuid, body))
+
+
+@router.delete("/channel/{uuid}/delete", response_model=Success)
+async def delete_channel(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
+    """Delete the channel, its events and its unsent replies; its conversations stay with the chatbot."""
+    await service.delete(db, account, uuid)
+    return Success()

@@ -1,0 +1,182 @@
+"""The `channel_send` job: one attempt to send a reply on its channel.
+
+Replies of one conversation go out in order: a reply whose earlier one is still pending waits for it (its job comes
+back a second later, without counting an attempt). Sent: the stored answer rendered for the channel
+(`channels.render`); a long one in parts, and a retry sends only the parts the provider does not have yet. A network
+failure, a timeout, a 5xx or a 429 is tried again after `RETRY_DELAYS` (after the provider's `retry_after` when it
+is longer); any other refusal fails at once. Each outcome is written on the reply and on the channel's status, with
+the job's completion and the next attempt's job, in one transaction.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import partial
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.channels import generic, render, slack, telegram
+from botyard.channels.calls import Callback, ProviderFailed, SlackApi, TelegramApi
+from botyard.channels.render import Reply
+from botyard.channels.repository import ChannelRepository, ReplyRepository
+from botyard.channels.service import open_secrets
+from botyard.chat.service import messages_by_uuids
+from botyard.chat.wire import citation_links, public_citations
+from botyard.config import Settings
+from botyard.db.base import utcnow
+from botyard.egress import EgressClient
+from botyard.jobs.handler import JobContext
+from botyard.jobs.kinds import ChannelSend
+from botyard.jobs.service import enqueue
+from botyard.models import Channel, ChannelReply, ChannelType, MessageMeta, ReplyState
+from botyard.outbox import signing
+
+RETRY_DELAYS: tuple[float, ...] = (1, 2, 4, 8, 15, 30, 30, 60, 60, 120, 300, 600)
+"""The wait before each retry: 13 attempts over about 20 minutes, so a provider down for minutes still gets it."""
+WAIT_FOR_EARLIER = timedelta(seconds=1)
+_TAG = re.compile(r"<[^>]+>")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one attempt needs, read before sending (no transaction is open while the provider answers)."""
+
+    reply: ChannelReply
+    channel: Channel
+    secrets: dict[str, str]
+    canonical: Reply
+    citations: list[dict[str, object]]
+    waits: bool
+
+
+class ChannelSender:
+    """Runs `channel_send` jobs (one attempt each)."""
+
+    payload_type = ChannelSend
+    timeout_seconds = 120.0
+
+    def __init__(self, settings: Settings, egress: EgressClient, clock: Callable[[], datetime] = utcnow) -> None:
+        self.settings = settings
+        self.telegram = TelegramApi(egress, settings.telegram_api_url)
+        self.slack = SlackApi(egress, settings.slack_api_url)
+        self.callback = Callback(egress)
+        self.clock = clock
+
+    async def run(self, ctx: JobContext[ChannelSend]) -> None:
+        reply_uuid = ctx.payload.reply_uuid
+        plan = await ctx.read(lambda db: _plan(db, self.settings, reply_uuid))
+        if plan is None:
+            await ctx.finish(_nothing)
+            return
+        if plan.waits:
+            later = self.clock() + WAIT_FOR_EARLIER
+            await ctx.finish(lambda db: _again(db, plan.reply, later))
+            return
+        try:
+            await self._send(ctx, plan)
+        except ProviderFailed as error:
+            failed, now = error, self.clock()
+            await ctx.finish(lambda db: _failed(db, plan.reply, failed, now))
+            return
+        now = self.clock()
+        await ctx.finish(lambda db: _sent(db, plan.reply, now))
+
+    async def _send(self, ctx: JobContext[ChannelSend], plan: Plan) -> None:
+        if plan.channel.type == ChannelType.GENERIC:
+            await self._post(plan)
+            return
+        token = plan.secrets.get("bot_token", "")
+        if plan.channel.type == ChannelType.SLACK:
+            pieces = render.parts(plan.canonical, slack.MAX_MESSAGE_CHARS, render.SLACK)
+        else:
+            pieces = render.telegram_parts(plan.canonical, telegram.MAX_MESSAGE_CHARS)
+        for number in range(plan.reply.parts_sent, len(pieces)):
+            if plan.channel.type == ChannelType.SLACK:
+                await self.slack.call(token, slack.post_message(plan.reply.thread, pieces[number]))
+            else:
+                await self._telegram_message(token, plan.reply.recipient, pieces[number])
+            await ctx.write(partial(_parts_sent, reply_uuid=plan.reply.uuid, count=number + 1))
+
+    async def _telegram_message(self, token: str, chat_id: str, part: str) -> None:
+        try:
+            await self.telegram.call(token, telegram.send_message(chat_id, part, ""))
+        except ProviderFailed as failed:
+            if failed.refusal is None or not failed.refusal.bad_markup:
+                raise
+            plain = html.unescape(_TAG.sub("", part))  # never expected (`render`), but a reply is never lost to it
+            await self.telegram.call(token, telegram.send_message(chat_id, None, plain))
+
+    async def _post(self, plan: Plan) -> None:
+        reply = plan.reply
+        event = generic.outbound(reply.uuid, reply.recipient, reply.thread, plan.canonical.text, plan.citations)
+        body = json.dumps(event).encode()
+        secret, url = plan.secrets.get("signing_secret", ""), plan.secrets.get("callback_url", "")
+        headers = signing.headers(secret, reply.uuid, int(self.clock().timestamp()), body)
+        await self.callback.post(url, headers, body)
+
+    async def give_up(self, session: AsyncSession, payload: ChannelSend, reason: str) -> None:
+        """The attempt's job itself failed (not the provider): the reply fails with the reason."""
+        reply = await ReplyRepository(session).get(payload.reply_uuid)
+        if reply is not None and reply.state == ReplyState.PENDING:
+            failed = ProviderFailed(reason, passing=False)
+            await _failed(session, reply, failed, self.clock())
+
+
+async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan | None:
+    reply = await ReplyRepository(db).get(reply_uuid)
+    if reply is None or reply.state != ReplyState.PENDING:
+        return None
+    channel = await ChannelRepository(db).get(reply.channel_uuid)
+    if channel is None:
+        return None
+    text, links, citations = reply.text, {}, []
+    if reply.message_uuid is not None:
+        message = (await messages_by_uuids(db, [reply.message_uuid])).get(reply.message_uuid)
+        if message is None:
+            return None  # the conversation was deleted meanwhile
+        text, links = message.response or "", citation_links(message.cite_data or {})
+        operator = MessageMeta.of(message).operator_name
+        if operator:  # an operator's live-chat reply goes out signed with their name
+            text = f"**{_markdown_escaped(operator)}:** {text}"
+        citations = [{"marker": marker, **entry} for marker, entry in public_citations(message.cite_data or {}).items()]
+    waits = await ReplyRepository(db).waits_for_earlier(reply)
+    return Plan(reply, channel, open_secrets(settings, channel), Reply(text, links), citations, waits)
+
+
+def _markdown_escaped(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>#])", r"\\\1", text)
+
+
+async def _parts_sent(db: AsyncSession, *, reply_uuid: str, count: int) -> None:
+    await ReplyRepository(db).record(reply_uuid, {"parts_sent": count})
+
+
+async def _again(db: AsyncSession, reply: ChannelReply, at: datetime) -> None:
+    await enqueue(db, ChannelSend(reply.uuid), max_attempts=1, run_after=at)
+
+
+async def _sent(db: AsyncSession, reply: ChannelReply, now: datetime) -> None:
+    await ReplyRepository(db).record(reply.uuid, {"state": ReplyState.SENT, "sent_at": now, "last_error": ""})
+    await ChannelRepository(db).note(reply.channel_uuid, {"last_sent_at": now})
+
+
+async def _failed(db: AsyncSession, reply: ChannelReply, failed: ProviderFailed, now: datetime) -> None:
+    attempts = reply.attempts + 1
+    retry = failed.passing and attempts <= len(RETRY_DELAYS)
+    values: dict[str, object] = {"attempts": attempts, "last_error": failed.reason}
+    if retry:
+        delay = max(RETRY_DELAYS[attempts - 1], failed.retry_after or 0)
+        await enqueue(db, ChannelSend(reply.uuid), max_attempts=1, run_after=now + timedelta(seconds=delay))
+    else:
+        values["state"] = ReplyState.FAILED
+    await ReplyRepository(db).record(reply.uuid, values)
+    await ChannelRepository(db).note(reply.channel_uuid, {"last_error": failed.reason, "last_error_at": now})
+
+
+async def _nothing(db: AsyncSession) -> None:
+    return None

@@ -1,0 +1,116 @@
+"""Telegram's Bot API (https://core.telegram.org/bots/api): the webhook's check, an update read as a delivery, and
+the calls a channel makes (`getMe`, `setWebhook`, `sendMessage`, `sendChatAction`).
+
+The webhook is registered with a `secret_token`, which Telegram sends back in `X-Telegram-Bot-Api-Secret-Token` on
+every delivery: the only proof that a delivery is Telegram's, compared in constant time. An update's `update_id` is
+its id and its order. Answered: a `message` with text (or a caption) from a person; not answered: edits, channel
+posts, messages of bots, and every other kind of update.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from botyard.channels.inbound import Delivery, NotTheShape, Said
+
+SECRET_HEADER = "x-telegram-bot-api-secret-token"  # noqa: S105 (a header name)
+MAX_MESSAGE_CHARS = 4096
+"""Telegram's limit on a message's text, counted after its entities are parsed."""
+ALLOWED_UPDATES = ("message", "edited_message")
+
+
+def signed(headers: Mapping[str, str], webhook_secret: str) -> bool:
+    """Whether the delivery carries the channel's secret token."""
+    given = headers.get(SECRET_HEADER, "")
+    return bool(given) and hmac.compare_digest(given.encode(), webhook_secret.encode())
+
+
+def delivery(update: Any) -> Delivery:
+    """The update as a delivery; `NotTheShape` when it is not one."""
+    if not isinstance(update, dict) or not isinstance(update.get("update_id"), int):
+        raise NotTheShape("an update has an integer update_id")
+    number = update["update_id"]
+    message = update.get("message")
+    if not isinstance(message, dict):
+        return Delivery(str(number), number, None)  # an edit, a channel post, a callback: nothing to answer
+    sender, chat = message.get("from"), message.get("chat")
+    if not isinstance(sender, dict) or not isinstance(chat, dict) or "id" not in chat or "id" not in sender:
+        raise NotTheShape("a message has a chat and a sender with ids")
+    text = message.get("text", message.get("caption", ""))
+    if sender.get("is_bot") or not isinstance(text, str) or not text.strip():
+        return Delivery(str(number), number, None)
+    name = " ".join(str(sender[part]) for part in ("first_name", "last_name") if sender.get(part))
+    said = Said(str(sender["id"]), name or str(sender.get("username", "")), str(chat["id"]), text.strip())
+    return Delivery(str(number), number, said)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One Bot API method call: where it goes and what it sends."""
+
+    method: str
+    body: dict[str, Any]
+
+    def url(self, base_url: str, token: str) -> str:
+        return f"{base_url.rstrip('/')}/bot{token}/{self.method}"
+
+
+def set_webhook(url: str, secret: str) -> Call:
+    return Call("setWebhook", {"url": url, "secret_token": secret, "allowed_updates": list(ALLOWED_UPDATES)})
+
+
+def send_message(chat_id: str, html: str | None, text: str) -> Call:
+    """A message as HTML, or as plain text when `html` is None (Telegram refused the HTML)."""
+    if html is None:
+        return Call("sendMessage", {"chat_id": chat_id, "text": text, "link_preview_options": {"is_disabled": True}})
+    body = {"chat_id": chat_id, "text": html, "parse_mode": "HTML", "link_preview_options": {"is_disabled": True}}
+    return Call("sendMessage", body)
+
+
+def typing(chat_id: str) -> Call:
+    return Call("sendChatAction", {"chat_id": chat_id, "action": "typing"})
+
+
+def get_updates(offset: int, timeout: int) -> Call:
+    """Long polling: the updates from `offset` on (which confirms every earlier one), waiting up to `timeout` s."""
+    return Call("getUpdates", {"offset": offset, "timeout": timeout, "allowed_updates": list(ALLOWED_UPDATES)})
+
+
+GET_ME = Call("getMe", {})
+DELETE_WEBHOOK = Call("deleteWebhook", {})
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Telegram's answer to a call that did not succeed (`ok: false`): what to do next follows from it."""
+
+    status: int
+    description: str
+    retry_after: float | None = None
+
+    @property
+    def bad_markup(self) -> bool:
+        """The HTML could not be parsed ("can't parse entities"): send the text plain."""
+        return self.status == 400 and "parse entities" in self.description
+
+    @property
+    def passing(self) -> bool:
+        """Worth trying again: too many requests (after `retry_after`), or Telegram's own trouble."""
+        return self.status == 429 or self.status >= 500
+
+
+def refusal(status: int, body: Any) -> Refusal:
+    """Read Telegram's error body (`{"ok": false, "error_code", "description", "parameters": {"retry_after"}}`)."""
+    if not isinstance(body, dict):
+        return Refusal(status, f"http {status}")
+    parameters = body.get("parameters") if isinstance(body.get("parameters"), dict) else {}
+    after = parameters.get("retry_after") if parameters else None
+    code = body.get("error_code")
+    return Refusal(
+        code if isinstance(code, int) else status,
+        str(body.get("description", f"http {status}"))[:300],
+        float(after) if isinstance(after, int | float) else None,
+    )

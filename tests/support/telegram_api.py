@@ -1,0 +1,248 @@
+"""A Telegram Bot API server on loopback, written from Telegram's documentation (https://core.telegram.org/bots/api),
+not from the service's code: `POST /bot<token>/<method>` with a JSON body, answered `{"ok": true, "result": ...}` or
+`{"ok": false, "error_code", "description", "parameters": {"retry_after"}}`.
+
+It knows one bot token (others: 401 Unauthorized), records what it is asked, and checks messages as Telegram does:
+at most 4,096 characters of text once the entities are parsed, and in `parse_mode: HTML` only Telegram's tags
+(`b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji`), properly nested, with `&lt;`,
+`&gt;`, `&amp;` and `&quot;` the only entities; anything else is 400 "can't parse entities". A test scripts the
+next answers to `sendMessage` (`fail_next`): a 429 with `retry_after`, a 500, a network-level drop.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+TOKEN = "123456:TEST-token-for-the-fake-bot-api"
+ALLOWED_TAGS = frozenset(
+    "b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji".split()  # noqa: SIM905
+)
+ENTITIES = ("&lt;", "&gt;", "&amp;", "&quot;")
+
+
+@dataclass
+class Sent:
+    chat_id: str
+    text: str
+    """What the user reads (the HTML's text, its entities resolved)."""
+    parse_mode: str | None
+
+
+@dataclass
+class _State:
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    sent: list[Sent] = field(default_factory=list)
+    failures: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    webhook: dict[str, Any] = field(default_factory=dict)
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    """Updates waiting for `getUpdates` (a webhook, when set, would get them instead: then it is a 409)."""
+    polling: int = 0
+    """`getUpdates` calls under way: a second one at the same time is Telegram's 409 Conflict."""
+    conflicts: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class _Text(HTMLParser):
+    """Telegram's HTML parse: the visible text, or ValueError where Telegram refuses the markup."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.text: list[str] = []
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in ALLOWED_TAGS:
+            raise ValueError(f'can\'t parse entities: Unsupported start tag "{tag}"')
+        self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.open or self.open.pop() != tag:
+            raise ValueError(f'can\'t parse entities: Unmatched end tag "{tag}"')
+
+    def handle_data(self, data: str) -> None:
+        if "<" in data or ">" in data:
+            raise ValueError("can't parse entities: unexpected character")
+        self.text.append(data)
+
+    def handle_entityref(self, name: str) -> None:
+        if f"&{name};" not in ENTITIES:
+            raise ValueError(f'can\'t parse entities: Unsupported entity "{name}"')
+        self.text.append(html.unescape(f"&{name};"))
+
+    def handle_charref(self, name: str) -> None:
+        self.text.append(html.unescape(f"&#{name};"))
+
+
+def visible_text(markup: str) -> str:
+    parser = _Text()
+    parser.feed(markup)
+    parser.close()
+    if parser.open:
+        raise ValueError(f"can't parse entities: Can't find end tag corresponding to start tag \"{parser.open[-1]}\"")
+    return "".join(parser.text)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.state = _State()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        token, _, method = self.path.removeprefix("/bot").partition("/")
+        state = self.server.state
+        with state.lock:
+            state.calls.append((method, body))
+            if token != TOKEN:
+                self._answer(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
+                return
+            if method == "sendMessage" and state.failures:
+                status, answer = state.failures.pop(0)
+                self._answer(status, answer)
+                return
+            if method == "getUpdates":
+                if state.polling or state.webhook.get("url"):
+                    state.conflicts += 1
+                    why = (
+                        "terminated by other getUpdates request"
+                        if state.polling
+                        else "can't use getUpdates method while webhook is active"
+                    )
+                    self._answer(409, {"ok": False, "error_code": 409, "description": f"Conflict: {why}"})
+                    return
+                state.polling += 1
+        if method == "getUpdates":
+            self._answer(200, {"ok": True, "result": self._updates(body)})
+            return
+        with state.lock:
+            self._answer(*self._result(method, body, state))
+
+    def _updates(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """Long polling: drop what `offset` confirms, then wait up to `timeout` s for something to give."""
+        state, offset = self.server.state, int(body.get("offset", 0))
+        deadline = time.monotonic() + float(body.get("timeout", 0))
+        try:
+            while True:
+                with state.lock:
+                    state.updates = [update for update in state.updates if update["update_id"] >= offset]
+                    if state.updates or time.monotonic() >= deadline:
+                        return list(state.updates)
+                time.sleep(0.02)
+        finally:
+            with state.lock:
+                state.polling -= 1
+
+    def _result(self, method: str, body: dict[str, Any], state: _State) -> tuple[int, dict[str, Any]]:
+        if method == "getMe":
+            return 200, {"ok": True, "result": {"id": 123456, "is_bot": True, "username": "botyard_test_bot"}}
+        if method == "setWebhook":
+            state.webhook = dict(body)
+            return 200, {"ok": True, "result": True, "description": "Webhook was set"}
+        if method == "deleteWebhook":
+            state.webhook = {}
+            return 200, {"ok": True, "result": True, "description": "Webhook was set"}
+        if method == "sendChatAction":
+            return 200, {"ok": True, "result": True}
+        if method == "sendMessage":
+            mode = body.get("parse_mode")
+            try:
+                text = visible_text(body["text"]) if mode == "HTML" else body["text"]
+            except ValueError as error:
+                return 400, {"ok": False, "error_code": 400, "description": f"Bad Request: {error}"}
+            if len(text) > 4096:
+                return 400, {"ok": False, "error_code": 400, "description": "Bad Request: message is too long"}
+            state.sent.append(Sent(str(body["chat_id"]), text, mode))
+            return 200, {"ok": True, "result": {"message_id": len(state.sent), "text": text}}
+        return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
+
+    def _answer(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class TelegramApi:
+    def __init__(self, server: _Server) -> None:
+        self._server = server
+        self.url = f"http://127.0.0.1:{server.server_address[1]}"
+
+    @property
+    def state(self) -> _State:
+        return self._server.state
+
+    def sent(self) -> list[Sent]:
+        with self.state.lock:
+            return list(self.state.sent)
+
+    def calls(self, method: str) -> list[dict[str, Any]]:
+        with self.state.lock:
+            return [body for name, body in self.state.calls if name == method]
+
+    @property
+    def webhook(self) -> dict[str, Any]:
+        with self.state.lock:
+            return dict(self.state.webhook)
+
+    def queue_updates(self, *updates: dict[str, Any]) -> None:
+        with self.state.lock:
+            self.state.updates.extend(updates)
+
+    @property
+    def conflicts(self) -> int:
+        with self.state.lock:
+            return self.state.conflicts
+
+    def fail_next(self, *answers: tuple[int, dict[str, Any]]) -> None:
+        with self.state.lock:
+            self.state.failures[:] = list(answers)
+
+
+def too_many(retry_after: int) -> tuple[int, dict[str, Any]]:
+    description = f"Too Many Requests: retry after {retry_after}"
+    return 429, {"ok": False, "error_code": 429, "description": description, "parameters": {"retry_after": retry_after}}
+
+
+def trouble() -> tuple[int, dict[str, Any]]:
+    return 500, {"ok": False, "error_code": 500, "description": "Internal Server Error"}
+
+
+@contextmanager
+def telegram_api() -> Iterator[TelegramApi]:
+    server = _Server()
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield TelegramApi(server)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def update(update_id: int, text: str, *, user: int = 42, chat: int | None = None, **message: Any) -> dict[str, Any]:
+    """A Telegram update carrying a text message, as Telegram sends one."""
+    sender = {"id": user, "is_bot": False, "first_name": "Ada", "last_name": "Lovelace", "language_code": "en"}
+    chat_part = {"id": chat if chat is not None else user, "type": "private", "first_name": "Ada"}
+    body = {"message_id": update_id, "from": sender, "chat": chat_part, "date": 1764680000, "text": text, **message}
+    return {"update_id": update_id, "message": body}
