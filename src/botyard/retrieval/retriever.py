@@ -139,7 +139,8 @@ class Retriever:
 
     async def index(self, db: AsyncSession, chatbot_uuid: str, version: int | None = None) -> ChatbotIndex | None:
         """The chatbot's index at its current knowledge version (caught up or built if needed); None: no chatbot.
-        `version`: that version as read earlier in the request (an index cached at it costs no statement)."""
+        `version`: that version as the caller read it earlier in the request (an answer reads it with the chatbot),
+        so that an index already cached at it, or newer, costs no statement; None: read here."""
         repository = self.knowledge(db)
         if version is None:
             version = await repository.knowledge_version(chatbot_uuid)
