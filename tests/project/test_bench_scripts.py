@@ -25,6 +25,7 @@ SCRIPTS = [
     "large_documents.py",
     "analytics.py",
     "_bare_stream.py",
+    "channels.py",
 ]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.channels.inbound import Delivery
-from botyard.channels.repository import ChannelRepository, EventRepository
+from botyard.channels.repository import EventRepository
 from botyard.channels.schemas import ChannelSettings
 from botyard.db.base import new_uuid
 from botyard.jobs.kinds import ChannelAnswer
@@ -41,7 +41,6 @@ async def store(db: AsyncSession, channel: Channel, delivery: Delivery, now: dat
         }
     if not await EventRepository(db).add_new(values):
         return False
-    await ChannelRepository(db).note(channel.uuid, {"last_event_at": now})
     if said is not None:
         wait = ChannelSettings.model_validate(channel.settings).burst_seconds
         await enqueue(

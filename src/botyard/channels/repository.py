@@ -23,8 +23,18 @@ class ChannelRepository(ChatbotPartRepository[Channel]):
         statement = select(Channel).where(Channel.chatbot_uuid == chatbot_uuid).order_by(Channel.created_at)
         return (await self.session.scalars(statement)).all()
 
+    async def last_events(self, channel_uuids: Sequence[str]) -> dict[str, datetime]:
+        """When each channel's latest delivery arrived (from its events: a delivery writes no channel row, so that
+        a burst of them never queues on one row's lock)."""
+        statement = (
+            select(ChannelEvent.channel_uuid, func.max(ChannelEvent.received_at))
+            .where(ChannelEvent.channel_uuid.in_(channel_uuids))
+            .group_by(ChannelEvent.channel_uuid)
+        )
+        return {uuid: when for uuid, when in (await self.session.execute(statement)).all() if when is not None}
+
     async def note(self, channel_uuid: str, values: dict[str, Any]) -> None:
-        """Change the channel's status fields (`last_event_at`, `last_sent_at`, `last_error`, `last_error_at`)
+        """Change the channel's status fields (`last_sent_at`, `last_error`, `last_error_at`)
         without loading it, and without moving `modified_at` (the owner's last change)."""
         statement = update(Channel).where(Channel.uuid == channel_uuid).values(values)
         await self.session.execute(statement.execution_options(synchronize_session=False))

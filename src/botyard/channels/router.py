@@ -23,19 +23,21 @@ async def create_channel(
     `channel_refused`). `generic`: `credentials.callback_url`, where replies are POSTed; the answer carries the
     `signing_secret` both directions are signed with, shown this once."""
     row, secret = await service.create(db, settings, egress, account, uuid, body)
-    return service.to_wire(settings, row, secret)
+    [wire] = await service.wire(db, settings, [row], secret)
+    return wire
 
 
 @router.get("/chatbot/{uuid}/channels", response_model=list[Channel])
 async def list_channels(uuid: str, db: ReadDbSession, account: CurrentAccount, settings: AppSettings) -> list[Channel]:
     """The chatbot's channels, oldest first, with their status (last event, last reply sent, last error)."""
-    return [service.to_wire(settings, row) for row in await service.list_of_chatbot(db, account, uuid)]
+    return await service.wire(db, settings, await service.list_of_chatbot(db, account, uuid))
 
 
 @router.get("/channel/{uuid}", response_model=Channel)
 async def get_channel(uuid: str, db: ReadDbSession, account: CurrentAccount, settings: AppSettings) -> Channel:
     """One channel: its credentials as hints only, its settings and status."""
-    return service.to_wire(settings, await service.get_owned(db, account, uuid))
+    [wire] = await service.wire(db, settings, [await service.get_owned(db, account, uuid)])
+    return wire
 
 
 @router.post("/channel/{uuid}/update", response_model=Channel)
@@ -43,7 +45,8 @@ async def update_channel(
     uuid: str, body: ChannelUpdate, db: DbSession, account: CurrentAccount, settings: AppSettings, egress: Egress
 ) -> Channel:
     """Change the name, `enabled`, the settings, or a credential (checked as at creation; those not given stay)."""
-    return service.to_wire(settings, await service.update(db, settings, egress, account, uuid, body))
+    [wire] = await service.wire(db, settings, [await service.update(db, settings, egress, account, uuid, body)])
+    return wire
 
 
 @router.delete("/channel/{uuid}/delete", response_model=Success)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -131,7 +132,17 @@ def open_secrets(settings: Settings, row: ChannelRow) -> dict[str, str]:
     return {name: plain for name, plain in opened.items() if plain is not None}
 
 
-def to_wire(settings: Settings, row: ChannelRow, signing_secret: str | None = None) -> Channel:
+async def wire(
+    db: AsyncSession, settings: Settings, rows: Sequence[ChannelRow], signing_secret: str | None = None
+) -> list[Channel]:
+    """The channels as the API shows them, each with its latest delivery's time."""
+    last = await ChannelRepository(db).last_events([row.uuid for row in rows])
+    return [to_wire(settings, row, last.get(row.uuid), signing_secret) for row in rows]
+
+
+def to_wire(
+    settings: Settings, row: ChannelRow, last_event_at: datetime | None = None, signing_secret: str | None = None
+) -> Channel:
     wire: Channel = {
         "uuid": row.uuid,
         "chatbot_uuid": row.chatbot_uuid,
@@ -142,7 +153,7 @@ def to_wire(settings: Settings, row: ChannelRow, signing_secret: str | None = No
         "credentials": {name: f"••••{hint}" for name, hint in row.hints.items()},
         "settings": {**ChannelSettings().model_dump(), **row.settings},
         "status": {
-            "last_event_at": None if row.last_event_at is None else iso(row.last_event_at),
+            "last_event_at": None if last_event_at is None else iso(last_event_at),
             "last_sent_at": None if row.last_sent_at is None else iso(row.last_sent_at),
             "last_error": row.last_error,
             "last_error_at": None if row.last_error_at is None else iso(row.last_error_at),

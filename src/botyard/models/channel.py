@@ -63,7 +63,6 @@ class Channel(UuidPk, Timestamps, Base):
     """Credential name -> its last four characters, what the API shows of it."""
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
     """The channel's own settings (`channels.schemas.ChannelSettings`)."""
-    last_event_at: Mapped[datetime | None] = mapped_column(default=None)
     last_sent_at: Mapped[datetime | None] = mapped_column(default=None)
     last_error: Mapped[str] = mapped_column(Text, default="")
     last_error_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -84,6 +83,7 @@ class ChannelEvent(UuidPk, Base):
     __table_args__ = (
         UniqueConstraint("channel_uuid", "external_id", name="uq_channel_event_external"),
         Index("ix_channel_event_conversation", "channel_uuid", "conversation", "state"),
+        Index("ix_channel_event_received", "channel_uuid", "received_at"),
     )
 
     channel_uuid: Mapped[str] = mapped_column(ForeignKey("channel.uuid", ondelete="CASCADE"))

@@ -39,7 +39,6 @@ def _channel() -> None:
         sa.Column("secrets", sa.JSON(), nullable=False),
         sa.Column("hints", sa.JSON(), nullable=False),
         sa.Column("settings", sa.JSON(), nullable=False),
-        sa.Column("last_event_at", botyard.db.base.UTCDateTime(), nullable=True),
         sa.Column("last_sent_at", botyard.db.base.UTCDateTime(), nullable=True),
         sa.Column("last_error", sa.Text(), nullable=False),
         sa.Column("last_error_at", botyard.db.base.UTCDateTime(), nullable=True),
@@ -82,6 +81,7 @@ def _channel_event() -> None:
     )
     with op.batch_alter_table("channel_event", schema=None) as batch_op:
         batch_op.create_index("ix_channel_event_conversation", ["channel_uuid", "conversation", "state"], unique=False)
+        batch_op.create_index("ix_channel_event_received", ["channel_uuid", "received_at"], unique=False)
 
 
 def _channel_reply() -> None:
@@ -148,6 +148,7 @@ def downgrade() -> None:
 
     op.drop_table("channel_reply")
     with op.batch_alter_table("channel_event", schema=None) as batch_op:
+        batch_op.drop_index("ix_channel_event_received")
         batch_op.drop_index("ix_channel_event_conversation")
 
     op.drop_table("channel_event")
