@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.auth.keys import display_prefix
 from botyard.config import Settings
+from botyard.identity.keys.key_format import display_prefix
 from botyard.main import create_app
 from botyard.models import Role
 from tests.support.api import Api, assert_error

@@ -11,9 +11,9 @@ import pytest
 from pydantic import ValidationError
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.client_address import client_network, trusted_networks
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from tests.support.api import Api, assert_error
 from tests.support.chat import ask, ask_anonymous, messages, new_session

@@ -6,7 +6,8 @@ from fastapi import APIRouter
 
 from botyard.about.schemas import ServiceInfo
 from botyard.about.service import describe
-from botyard.deps import AppRetriever, CurrentAccount
+from botyard.deps import AppRetriever
+from botyard.identity.caller import CurrentAccount
 from botyard.service_settings.live import Live
 
 router = APIRouter(tags=["operations"])

@@ -5,8 +5,9 @@ from fastapi import APIRouter
 from botyard.agents import functions, service, wire
 from botyard.agents.function_schemas import ToolFunction, ToolFunctionCreate, ToolFunctionUpdate
 from botyard.agents.schemas import Agent, AgentCreate, AgentListed, AgentUpdate, AgentUpdated, ModelCosts, ModelList
-from botyard.deps import CurrentAccount, DbSession, Egress
+from botyard.deps import DbSession, Egress
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.caller import CurrentAccount
 from botyard.schemas import Success
 from botyard.sources.service import check_link
 

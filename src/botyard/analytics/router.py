@@ -10,8 +10,9 @@ from botyard.analytics import service
 from botyard.analytics.period import DEFAULT_DAYS, MAX_DAYS, Period, period
 from botyard.analytics.schemas import Analytics
 from botyard.chat.schemas import TimestampParam
-from botyard.deps import AppClock, CurrentAccount, ReadDbSession
+from botyard.deps import AppClock, ReadDbSession
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.caller import CurrentAccount
 
 router = APIRouter(tags=["analytics"])
 

@@ -11,8 +11,8 @@ from botyard.answering.turn.records import Ask
 from botyard.answering.wire import AnswerResponse, collect, wants_events
 from botyard.chat.ratelimit import CallingVisitor, Visitor
 from botyard.chat.schemas import MessageCreate, MessageReply
-from botyard.deps import OptionalAccount
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.caller import OptionalAccount
 
 router = APIRouter(tags=["sessions and messages"])
 

@@ -12,8 +12,9 @@ from botyard.audit import service
 from botyard.audit.export import CSV_COLUMNS, ExportFormat
 from botyard.audit.repository import AuditFilter
 from botyard.audit.schemas import AuditPage
-from botyard.deps import AppDatabase, CurrentPrincipal, ReadDbSession
+from botyard.deps import AppDatabase, ReadDbSession
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.caller import CurrentPrincipal
 from botyard.models import AuditObject
 from botyard.schemas import MAX_SQL_INTEGER
 

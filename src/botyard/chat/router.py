@@ -15,8 +15,9 @@ from botyard.chat.schemas import (
     SessionSummary,
 )
 from botyard.chat.wire import transcript
-from botyard.deps import CurrentAccount, DbSession
+from botyard.deps import DbSession
 from botyard.errors import AppError, ErrorCode, Responses, error_response, error_responses
+from botyard.identity.caller import CurrentAccount
 from botyard.schemas import Success
 
 router = APIRouter(tags=["sessions and messages"])

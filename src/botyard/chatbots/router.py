@@ -7,7 +7,8 @@ from fastapi import APIRouter, Depends, Request
 
 from botyard.chatbots import service
 from botyard.chatbots.schemas import AnswerSettings, AnswerSettingsUpdate, Chatbot, ChatbotCreate, ChatbotUpdate
-from botyard.deps import AppSettings, CurrentAccount, DbSession
+from botyard.deps import AppSettings, DbSession
+from botyard.identity.caller import CurrentAccount
 from botyard.retrieval.snapshot import drop_snapshots
 from botyard.schemas import Success
 

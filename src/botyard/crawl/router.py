@@ -9,7 +9,8 @@ from botyard.crawl import service, sync
 from botyard.crawl.schemas import Crawl, CrawlCreate
 from botyard.crawl.sync_schemas import Sync, SyncUpdate
 from botyard.db.base import utcnow
-from botyard.deps import CurrentAccount, DbSession, Egress, ReadDbSession
+from botyard.deps import DbSession, Egress, ReadDbSession
+from botyard.identity.caller import CurrentAccount
 
 router = APIRouter(tags=["crawls"])
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from botyard.deps import AppRetriever, CurrentAccount, ReadDbSession
+from botyard.deps import AppRetriever, ReadDbSession
 from botyard.hit_testing import service
 from botyard.hit_testing.schemas import RetrieveRequest, RetrieveResponse
+from botyard.identity.caller import CurrentAccount
 
 router = APIRouter(tags=["retrieval"])
 

@@ -14,13 +14,14 @@ from botyard.chat import service
 from botyard.chat.schemas import Message, Session
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
-from botyard.deps import AppDatabase, CurrentAccount, CurrentPrincipal, DbSession
+from botyard.deps import AppDatabase, DbSession
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.caller import CurrentAccount, CurrentPrincipal
+from botyard.identity.users.availability import operator_name
 from botyard.live import service as live
 from botyard.live.event_stream import MAX_EVENT_ID, AppEventWatch, StreamedEvent, event_response, start_after
 from botyard.live.schemas import OperatorReply
 from botyard.live.wakeup import chatbot_topic
-from botyard.people.availability import operator_name
 
 router = APIRouter(tags=["live chat"])
 

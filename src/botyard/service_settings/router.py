@@ -7,8 +7,9 @@ import logging
 from fastapi import APIRouter
 from pydantic import SecretStr
 
-from botyard.deps import AppClock, AppDatabase, CurrentPrincipal
+from botyard.deps import AppClock, AppDatabase
 from botyard.errors import AppError, ErrorCode, error_responses
+from botyard.identity.caller import CurrentPrincipal
 from botyard.service_settings import service
 from botyard.service_settings.connection import check_connection
 from botyard.service_settings.fields import BY_NAME, check, locked

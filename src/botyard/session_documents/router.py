@@ -6,8 +6,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, UploadFile
 
-from botyard.deps import AppSettings, CurrentAccount, DbSession
+from botyard.deps import AppSettings, DbSession
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.caller import CurrentAccount
 from botyard.ingestion.parse import ParseLimits
 from botyard.session_documents import service
 from botyard.session_documents.schemas import SessionDocumentOut

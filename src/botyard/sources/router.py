@@ -4,8 +4,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 
-from botyard.deps import AppSettings, CurrentAccount, DbSession, Egress
+from botyard.deps import AppSettings, DbSession, Egress
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.caller import CurrentAccount
 from botyard.schemas import MAX_SQL_INTEGER, Success
 from botyard.sources import content, service
 from botyard.sources.schemas import (

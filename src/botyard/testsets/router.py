@@ -9,7 +9,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, UploadFile
 from fastapi.responses import Response
 
-from botyard.deps import AppClock, CurrentAccount, DbSession
+from botyard.deps import AppClock, DbSession
+from botyard.identity.caller import CurrentAccount
 from botyard.schemas import Success
 from botyard.testsets import service
 from botyard.testsets.csvfile import MAX_BYTES

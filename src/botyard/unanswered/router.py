@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from botyard.chat.schemas import TimestampParam
-from botyard.deps import AppClock, AppRetriever, CurrentAccount, DbSession
+from botyard.deps import AppClock, AppRetriever, DbSession
+from botyard.identity.caller import CurrentAccount
 from botyard.schemas import MAX_SQL_INTEGER
 from botyard.unanswered import fixes, review, service
 from botyard.unanswered.schemas import (

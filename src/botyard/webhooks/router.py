@@ -7,7 +7,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from botyard.deps import AppClock, CurrentAccount, DbSession, Egress, ReadDbSession
+from botyard.deps import AppClock, DbSession, Egress, ReadDbSession
+from botyard.identity.caller import CurrentAccount
 from botyard.schemas import Success
 from botyard.webhooks import service
 from botyard.webhooks.schemas import Delivery, Webhook, WebhookCreate, WebhookUpdate

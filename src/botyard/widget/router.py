@@ -18,8 +18,9 @@ from botyard.chat.feedback.service import feedback_of
 from botyard.chat.ratelimit import CallingVisitor
 from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
-from botyard.deps import AppClock, AppDatabase, ClientNetwork, CurrentAccount, DbSession, ReadDbSession
+from botyard.deps import AppClock, AppDatabase, ClientNetwork, DbSession, ReadDbSession
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.caller import CurrentAccount
 from botyard.live import contact
 from botyard.live import service as live
 from botyard.live.event_stream import (

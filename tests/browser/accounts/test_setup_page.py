@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from botyard.accounts import setup
 from botyard.config import Settings
+from botyard.identity.accounts import setup
 from tests.support.servers import Server
 
 

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Query
 
 from botyard.chat.feedback import service
 from botyard.chat.feedback.schemas import FeedbackEntry
-from botyard.deps import CurrentAccount, DbSession
+from botyard.deps import DbSession
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.caller import CurrentAccount
 from botyard.models.kinds import Rating
 from botyard.schemas import MAX_SQL_INTEGER
 

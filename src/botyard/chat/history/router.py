@@ -12,8 +12,9 @@ from fastapi.responses import StreamingResponse
 from botyard.chat.filters import SessionQuery
 from botyard.chat.history import service
 from botyard.chat.history.schemas import Conversation, ExportFormat, Retention, RetentionUpdate
-from botyard.deps import AppDatabase, CurrentAccount, DbSession, ReadDbSession
+from botyard.deps import AppDatabase, DbSession, ReadDbSession
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.caller import CurrentAccount
 from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["sessions and messages"])

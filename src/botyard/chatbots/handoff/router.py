@@ -8,8 +8,9 @@ from fastapi import APIRouter
 from botyard.chatbots.handoff import service
 from botyard.chatbots.handoff.schemas import Notifications, NotificationsUpdate, OfficeHours, OfficeHoursUpdate
 from botyard.db.base import utcnow
-from botyard.deps import AppSettings, CurrentAccount, DbSession, ReadDbSession
+from botyard.deps import AppSettings, DbSession, ReadDbSession
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.caller import CurrentAccount
 from botyard.mail import mail_status
 
 router = APIRouter(tags=["live chat"])

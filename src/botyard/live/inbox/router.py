@@ -8,8 +8,9 @@ from fastapi import APIRouter
 from botyard.chat import service as chat
 from botyard.chat.schemas import Session
 from botyard.db.base import utcnow
-from botyard.deps import CurrentAccount, DbSession, ReadDbSession
+from botyard.deps import DbSession, ReadDbSession
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.caller import CurrentAccount
 from botyard.live import service as live
 from botyard.live.inbox import service
 from botyard.live.inbox.schemas import Inbox, Seen, Waiting

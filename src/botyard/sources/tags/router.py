@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from botyard.deps import CurrentAccount, DbSession
+from botyard.deps import DbSession
+from botyard.identity.caller import CurrentAccount
 from botyard.schemas import Success
 from botyard.sources.tags import service
 from botyard.sources.tags.schemas import SourceTag, TagCreate, TagUpdate
