@@ -32,14 +32,14 @@ async def _signer(request: Request, authorization: str | None, *, optional: bool
     # Their own short transactions: on SQLite the request's write transaction takes the write lock at its first
     # statement, and it should not start before the handler needs it (a handler may first check a URL's DNS).
     if authorization:
-        record = await database.read_briefly(lambda session: api_keys.signing_key(session, authorization))
+        record = await database.read_briefly(lambda db: api_keys.signing_key(db, authorization))
         if api_keys.use_is_due(record, now):
-            await database.write_briefly(lambda session: api_keys.note_use(session, record.uuid, now))
+            await database.write_briefly(lambda db: api_keys.note_use(db, record.uuid, now))
         return Principal(account_uuid=record.account_uuid, role=KEY_ROLE, name=record.name, key_prefix=record.prefix)
     token = request.cookies.get(cookies.SESSION)
     if not token:
         return None
-    found = await database.read_briefly(lambda session: sessions.signed_in(session, token, now))
+    found = await database.read_briefly(lambda db: sessions.signed_in(db, token, now))
     try:
         if found is None:
             raise unauthorized("Your session has ended: sign in again")

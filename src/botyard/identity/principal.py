@@ -15,7 +15,7 @@ class Principal:
     role: Role
     user_uuid: str | None = None
     """The person; None for an API key."""
-    session_uuid: str | None = None
+    browser_session_uuid: str | None = None
     """The signed-in browser; None for an API key."""
     email: str = ""
     """The person's email (what the audit log keeps of who acted); empty for an API key."""
@@ -28,12 +28,12 @@ class Principal:
         return allows(self.role, permission)
 
 
-def of_user(user: User, session_uuid: str | None = None) -> Principal:
+def of_user(user: User, browser_session_uuid: str | None = None) -> Principal:
     return Principal(
         account_uuid=user.account_uuid,
         role=Role(user.role),
         user_uuid=user.uuid,
-        session_uuid=session_uuid,
+        browser_session_uuid=browser_session_uuid,
         email=user.email,
         name=user.name,
     )

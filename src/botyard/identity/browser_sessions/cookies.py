@@ -35,6 +35,7 @@ def set_session(
 ) -> None:
     max_age = max(0, int((expires_at - now).total_seconds()))
     secure = is_secure(request)
+    _forget(response, (SESSION, CSRF))
     for name, value, http_only in ((SESSION, token, True), (CSRF, csrf, False)):
         response.set_cookie(name, value, max_age=max_age, path="/", secure=secure, httponly=http_only, samesite="lax")
 
@@ -43,3 +44,11 @@ def clear_session(response: Response, request: Request) -> None:
     secure = is_secure(request)
     for name, http_only in ((SESSION, True), (CSRF, False)):
         response.delete_cookie(name, path="/", secure=secure, httponly=http_only, samesite="lax")
+
+
+def _forget(response: Response, names: tuple[str, ...]) -> None:
+    """Drop the `Set-Cookie` headers of `names` already on `response` (a transaction run again sets them anew)."""
+    prefixes = tuple(f"{name}=".encode("latin-1") for name in names)
+    response.raw_headers[:] = [
+        (key, value) for key, value in response.raw_headers if key != b"set-cookie" or not value.startswith(prefixes)
+    ]

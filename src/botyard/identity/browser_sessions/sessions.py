@@ -1,4 +1,5 @@
-"""Dashboard sessions: open one for a person (sign-in), find the person a cookie stands for, end one or all.
+"""Browser sign-in sessions: start one for a person (`opening` does, with its cookies), find the person a cookie
+stands for, end one or all.
 
 A session is a row keyed by the SHA-256 of the cookie's token, with an absolute expiry; the person's role is read
 from their row at every request (one indexed join), so a new role or a removal counts at the next request.
@@ -18,7 +19,7 @@ from botyard.models import User, UserSession
 
 
 @dataclass(frozen=True)
-class OpenedSession:
+class OpenedBrowserSession:
     """A new session: the two secrets exist only here and in the browser's cookies."""
 
     user: User
@@ -35,7 +36,7 @@ class SignedIn:
     csrf_hash: str
 
 
-async def open_session(db: AsyncSession, user: User, now: datetime, lifetime: timedelta) -> OpenedSession:
+async def start(db: AsyncSession, user: User, now: datetime, lifetime: timedelta) -> OpenedBrowserSession:
     repository = BrowserSessionRepository(db)
     await repository.end_expired(user.uuid, now)  # a person's old sessions go as they sign in again
     token, csrf = new_token(), new_token()
@@ -48,7 +49,7 @@ async def open_session(db: AsyncSession, user: User, now: datetime, lifetime: ti
         expires_at=expires_at,
     )
     await repository.add(record)
-    return OpenedSession(user=user, token=token, csrf=csrf, expires_at=expires_at)
+    return OpenedBrowserSession(user=user, token=token, csrf=csrf, expires_at=expires_at)
 
 
 async def signed_in(db: AsyncSession, token: str, now: datetime) -> SignedIn | None:

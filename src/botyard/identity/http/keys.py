@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from fastapi import APIRouter, Request, Response
 
 from botyard.db.base import iso
@@ -11,7 +9,8 @@ from botyard.deps import AppClock, AppSettings, DbSession
 from botyard.errors import ErrorCode, error_responses
 from botyard.identity import passwords
 from botyard.identity.accounts import service, setup
-from botyard.identity.browser_sessions import cookies, csrf, sessions
+from botyard.identity.browser_sessions import csrf
+from botyard.identity.browser_sessions.opening import open_browser_session
 from botyard.identity.caller import CurrentAccount, CurrentPrincipal
 from botyard.identity.http.key_schemas import ApiKeyCreated, ApiKeyInfo, FirstAccount, SetupClaim
 from botyard.identity.keys import service as api_keys
@@ -78,8 +77,5 @@ async def first_account(
             role=Role.OWNER,
             now=moment,
         )
-        opened = await sessions.open_session(db, owner, moment, timedelta(days=settings.session_days))
-        cookies.set_session(
-            response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
-        )
+        await open_browser_session(db, owner, request, response, moment)
     return {**_info(issued.record), "key": issued.key, "email": issued.account.email}

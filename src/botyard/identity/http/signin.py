@@ -4,17 +4,16 @@ that open a session: an invitation accepted and a password reset. Sign-in answer
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from fastapi import APIRouter, Request, Response
 
 from botyard.client_address import client_address, trusted_networks
 from botyard.config import Settings
 from botyard.db.base import iso
-from botyard.deps import AppClock, AppDatabase, AppSettings, DbSession
+from botyard.deps import AppClock, AppDatabase, DbSession
 from botyard.errors import AppError, ErrorCode, error_responses, validation_error
 from botyard.identity import passwords, resets
 from botyard.identity.browser_sessions import cookies, csrf, devices, sessions
+from botyard.identity.browser_sessions.opening import open_browser_session, opener
 from botyard.identity.caller import CurrentPrincipal
 from botyard.identity.http.member_schemas import member_view
 from botyard.identity.http.signin_schemas import (
@@ -59,27 +58,19 @@ def me_view(principal: Principal, user: User | None) -> Me:
     }
 
 
-def _session_change(action: AuditAction, user: User) -> Change:
+def _sign_in_change(action: AuditAction, user: User) -> Change:
     return Change(action, AuditObject.SESSION, user.uuid, f"{action.value.replace('_', ' ')}: {user.email}")
 
 
-async def _signed_in(
-    db: DbSession, user: User, request: Request, response: Response, settings: AppSettings, now: AppClock
-) -> Me:
-    """Open a session for `user` in the request's transaction and answer with its cookies."""
-    moment = now()
-    opened = await sessions.open_session(db, user, moment, timedelta(days=settings.session_days))
-    await note(request, of_user(opened.user), _session_change(AuditAction.SIGNED_IN, opened.user), db)
-    cookies.set_session(
-        response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
-    )
+async def _signed_in(db: DbSession, user: User, request: Request, response: Response, now: AppClock) -> Me:
+    """Open a browser session for `user` in the request's transaction and answer with its cookies."""
+    opened = await open_browser_session(db, user, request, response, now())
+    await note(request, of_user(opened.user), _sign_in_change(AuditAction.SIGNED_IN, opened.user), db)
     return me_view(of_user(opened.user, None), opened.user)
 
 
 @router.post("/sign-in", response_model=Me, responses=_SIGN_IN)
-async def sign_in(
-    body: SignInBody, request: Request, response: Response, database: AppDatabase, settings: AppSettings, now: AppClock
-) -> Me:
+async def sign_in(body: SignInBody, request: Request, response: Response, database: AppDatabase, now: AppClock) -> Me:
     """Sign in to the dashboard with an email and a password: the reply sets the session cookie (HttpOnly) and the
     cross-site token cookie whose value the dashboard echoes in `X-Botyard-CSRF` on every change, and the device
     cookie that lets this browser sign in as this address while others' wrong passwords keep it waiting."""
@@ -89,16 +80,13 @@ async def sign_in(
     device = device_cookies.opened(request.cookies.get(devices.COOKIE), moment)
     attempt = Attempt(body.email, body.password, _client(request), device)
     try:
-        signed_in = await check_sign_in(database, attempt, moment, timedelta(days=settings.session_days))
+        signed_in = await check_sign_in(database, attempt, moment, opener(request, response, moment))
     except AppError as error:
         if error.code == ErrorCode.SIGNIN_FAILED:
             await _note_failure(request, database, body.email)
         raise
     opened = signed_in.opened
-    await note(request, of_user(opened.user), _session_change(AuditAction.SIGNED_IN, opened.user))
-    cookies.set_session(
-        response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
-    )
+    await note(request, of_user(opened.user), _sign_in_change(AuditAction.SIGNED_IN, opened.user))
     device_cookies.set(response, request, signed_in.device, moment)
     return me_view(of_user(opened.user), opened.user)
 
@@ -116,7 +104,7 @@ async def _note_failure(request: Request, database: AppDatabase, email: str) -> 
     except AppError:
         return  # not an email at all
     if user is not None:
-        await note(request, of_user(user), _session_change(AuditAction.SIGNIN_FAILED, user), proven=False)
+        await note(request, of_user(user), _sign_in_change(AuditAction.SIGNIN_FAILED, user), proven=False)
 
 
 @router.get("/me", response_model=Me)
@@ -138,10 +126,10 @@ async def set_availability(body: Availability, db: DbSession, principal: Current
 @router.post("/sign-out", response_model=SignedOut)
 async def sign_out(request: Request, response: Response, db: DbSession, principal: CurrentPrincipal) -> SignedOut:
     """Sign this browser out: its session ends and its cookies are cleared."""
-    if principal.session_uuid is not None:
-        await sessions.end(db, principal.session_uuid)
+    if principal.browser_session_uuid is not None:
+        await sessions.end(db, principal.browser_session_uuid)
     cookies.clear_session(response, request)
-    return {"ended": 1 if principal.session_uuid else 0}
+    return {"ended": 1 if principal.browser_session_uuid else 0}
 
 
 @router.post(
@@ -169,24 +157,22 @@ async def preview_invitation(body: LinkBody, db: DbSession, now: AppClock) -> In
 
 @router.post("/invitation/accept", response_model=Me, responses=_LINK)
 async def accept_invitation(
-    body: AcceptInvitation, request: Request, response: Response, db: DbSession, settings: AppSettings, now: AppClock
+    body: AcceptInvitation, request: Request, response: Response, db: DbSession, now: AppClock
 ) -> Me:
     """Accept an invitation: choose a name and a password (10 characters or more); the reply signs you in."""
     csrf.check_origin(request.headers)
     password_hash = await passwords.hash_password(body.password)  # before the transaction's first statement
     user = await invitations.accept(db, body.token, name=body.name, password_hash=password_hash, now=now())
-    await note(request, of_user(user), _session_change(AuditAction.INVITATION_ACCEPTED, user), db)
-    return await _signed_in(db, user, request, response, settings, now)
+    await note(request, of_user(user), _sign_in_change(AuditAction.INVITATION_ACCEPTED, user), db)
+    return await _signed_in(db, user, request, response, now)
 
 
 @router.post("/password-reset", response_model=Me, responses=_LINK)
-async def reset_password(
-    body: ResetPassword, request: Request, response: Response, db: DbSession, settings: AppSettings, now: AppClock
-) -> Me:
+async def reset_password(body: ResetPassword, request: Request, response: Response, db: DbSession, now: AppClock) -> Me:
     """Set a new password with a reset link's token: every other session of the person ends, and the reply signs
     this browser in."""
     csrf.check_origin(request.headers)
     password_hash = await passwords.hash_password(body.password)
     user = await resets.reset(db, body.token, password_hash=password_hash, now=now())
-    await note(request, of_user(user), _session_change(AuditAction.PASSWORD_RESET, user), db)
-    return await _signed_in(db, user, request, response, settings, now)
+    await note(request, of_user(user), _sign_in_change(AuditAction.PASSWORD_RESET, user), db)
+    return await _signed_in(db, user, request, response, now)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -14,6 +13,7 @@ from botyard.config import Settings, env_name
 from botyard.deps import AppClock, AppDatabase, AppSettings
 from botyard.errors import AppError, ErrorCode, Responses, error_responses
 from botyard.identity.browser_sessions import cookies
+from botyard.identity.browser_sessions.opening import opener
 from botyard.identity.http.sso_schemas import SsoInfo
 from botyard.identity.principal import of_user
 from botyard.identity.recording import Change, note
@@ -92,7 +92,6 @@ async def callback(
     request: Request,
     provider: AppProvider,
     database: AppDatabase,
-    settings: AppSettings,
     now: AppClock,
     code: QueryText = None,
     state: QueryText = None,
@@ -102,7 +101,7 @@ async def callback(
     token are checked, and the member it names is signed in; any refusal goes back to the sign-in page with its
     reason, and writes nothing."""
     moment = now()
-    lifetime = timedelta(days=settings.session_days)
+    response = RedirectResponse(SIGNED_IN, status_code=303)
     try:
         key = flow.cookie_key(provider.client.client_secret)
         begun = flow.opened(request.cookies.get(flow.COOKIE), key, int(moment.timestamp()))
@@ -112,18 +111,13 @@ async def callback(
         if not code:
             raise SignInRefused(Refusal.PROVIDER_ERROR, "the provider sent no code")
         identity = await provider.identity(code, begun.verifier, begun.nonce, int(moment.timestamp()))
-        opened = await signed_in(database, identity, moment, lifetime)
+        opened = await signed_in(database, identity, moment, opener(request, response, moment))
         summary = f"signed in with single sign-on: {opened.user.email}"
         await note(
             request, of_user(opened.user), Change(AuditAction.SIGNED_IN, AuditObject.SESSION, opened.user.uuid, summary)
         )
     except SignInRefused as refusal:
-        response = _refused(refusal)
-    else:
-        response = RedirectResponse(SIGNED_IN, status_code=303)
-        cookies.set_session(
-            response, request, token=opened.token, csrf=opened.csrf, expires_at=opened.expires_at, now=moment
-        )
+        response = _refused(refusal)  # and the session cookies set on the redirect go with it
     secure = cookies.is_secure(request)
     response.delete_cookie(flow.COOKIE, path=flow.PATH, secure=secure, httponly=True, samesite="lax")
     return response

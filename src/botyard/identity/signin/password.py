@@ -21,14 +21,15 @@ Each attempt, in this order:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.session import Database
 from botyard.errors import AppError, ErrorCode
 from botyard.identity.browser_sessions.devices import Device
-from botyard.identity.browser_sessions.sessions import OpenedSession, open_session
+from botyard.identity.browser_sessions.opening import Opener
+from botyard.identity.browser_sessions.sessions import OpenedBrowserSession
 from botyard.identity.emails import normalise_email
 from botyard.identity.passwords import verify_password
 from botyard.identity.signin.throttle import service as throttle
@@ -58,7 +59,7 @@ class Attempt:
 
 @dataclass(frozen=True)
 class SignedIn:
-    opened: OpenedSession
+    opened: OpenedBrowserSession
     device: Device
     """The device to name in the browser's cookie from now on."""
 
@@ -84,8 +85,9 @@ def counted_keys(email: str, attempt: Attempt) -> list[throttle.Key]:
     return [throttle.address_key(email), throttle.network_key(attempt.client)]
 
 
-async def sign_in(database: Database, attempt: Attempt, now: datetime, lifetime: timedelta) -> SignedIn:
-    """A new session for the person with this email and password, or 401 `signin_failed` / 429 `signin_throttled`."""
+async def sign_in(database: Database, attempt: Attempt, now: datetime, open_session: Opener) -> SignedIn:
+    """A new browser session (`open_session`) for the person with this email and password, or 401 `signin_failed` /
+    429 `signin_throttled`."""
     try:
         email = normalise_email(attempt.email)
     except AppError:
@@ -102,16 +104,16 @@ async def sign_in(database: Database, attempt: Attempt, now: datetime, lifetime:
         raise _failed()
     assert user is not None  # only a stored hash matches
     uuid = user.uuid
-    opened = await database.write_briefly(lambda db: _open(db, uuid, places, now, lifetime))
+    opened = await database.write_briefly(lambda db: _open(db, uuid, places, now, open_session))
     known = attempt.device if attempt.device is not None and attempt.device.email == email else None
     return SignedIn(opened, known or Device.new(email))
 
 
 async def _open(
-    db: AsyncSession, user_uuid: str, places: list[throttle.Place], now: datetime, lifetime: timedelta
-) -> OpenedSession:
+    db: AsyncSession, user_uuid: str, places: list[throttle.Place], now: datetime, open_session: Opener
+) -> OpenedBrowserSession:
     user: User | None = await UserRepository(db).get(user_uuid)
     if user is None:  # removed between the check and now
         raise _failed()
     await throttle.forgive(db, places, now)
-    return await open_session(db, user, now, lifetime)
+    return await open_session(db, user)

@@ -16,15 +16,15 @@ unique link (or its claim of the invitation finds it accepted) and runs again, a
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.session import Database
 from botyard.errors import AppError
-from botyard.identity.browser_sessions import sessions
-from botyard.identity.browser_sessions.sessions import OpenedSession
+from botyard.identity.browser_sessions.opening import Opener
+from botyard.identity.browser_sessions.sessions import OpenedBrowserSession
 from botyard.identity.emails import normalise_email, stand_in
 from botyard.identity.invitations import service as invitations
 from botyard.identity.sso.idtoken import Identity
@@ -34,11 +34,14 @@ from botyard.identity.users import members
 from botyard.models import OidcIdentity, User
 
 
-async def signed_in(database: Database, identity: Identity, now: datetime, lifetime: timedelta) -> OpenedSession:
-    """A new session for the member the identity names (linked on first sign-in), in one brief write transaction."""
+async def signed_in(
+    database: Database, identity: Identity, now: datetime, open_session: Opener
+) -> OpenedBrowserSession:
+    """A new browser session (`open_session`) for the member the identity names (linked on first sign-in), in one
+    brief write transaction."""
 
-    async def open_one(db: AsyncSession) -> OpenedSession:
-        return await sessions.open_session(db, await member_of(db, identity, now), now, lifetime)
+    async def open_one(db: AsyncSession) -> OpenedBrowserSession:
+        return await open_session(db, await member_of(db, identity, now))
 
     try:
         return await database.write_briefly(open_one)
