@@ -36,8 +36,9 @@ from botyard.egress import Resolver
 from botyard.errors import install_error_handlers
 from botyard.hit_testing.router import router as hit_testing_router
 from botyard.identity.browser_sessions import devices
-from botyard.identity.http.keys import router as accounts_router
+from botyard.identity.http.keys import router as keys_router
 from botyard.identity.http.members import router as members_router
+from botyard.identity.http.setup import router as setup_router
 from botyard.identity.http.signin import router as signin_router
 from botyard.identity.http.sso import router as sso_router
 from botyard.identity.sso.setup import provider_of
@@ -127,7 +128,8 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
     routers = (
         answering_router,  # first: every message's request is matched against the routes in this order
         widget_router,
-        accounts_router,
+        setup_router,
+        keys_router,
         signin_router,
         sso_router,
         members_router,

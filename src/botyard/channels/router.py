@@ -7,7 +7,8 @@ from fastapi import APIRouter
 
 from botyard.channels import service
 from botyard.channels.schemas import Channel, ChannelCreate, ChannelUpdate
-from botyard.deps import AppSettings, CurrentAccount, DbSession, Egress, ReadDbSession
+from botyard.deps import AppSettings, DbSession, Egress, ReadDbSession
+from botyard.identity.caller import CurrentAccount
 from botyard.schemas import Success
 
 router = APIRouter(tags=["channels"])

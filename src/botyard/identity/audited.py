@@ -113,9 +113,8 @@ _V1: dict[str, Audited | None] = {
     "POST /chatbot/{uuid}/channel/create": _made(Obj.CHANNEL),
     "POST /channel/{uuid}/update": Audited(Obj.CHANNEL, UPDATED),
     "DELETE /channel/{uuid}/delete": Audited(Obj.CHANNEL, DELETED),
-    "POST /account/key/create": _made(Obj.KEY),
-    "POST /account/key/{prefix}/revoke": Audited(Obj.KEY, REVOKED),
     "POST /account/api-key/create": _made(Obj.KEY),
+    "POST /account/api-key/{prefix}/revoke": Audited(Obj.KEY, REVOKED),
     "POST /account/member/{uuid}/role": Audited(Obj.MEMBER, UPDATED, "role"),
     "POST /account/member/{uuid}/remove": Audited(
         Obj.MEMBER, DELETED, also=Also("revoked_keys", Obj.KEY, REVOKED, "made by the member removed")

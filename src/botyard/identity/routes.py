@@ -137,11 +137,9 @@ _V1_ROUTES: dict[str, Permission] = {
     "POST /channel/{uuid}/update": MANAGE,
     "DELETE /channel/{uuid}/delete": MANAGE,
     # the account: keys, members, invitations; one's own session
-    "GET /account/keys": ACCESS,
-    "POST /account/key/create": ACCESS,
-    "POST /account/key/{prefix}/revoke": ACCESS,
     "GET /account/api-keys": ACCESS,
     "POST /account/api-key/create": ACCESS,
+    "POST /account/api-key/{prefix}/revoke": ACCESS,
     "GET /account/members": ACCESS,
     "POST /account/member/{uuid}/role": ACCESS,
     "POST /account/member/{uuid}/remove": ACCESS,
@@ -166,6 +164,9 @@ ROUTES: dict[str, Permission] = {
 PUBLIC: frozenset[str] = frozenset(
     {
         f"POST {V1}/setup",
+        f"GET {V1}/account/keys",  # 308 to the API keys' one set of endpoints, as the next two
+        f"POST {V1}/account/key/create",
+        f"POST {V1}/account/key/{{prefix}}/revoke",
         f"POST {V1}/auth/sign-in",
         f"POST {V1}/auth/invitation",
         f"POST {V1}/auth/invitation/accept",

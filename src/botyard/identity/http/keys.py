@@ -1,81 +1,74 @@
-"""The account's own API keys (extension: the hosted API leaves key management out)."""
+"""The account's API keys, one set of endpoints (extension: the hosted API leaves key management out): list them with
+their names, last use and makers, create a named one (shown once), revoke one.
+
+The older paths answer 308 to these, so that a client that follows redirects keeps working (docs/access.md):
+`GET /account/keys`, `POST /account/key/create` (which now needs the `name` the kept one does) and
+`POST /account/key/{prefix}/revoke`.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Any
 
-from botyard.db.base import iso
-from botyard.deps import AppClock, AppSettings, DbSession
-from botyard.errors import ErrorCode, error_responses
-from botyard.identity import passwords
-from botyard.identity.accounts import service, setup
-from botyard.identity.browser_sessions import csrf
-from botyard.identity.browser_sessions.opening import open_browser_session
-from botyard.identity.caller import CurrentAccount, CurrentPrincipal
-from botyard.identity.http.key_schemas import ApiKeyCreated, ApiKeyInfo, FirstAccount, SetupClaim
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
+
+from botyard.deps import DbSession
+from botyard.identity.accounts import service
+from botyard.identity.caller import CurrentPrincipal
+from botyard.identity.http.member_schemas import ApiKeyCreate, ApiKeyDetails, ApiKeyIssued, key_view
 from botyard.identity.keys import service as api_keys
 from botyard.identity.users import members
-from botyard.models import ApiKey, Role
+from botyard.identity.users import service as people_and_keys
 
 router = APIRouter(tags=["account"])
 
-_SETUP_REFUSALS = error_responses(
-    {
-        ErrorCode.SETUP_REFUSED: "wrong or used setup token",
-        ErrorCode.CSRF_REFUSED: "sent from another site.",
-        ErrorCode.SETUP_DONE: "the service has an account already.",
-    }
-)
+
+@router.get("/account/api-keys", response_model=list[ApiKeyDetails])
+async def list_api_keys(db: DbSession, principal: CurrentPrincipal) -> list[ApiKeyDetails]:
+    """List the account's API keys with their names, last use (to the minute) and who made them (the keys
+    themselves are never shown again)."""
+    records, makers = await people_and_keys.keys_with_makers(db, principal.account_uuid)
+    return [key_view(record, makers) for record in records]
 
 
-def _info(record: ApiKey) -> ApiKeyInfo:
-    return {
-        "prefix": record.prefix,
-        "created_at": iso(record.created_at),
-        "revoked_at": iso(record.revoked_at) if record.revoked_at else None,
-    }
+@router.post("/account/api-key/create", response_model=ApiKeyIssued)
+async def create_api_key(body: ApiKeyCreate, db: DbSession, principal: CurrentPrincipal) -> ApiKeyIssued:
+    """Create a named API key for a program; the reply is the only time the key is shown."""
+    key, record = await api_keys.add_key(db, principal.account_uuid, body.name, made_by=principal.user_uuid)
+    makers = {principal.user_uuid: principal.email} if principal.user_uuid else {}
+    return {**key_view(record, makers), "key": key}
 
 
-@router.get("/account/keys", response_model=list[ApiKeyInfo])
-async def list_keys(db: DbSession, account: CurrentAccount) -> list[ApiKeyInfo]:
-    """List the account's API keys by prefix (the keys themselves are never shown again)."""
-    return [_info(record) for record in await api_keys.keys_of(db, account)]
+@router.post("/account/api-key/{prefix}/revoke", response_model=ApiKeyDetails)
+async def revoke_api_key(prefix: str, db: DbSession, principal: CurrentPrincipal) -> ApiKeyDetails:
+    """Revoke one of the account's keys by its prefix (a key may revoke itself): its next request answers 401."""
+    record = await service.revoke_key(db, prefix, account_uuid=principal.account_uuid)
+    maker = await members.by_uuid(db, record.made_by_user_uuid) if record.made_by_user_uuid else None
+    mine = maker is not None and maker.account_uuid == principal.account_uuid
+    return key_view(record, {maker.uuid: maker.email} if maker is not None and mine else {})
 
 
-@router.post("/account/key/create", response_model=ApiKeyCreated)
-async def create_key(db: DbSession, principal: CurrentPrincipal) -> ApiKeyCreated:
-    """Create another API key for the account; the response is the only time the key is shown."""
-    key, record = await api_keys.add_key(db, principal.account_uuid, made_by=principal.user_uuid)
-    return {**_info(record), "key": key}
+_MOVED: dict[int | str, dict[str, Any]] = {308: {"description": "Moved: send the same request to `Location`."}}
 
 
-@router.post("/account/key/{prefix}/revoke", response_model=ApiKeyInfo)
-async def revoke_key(prefix: str, db: DbSession, account: CurrentAccount) -> ApiKeyInfo:
-    """Revoke one of the account's keys by its prefix (a key may revoke itself)."""
-    return _info(await service.revoke_key(db, prefix, account_uuid=account))
+def _moved(request: Request, name: str, **params: str) -> RedirectResponse:
+    return RedirectResponse(request.app.url_path_for(name, **params), status_code=308)
 
 
-@router.post("/setup", response_model=FirstAccount, responses=_SETUP_REFUSALS)
-async def first_account(
-    body: SetupClaim, request: Request, response: Response, db: DbSession, settings: AppSettings, now: AppClock
-) -> FirstAccount:
-    """Create the first account and its key with the one-time token of the setup link `botyard serve` prints while
-    no account exists (no key needed). With a `password` (10 characters or more) the email becomes the account's
-    owner, a person who signs in to the dashboard, and this reply signs them in (session cookies). 409 `setup_done`
-    once any account exists; 403 `setup_refused` for a wrong token (or a request from another site's page)."""
-    csrf.check_origin(request.headers)
-    password_hash = await passwords.hash_password(body.password) if body.password is not None else None
-    issued = await setup.claim(db, settings, body.token, body.email)
-    if password_hash is not None:
-        moment = now()
-        owner = await members.add(
-            db,
-            issued.account.uuid,
-            email=body.email,
-            name=body.name,
-            password_hash=password_hash,
-            role=Role.OWNER,
-            now=moment,
-        )
-        await open_browser_session(db, owner, request, response, moment)
-    return {**_info(issued.record), "key": issued.key, "email": issued.account.email}
+@router.get("/account/keys", status_code=308, responses=_MOVED, include_in_schema=False)
+async def list_keys_moved(request: Request) -> RedirectResponse:
+    """Moved to `GET /account/api-keys`."""
+    return _moved(request, "list_api_keys")
+
+
+@router.post("/account/key/create", status_code=308, responses=_MOVED, include_in_schema=False)
+async def create_key_moved(request: Request) -> RedirectResponse:
+    """Moved to `POST /account/api-key/create`."""
+    return _moved(request, "create_api_key")
+
+
+@router.post("/account/key/{prefix}/revoke", status_code=308, responses=_MOVED, include_in_schema=False)
+async def revoke_key_moved(prefix: str, request: Request) -> RedirectResponse:
+    """Moved to `POST /account/api-key/{prefix}/revoke`."""
+    return _moved(request, "revoke_api_key", prefix=prefix)

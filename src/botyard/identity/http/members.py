@@ -1,4 +1,4 @@
-"""Members, invitations, reset links and named API keys, for an account's owners and admins (`access`)."""
+"""Members, invitations and reset links, for an account's owners and admins (`access`); the keys are `keys.py`."""
 
 from __future__ import annotations
 
@@ -10,9 +10,6 @@ from botyard.errors import ErrorCode, error_responses
 from botyard.identity import resets
 from botyard.identity.caller import CurrentPrincipal
 from botyard.identity.http.member_schemas import (
-    ApiKeyCreate,
-    ApiKeyDetails,
-    ApiKeyIssued,
     InvitationCreate,
     InvitationCreated,
     InvitationInfo,
@@ -22,11 +19,9 @@ from botyard.identity.http.member_schemas import (
     ResetLink,
     RoleChange,
     invitation_view,
-    key_view,
     member_view,
 )
 from botyard.identity.invitations import service as invitations
-from botyard.identity.keys import service as api_keys
 from botyard.identity.links import dashboard_link
 from botyard.identity.users import members, service
 from botyard.schemas import Success
@@ -103,19 +98,3 @@ async def withdraw_invitation(uuid: str, db: DbSession, principal: CurrentPrinci
     """Withdraw an open invitation: its link stops working."""
     await invitations.withdraw(db, principal.account_uuid, uuid)
     return Success()
-
-
-@router.get("/account/api-keys", response_model=list[ApiKeyDetails])
-async def list_api_keys(db: DbSession, principal: CurrentPrincipal) -> list[ApiKeyDetails]:
-    """List the account's API keys with their names, last use (to the minute) and who made them; revoke one with
-    `POST /account/key/{prefix}/revoke`."""
-    records, makers = await service.keys_with_makers(db, principal.account_uuid)
-    return [key_view(record, makers) for record in records]
-
-
-@router.post("/account/api-key/create", response_model=ApiKeyIssued)
-async def create_api_key(body: ApiKeyCreate, db: DbSession, principal: CurrentPrincipal) -> ApiKeyIssued:
-    """Create a named API key for a program; the reply is the only time the key is shown."""
-    key, record = await api_keys.add_key(db, principal.account_uuid, body.name, made_by=principal.user_uuid)
-    makers = {principal.user_uuid: principal.email} if principal.user_uuid else {}
-    return {**key_view(record, makers), "key": key}
