@@ -1,20 +1,20 @@
-"""Roles on every route: the one table (`identity/routes.py`) covers every route of the API, and each role is let
-through exactly where its permissions say (anything but 403), refused elsewhere with 403 `forbidden_role`; an API
-key passes everywhere, as before people existed; another account's objects stay 404."""
+"""Roles on every route: every route of the API declares its permission where it is defined (`identity/access.py`,
+read here from the app's routes), and each role is let through exactly where its permissions say (anything but 403),
+refused elsewhere with 403 `forbidden_role`; an API key passes everywhere, as before people existed; another
+account's objects stay 404."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from fastapi.routing import APIRoute, iter_route_contexts
 from starlette.testclient import TestClient
 
 from botyard.config import Settings
-from botyard.identity import routes
-from botyard.identity.caller import CurrentAccount, reads_key
+from botyard.identity.access import access_of, public
+from botyard.identity.accounts.service import issue_key
+from botyard.identity.caller import CurrentAccount
 from botyard.identity.roles import GRANTS, Permission
 from botyard.main import create_app
 from botyard.models import Role
@@ -22,33 +22,35 @@ from tests.support.api import MISSING, Api, assert_error, assert_not_found
 from tests.support.database import Db
 from tests.support.fake_dns import FakeDns
 from tests.support.people import Person, person, sign_in
+from tests.support.routes import api_routes, declared, signs
 
 ACME = "acme@example.com"
 
 
-def api_routes(app: FastAPI) -> Iterator[tuple[str, str, bool]]:
-    """Every `/api` route of the app as served: method, path template, and whether it reads who signs it."""
-    for context in iter_route_contexts(app.routes):
-        route = context.original_route
-        if isinstance(route, APIRoute) and (context.path_format or "").startswith("/api/"):
-            for method in sorted(context.methods or ()):
-                yield method, context.path_format or "", reads_key(route.dependant)
+def undeclared(app: FastAPI) -> list[str]:
+    """The `/api` routes that declare nothing, or declare the wrong kind: a permission on a route that reads no
+    signer, or `public()` on one that does."""
+    wrong = []
+    for method, path, route in api_routes(app):
+        access = access_of(route)
+        if access is None:
+            wrong.append(f"{method} {path}: declares nothing")
+        elif (access.permission is not None) != signs(route):
+            declared = "public" if access.permission is None else access.permission
+            wrong.append(f"{method} {path}: {declared} but signs: {signs(route)}")
+    return wrong
 
 
 def test_every_route_declares_what_it_needs(client: TestClient) -> None:
     app: FastAPI = client.app  # type: ignore[assignment]
-    served = list(api_routes(app))
-    signed = {f"{method} {path}" for method, path, reads in served if reads}
-    unsigned = {f"{method} {path}" for method, path, reads in served if not reads}
-    assert len(signed) > 100
-    assert not signed - set(routes.ROUTES), "declare these routes' permission in identity/routes.py"
-    assert not unsigned - routes.PUBLIC, "these routes read no signer: list them in people/routes.PUBLIC"
-    assert not set(routes.ROUTES) - signed, "identity/routes.py declares routes the app does not have (or that sign)"
-    assert not routes.PUBLIC - unsigned, "people/routes.PUBLIC lists routes the app does not have (or that sign)"
+    assert undeclared(app) == [], "declare these routes' permission: dependencies=[requires(...)] or [public()]"
+    assert sum(1 for _, _, route in api_routes(app) if signs(route)) > 100
 
 
-def test_the_declaration_check_finds_a_planted_route(settings: Settings, fake_dns: FakeDns, client: TestClient) -> None:
-    """A route nobody declared: the check above names it, people are refused, an API key passes as before."""
+def test_the_declaration_check_finds_a_planted_route(
+    settings: Settings, fake_dns: FakeDns, client: TestClient, issued_keys: list[str]
+) -> None:
+    """Routes nobody declared: the check above names them, people are refused, an API key passes as before."""
     app = create_app(settings, resolver=fake_dns)
 
     @app.get("/api/v1/planted")
@@ -56,12 +58,29 @@ def test_the_declaration_check_finds_a_planted_route(settings: Settings, fake_dn
         """Planted by the test."""
         return {"account": account}
 
-    assert ("GET", "/api/v1/planted", True) in set(api_routes(app))
-    assert "GET /api/v1/planted" not in routes.ROUTES
+    @app.get("/api/v1/planted-public")
+    async def planted_public() -> dict[str, str]:
+        """Planted by the test: reads no signer, and does not say it is public."""
+        return {}
+
+    @app.get("/api/v1/planted-wrong", dependencies=[public()])
+    async def planted_wrong(account: CurrentAccount) -> dict[str, str]:
+        """Planted by the test: reads its signer, yet says it is public."""
+        return {"account": account}
+
+    assert undeclared(app) == [
+        "GET /api/v1/planted: declares nothing",
+        "GET /api/v1/planted-public: declares nothing",
+        "GET /api/v1/planted-wrong: public but signs: True",
+    ]
     with TestClient(app, raise_server_exceptions=False) as planted_client:
         db = Db(planted_client)
         owner = person(planted_client, db, ACME, "owner@example.com", Role.OWNER)
         assert_error(owner.get("/planted"), 403, "forbidden_role")
+        issued = db.run(lambda session: issue_key(session, "keyholder@example.com"))
+        issued_keys.append(issued.key)
+        key = Api(planted_client, issued.key)
+        assert key.get("/planted").status_code == 200  # an API key passes an undeclared route, as before people
 
 
 def _url(path: str) -> str:
@@ -83,7 +102,8 @@ def _call(client: TestClient, caller: Person | Api, method: str, path: str) -> A
 
 def test_every_role_on_every_route(client: TestClient, db: Db, alice: Api) -> None:
     app: FastAPI = client.app  # type: ignore[assignment]
-    signed = [(method, path) for method, path, reads in api_routes(app) if reads]
+    needs = {f"{method} {path}": access_of(route) for method, path, route in api_routes(app) if signs(route)}
+    signed = [(key.split(" ", 1)[0], key.split(" ", 1)[1]) for key in needs]
     signed.sort(key=lambda route: route[1] in _SIGN_OUT)  # signing out last
     wrong: list[str] = []
     for role in Role:
@@ -93,7 +113,8 @@ def test_every_role_on_every_route(client: TestClient, db: Db, alice: Api) -> No
             if path in _SIGN_OUT:
                 caller = sign_in(client, email)  # each sign-out ends a session of its own
             status = _call(client, caller, method, path).status_code
-            allowed = routes.ROUTES[f"{method} {path}"] in GRANTS[role]
+            access = needs[f"{method} {path}"]
+            allowed = access is not None and access.permission in GRANTS[role]
             if (allowed and status in (401, 403)) or (not allowed and status != 403):
                 wrong.append(f"{role.value} {method} {path}: {status} (allowed: {allowed})")
     for method, path in signed:  # an API key: everywhere, as before
@@ -110,13 +131,13 @@ def test_a_refusal_names_the_role_and_its_code(client: TestClient, db: Db, role:
     assert role.value in body["error"]
 
 
-def test_roles_grant_what_the_issue_says() -> None:
+def test_roles_grant_what_the_issue_says(client: TestClient) -> None:
     assert GRANTS[Role.OWNER] == frozenset(Permission)
     assert GRANTS[Role.ADMIN] == frozenset(Permission) - {Permission.OWNERSHIP}
     assert Permission.KNOWLEDGE in GRANTS[Role.EDITOR] and Permission.LIVE not in GRANTS[Role.EDITOR]
     assert Permission.LIVE in GRANTS[Role.OPERATOR] and Permission.KNOWLEDGE not in GRANTS[Role.OPERATOR]
     assert GRANTS[Role.VIEWER] == {Permission.READ, Permission.SELF}
-    reads = {key for key, needed in routes.ROUTES.items() if needed is Permission.READ}
+    reads = {key for key, access in declared(client.app).items() if access and access.permission is Permission.READ}  # type: ignore[arg-type]
     assert all(key.startswith("GET ") for key in reads - {"POST /api/v1/chatbot/{uuid}/retrieve"})
 
 

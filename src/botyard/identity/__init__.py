@@ -6,7 +6,7 @@ Rooms, top to bottom (the `identity` contract of `pyproject.toml` keeps the orde
 - `caller`: who signs a request (an API key, else the browser session's cookie), allowed what the route needs;
 - `sso/`, `resets`, `signin/`, `invitations/`, `accounts/`: what opens a browser session, what makes an account;
 - `users/`, `browser_sessions/`, `keys/`: people and their roles, browser sign-in sessions, API keys;
-- `recording`, `routes`, `audited`: what a route needs and audits, and the events sign-in writes itself;
+- `access`, `recording`: what a route needs and audits (declared in its decorator), the events sign-in writes itself;
 - `principal`, `roles`, `tokens`, `emails`, `passwords`, `links`: the kit.
 
 "Session" means four things in this service; identity names them apart:

@@ -10,10 +10,9 @@ from fastapi.dependencies.models import Dependant
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from botyard.db.session import Database
-from botyard.deps import route_template
 from botyard.errors import AppError, ErrorCode, unauthorized
-from botyard.identity import routes as permissions
 from botyard.identity import tokens
+from botyard.identity.access import access_of
 from botyard.identity.browser_sessions import cookies, csrf, sessions
 from botyard.identity.keys import service as api_keys
 from botyard.identity.principal import Principal
@@ -60,11 +59,12 @@ def _check_cross_site(request: Request, csrf_hash: str) -> None:
 
 
 def _authorise(request: Request, principal: Principal) -> None:
-    """403 `forbidden_role` unless the signer's role has the permission the route needs (`people/routes.py`)."""
-    needed = permissions.permission_for(request.method, route_template(request))
+    """403 `forbidden_role` unless the signer's role has the permission the route declares (`identity/access.py`)."""
+    access = access_of(request.scope.get("route"))
+    needed = access.permission if access is not None else None
     if needed is None:
         if principal.user_uuid is None:
-            return  # an API key passes an undeclared route, as before people existed (the table's test fails)
+            return  # an API key passes an undeclared route, as before people existed (a test fails)
         raise AppError(ErrorCode.FORBIDDEN_ROLE, "This operation declares no permission: nobody may use it yet")
     if not principal.can(needed):
         raise AppError(ErrorCode.FORBIDDEN_ROLE, f"Your role ({principal.role}) may not do this (it needs {needed})")

@@ -250,7 +250,8 @@ class Role(StrEnum):
 
 
 class Permission(StrEnum):
-    """What a route needs (`identity/routes.py`) and a role grants (`identity/roles.py`); `GET /auth/me` lists them."""
+    """What a route needs (declared at the route: `identity/access.py`) and a role grants (`identity/roles.py`);
+    `GET /auth/me` lists them."""
 
     READ = "read"
     SELF = "self"

@@ -8,6 +8,7 @@ from botyard.db.base import iso
 from botyard.deps import AppClock, DbSession
 from botyard.errors import ErrorCode, error_responses
 from botyard.identity import resets
+from botyard.identity.access import Also, Audited, made, requires
 from botyard.identity.caller import CurrentPrincipal
 from botyard.identity.http.member_schemas import (
     InvitationCreate,
@@ -24,6 +25,7 @@ from botyard.identity.http.member_schemas import (
 from botyard.identity.invitations import service as invitations
 from botyard.identity.links import dashboard_link
 from botyard.identity.users import members, service
+from botyard.models import AuditAction, AuditObject, Permission
 from botyard.schemas import Success
 
 router = APIRouter(tags=["members"])
@@ -32,7 +34,7 @@ _OWNERSHIP = error_responses({ErrorCode.FORBIDDEN_ROLE: "only an owner grants, c
 _TAKEN = error_responses({ErrorCode.EMAIL_TAKEN: "a member of this service has that email already."})
 
 
-@router.get("/account/members", response_model=list[Member])
+@router.get("/account/members", response_model=list[Member], dependencies=[requires(Permission.ACCESS)])
 async def list_members(db: DbSession, principal: CurrentPrincipal) -> list[Member]:
     """List the account's members: email, name, role, since when."""
     return [member_view(user) for user in await members.members(db, principal.account_uuid)]
@@ -42,6 +44,7 @@ async def list_members(db: DbSession, principal: CurrentPrincipal) -> list[Membe
     "/account/member/{uuid}/role",
     response_model=Member,
     responses=_OWNERSHIP | error_responses({ErrorCode.LAST_OWNER: "the account's last owner keeps the role."}),
+    dependencies=[requires(Permission.ACCESS, Audited(AuditObject.MEMBER, AuditAction.UPDATED, "role"))],
 )
 async def change_role(uuid: str, body: RoleChange, db: DbSession, principal: CurrentPrincipal) -> Member:
     """Give a member another role; it counts from their next request."""
@@ -52,6 +55,16 @@ async def change_role(uuid: str, body: RoleChange, db: DbSession, principal: Cur
     "/account/member/{uuid}/remove",
     response_model=MemberRemoved,
     responses=_OWNERSHIP | error_responses({ErrorCode.LAST_OWNER: "the account's last owner cannot leave."}),
+    dependencies=[
+        requires(
+            Permission.ACCESS,
+            Audited(
+                AuditObject.MEMBER,
+                AuditAction.DELETED,
+                also=Also("revoked_keys", AuditObject.KEY, AuditAction.REVOKED, "made by the member removed"),
+            ),
+        )
+    ],
 )
 async def remove_member(
     uuid: str, db: DbSession, principal: CurrentPrincipal, body: MemberRemoval | None = None
@@ -64,7 +77,14 @@ async def remove_member(
     return {"success": True, "revoked_keys": revoked} if revoke else {"success": True}
 
 
-@router.post("/account/member/{uuid}/reset-link", response_model=ResetLink, responses=_OWNERSHIP)
+@router.post(
+    "/account/member/{uuid}/reset-link",
+    response_model=ResetLink,
+    responses=_OWNERSHIP,
+    dependencies=[
+        requires(Permission.ACCESS, Audited(AuditObject.MEMBER, AuditAction.UPDATED, "password reset link issued"))
+    ],
+)
 async def reset_link(
     uuid: str, request: Request, db: DbSession, principal: CurrentPrincipal, now: AppClock
 ) -> ResetLink:
@@ -76,13 +96,18 @@ async def reset_link(
     return {"email": user.email, "link": link, "expires_at": iso(user.reset_expires_at)}
 
 
-@router.get("/account/invitations", response_model=list[InvitationInfo])
+@router.get("/account/invitations", response_model=list[InvitationInfo], dependencies=[requires(Permission.ACCESS)])
 async def list_invitations(db: DbSession, principal: CurrentPrincipal, now: AppClock) -> list[InvitationInfo]:
     """List the account's open invitations (the links themselves are never shown again)."""
     return [invitation_view(item) for item in await invitations.pending(db, principal.account_uuid, now())]
 
 
-@router.post("/account/invitation/create", response_model=InvitationCreated, responses=_OWNERSHIP | _TAKEN)
+@router.post(
+    "/account/invitation/create",
+    response_model=InvitationCreated,
+    responses=_OWNERSHIP | _TAKEN,
+    dependencies=[requires(Permission.ACCESS, made(AuditObject.INVITATION))],
+)
 async def invite(
     body: InvitationCreate, request: Request, db: DbSession, principal: CurrentPrincipal, now: AppClock
 ) -> InvitationCreated:
@@ -93,7 +118,11 @@ async def invite(
     return {**invitation_view(issued.invitation), "link": link}
 
 
-@router.post("/account/invitation/{uuid}/withdraw", response_model=Success)
+@router.post(
+    "/account/invitation/{uuid}/withdraw",
+    response_model=Success,
+    dependencies=[requires(Permission.ACCESS, Audited(AuditObject.INVITATION, AuditAction.DELETED))],
+)
 async def withdraw_invitation(uuid: str, db: DbSession, principal: CurrentPrincipal) -> Success:
     """Withdraw an open invitation: its link stops working."""
     await invitations.withdraw(db, principal.account_uuid, uuid)

@@ -9,6 +9,7 @@ from botyard.db.base import iso
 from botyard.deps import AppClock, AppSettings, DbSession
 from botyard.errors import ErrorCode, error_responses
 from botyard.identity import passwords
+from botyard.identity.access import public
 from botyard.identity.accounts import setup
 from botyard.identity.browser_sessions import csrf
 from botyard.identity.browser_sessions.opening import open_browser_session
@@ -27,7 +28,7 @@ _SETUP_REFUSALS = error_responses(
 )
 
 
-@router.post("/setup", response_model=FirstAccount, responses=_SETUP_REFUSALS)
+@router.post("/setup", response_model=FirstAccount, responses=_SETUP_REFUSALS, dependencies=[public()])
 async def first_account(
     body: SetupClaim, request: Request, response: Response, db: DbSession, settings: AppSettings, now: AppClock
 ) -> FirstAccount:

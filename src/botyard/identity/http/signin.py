@@ -12,6 +12,7 @@ from botyard.db.base import iso
 from botyard.deps import AppClock, AppDatabase, DbSession
 from botyard.errors import AppError, ErrorCode, error_responses, validation_error
 from botyard.identity import passwords, resets
+from botyard.identity.access import Audited, NotAudited, public, requires
 from botyard.identity.browser_sessions import cookies, csrf, devices, sessions
 from botyard.identity.browser_sessions.opening import open_browser_session, opener
 from botyard.identity.caller import CurrentPrincipal
@@ -33,7 +34,7 @@ from botyard.identity.roles import permissions_of
 from botyard.identity.signin.password import Attempt
 from botyard.identity.signin.password import sign_in as check_sign_in
 from botyard.identity.users import availability, members
-from botyard.models import AuditAction, AuditObject, User
+from botyard.models import AuditAction, AuditObject, Permission, User
 
 router = APIRouter(prefix="/auth", tags=["sign-in"])
 
@@ -69,7 +70,7 @@ async def _signed_in(db: DbSession, user: User, request: Request, response: Resp
     return me_view(of_user(opened.user, None), opened.user)
 
 
-@router.post("/sign-in", response_model=Me, responses=_SIGN_IN)
+@router.post("/sign-in", response_model=Me, responses=_SIGN_IN, dependencies=[public()])
 async def sign_in(body: SignInBody, request: Request, response: Response, database: AppDatabase, now: AppClock) -> Me:
     """Sign in to the dashboard with an email and a password: the reply sets the session cookie (HttpOnly) and the
     cross-site token cookie whose value the dashboard echoes in `X-Botyard-CSRF` on every change, and the device
@@ -107,14 +108,21 @@ async def _note_failure(request: Request, database: AppDatabase, email: str) -> 
         await note(request, of_user(user), _sign_in_change(AuditAction.SIGNIN_FAILED, user), proven=False)
 
 
-@router.get("/me", response_model=Me)
+@router.get("/me", response_model=Me, dependencies=[requires(Permission.SELF)])
 async def me(db: DbSession, principal: CurrentPrincipal) -> Me:
     """Who signs the request, with the role's permissions (an API key: `user` null, role `admin`)."""
     user = await members.member(db, principal.account_uuid, principal.user_uuid) if principal.user_uuid else None
     return me_view(principal, user)
 
 
-@router.post("/availability", response_model=Me, responses=error_responses({ErrorCode.NOT_A_PERSON: "an API key."}))
+@router.post(
+    "/availability",
+    response_model=Me,
+    responses=error_responses({ErrorCode.NOT_A_PERSON: "an API key."}),
+    dependencies=[
+        requires(Permission.LIVE, NotAudited("an operator's presence, as live chat: not a change to the account"))
+    ],
+)
 async def set_availability(body: Availability, db: DbSession, principal: CurrentPrincipal) -> Me:
     """Say whether you are there to take conversations (people with the `live` permission). When every such person
     of the account is away, a visitor who asks for a person is told nobody is available and offered the contact
@@ -123,7 +131,11 @@ async def set_availability(body: Availability, db: DbSession, principal: Current
     return me_view(principal, user)
 
 
-@router.post("/sign-out", response_model=SignedOut)
+@router.post(
+    "/sign-out",
+    response_model=SignedOut,
+    dependencies=[requires(Permission.SELF, Audited(AuditObject.SESSION, AuditAction.SIGNED_OUT))],
+)
 async def sign_out(request: Request, response: Response, db: DbSession, principal: CurrentPrincipal) -> SignedOut:
     """Sign this browser out: its session ends and its cookies are cleared."""
     if principal.browser_session_uuid is not None:
@@ -136,6 +148,7 @@ async def sign_out(request: Request, response: Response, db: DbSession, principa
     "/sign-out-everywhere",
     response_model=SignedOut,
     responses=error_responses({ErrorCode.VALIDATION_ERROR: "an API key signed the request; it has no sessions."}),
+    dependencies=[requires(Permission.SELF, Audited(AuditObject.SESSION, AuditAction.SIGNED_OUT, "everywhere"))],
 )
 async def sign_out_everywhere(
     request: Request, response: Response, db: DbSession, principal: CurrentPrincipal
@@ -148,14 +161,14 @@ async def sign_out_everywhere(
     return {"ended": ended}
 
 
-@router.post("/invitation", response_model=InvitationPreview, responses=_LINK)
+@router.post("/invitation", response_model=InvitationPreview, responses=_LINK, dependencies=[public()])
 async def preview_invitation(body: LinkBody, db: DbSession, now: AppClock) -> InvitationPreview:
     """What an invitation link offers (the email and the role), while it can still be accepted."""
     invitation = await invitations.open_invitation(db, body.token, now())
     return {"email": invitation.email, "role": invitation.role, "expires_at": iso(invitation.expires_at)}
 
 
-@router.post("/invitation/accept", response_model=Me, responses=_LINK)
+@router.post("/invitation/accept", response_model=Me, responses=_LINK, dependencies=[public()])
 async def accept_invitation(
     body: AcceptInvitation, request: Request, response: Response, db: DbSession, now: AppClock
 ) -> Me:
@@ -167,7 +180,7 @@ async def accept_invitation(
     return await _signed_in(db, user, request, response, now)
 
 
-@router.post("/password-reset", response_model=Me, responses=_LINK)
+@router.post("/password-reset", response_model=Me, responses=_LINK, dependencies=[public()])
 async def reset_password(body: ResetPassword, request: Request, response: Response, db: DbSession, now: AppClock) -> Me:
     """Set a new password with a reset link's token: every other session of the person ends, and the reply signs
     this browser in."""

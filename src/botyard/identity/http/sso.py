@@ -12,6 +12,7 @@ from fastapi.responses import RedirectResponse
 from botyard.config import Settings, env_name
 from botyard.deps import AppClock, AppDatabase, AppSettings
 from botyard.errors import AppError, ErrorCode, Responses, error_responses
+from botyard.identity.access import public
 from botyard.identity.browser_sessions import cookies
 from botyard.identity.browser_sessions.opening import opener
 from botyard.identity.http.sso_schemas import SsoInfo
@@ -53,7 +54,7 @@ def _refused(refusal: SignInRefused) -> RedirectResponse:
     return RedirectResponse(f"/dashboard#sso={refusal.refusal.value}", status_code=303)
 
 
-@router.get("", response_model=SsoInfo)
+@router.get("", response_model=SsoInfo, dependencies=[public()])
 async def sso_info(request: Request, settings: AppSettings) -> SsoInfo:
     """Whether single sign-on is offered, the label of its button, and the message of each refusal reason that the
     callback may send back to the dashboard (`/dashboard#sso=<reason>`)."""
@@ -65,7 +66,7 @@ async def sso_info(request: Request, settings: AppSettings) -> SsoInfo:
     }
 
 
-@router.get("/start", response_class=RedirectResponse, status_code=303, responses=_REDIRECT)
+@router.get("/start", response_class=RedirectResponse, status_code=303, responses=_REDIRECT, dependencies=[public()])
 async def start(request: Request, provider: AppProvider, settings: AppSettings, now: AppClock) -> RedirectResponse:
     """Start a single sign-on: a redirect to the provider, with the state, nonce and PKCE challenge of this browser's
     sign-in (kept for 10 minutes in a signed HttpOnly cookie)."""
@@ -87,7 +88,7 @@ async def start(request: Request, provider: AppProvider, settings: AppSettings, 
     return response
 
 
-@router.get("/callback", response_class=RedirectResponse, status_code=303, responses=_REDIRECT)
+@router.get("/callback", response_class=RedirectResponse, status_code=303, responses=_REDIRECT, dependencies=[public()])
 async def callback(
     request: Request,
     provider: AppProvider,
