@@ -114,7 +114,6 @@ def create_app(
     )
     app.state.settings = settings
     app.state.audit_log = AuditLog(settings.audit_days)
-    app.state.audit_note = note  # what identity's sign-in routes write through (`identity/recording.py`)
     app.state.new_chatbot_parts = add_default_agent
     install_error_handlers(app)
     _include_routers(app, settings)
@@ -171,6 +170,7 @@ def _add_middleware(app: FastAPI, settings: Settings, origins: Origins) -> None:
         app.add_middleware(RouteProbe, routes=app.routes)  # innermost: it sees the route the router chose
     # Inside the body guard, which may copy the scope: the recorder reads the route and the signer the app noted.
     app.add_middleware(AuditTrail, settings=settings, audit_log=app.state.audit_log)
+    app.state.audit_note = note  # what identity's sign-in routes write through (`identity/recording.py`)
     app.add_middleware(RequestBodyGuard, settings=settings)
     app.add_middleware(ServiceCors, origins=origins)  # `cors_origins`, which the dashboard's settings may change
     app.add_middleware(WidgetCors)  # the widget API's CORS follows each chatbot's allowed origins
