@@ -180,7 +180,7 @@ def account() -> None:
 @click.pass_obj
 def account_create(settings: Settings, email: str) -> None:
     """Create an account (no-op if it exists); prints its uuid."""
-    from botyard.accounts import service as accounts
+    from botyard.identity.accounts import service as accounts
 
     _upgrade(settings)
     created = _in_transaction(settings, lambda db: accounts.get_or_create_account(db, email))
@@ -197,7 +197,7 @@ def key() -> None:
 @click.pass_obj
 def key_create(settings: Settings, email: str) -> None:
     """Create an API key and print it, alone on one line. It is shown only this once."""
-    from botyard.accounts import service as accounts
+    from botyard.identity.accounts import service as accounts
 
     _upgrade(settings)
     issued = _in_transaction(settings, lambda db: accounts.issue_key(db, email))
@@ -209,8 +209,8 @@ def key_create(settings: Settings, email: str) -> None:
 @click.pass_obj
 def key_list(settings: Settings, email: str) -> None:
     """List an account's keys: prefix, creation time, state."""
-    from botyard.accounts import service as accounts
     from botyard.db.base import iso
+    from botyard.identity.accounts import service as accounts
 
     _upgrade(settings)
     records = _in_transaction(settings, lambda db: accounts.list_keys(db, email))
@@ -224,7 +224,7 @@ def key_list(settings: Settings, email: str) -> None:
 @click.pass_obj
 def key_revoke(settings: Settings, key_prefix: str) -> None:
     """Revoke the key whose prefix (as `key list` shows it) is KEY_PREFIX."""
-    from botyard.accounts import service as accounts
+    from botyard.identity.accounts import service as accounts
 
     _upgrade(settings)
     record = _in_transaction(settings, lambda db: accounts.revoke_key(db, key_prefix))
@@ -248,8 +248,8 @@ _BASE_URL = click.option(
 def user_reset_link(settings: Settings, email: str, base_url: str) -> None:
     """Print a one-time password reset link for a member, valid for an hour (a new one replaces it)."""
     from botyard.db.base import utcnow
-    from botyard.people import resets
-    from botyard.people.links import dashboard_link
+    from botyard.identity import resets
+    from botyard.identity.links import dashboard_link
 
     _upgrade(settings)
     _, token = _in_transaction(settings, lambda db: resets.issue_for_email(db, email, utcnow()))
@@ -267,12 +267,12 @@ def user_reset_link(settings: Settings, email: str, base_url: str) -> None:
 def user_invite(settings: Settings, account_email: str, email: str, role: str, base_url: str) -> None:
     """Print an invitation link to an account, valid for 7 days, once: how an account made with `key create` gets
     its first owner."""
-    from botyard.accounts import service as accounts
     from botyard.db.base import utcnow
+    from botyard.identity.accounts import service as accounts
+    from botyard.identity.invitations import service as invitations
+    from botyard.identity.links import dashboard_link
+    from botyard.identity.principal import Principal
     from botyard.models import Role
-    from botyard.people import invitations
-    from botyard.people.links import dashboard_link
-    from botyard.people.principal import Principal
 
     async def invite(db: AsyncSession) -> str:
         account = await accounts.get_or_create_account(db, account_email)

@@ -11,14 +11,13 @@ from fastapi import APIRouter, FastAPI, Request
 
 from botyard import __version__
 from botyard.about.router import router as about_router
-from botyard.accounts.router import router as accounts_router
 from botyard.agents.router import router as agents_router
 from botyard.agents.service import add_default_agent
 from botyard.analytics.router import router as analytics_router
 from botyard.answering.router import router as answering_router
 from botyard.answering.turn.sweep import sweep_streaming
 from botyard.api_docs import install as install_api_docs
-from botyard.audit.recorder import AuditTrail
+from botyard.audit.recorder import AuditTrail, note
 from botyard.audit.router import router as audit_router
 from botyard.audit.service import AuditLog
 from botyard.channels.ingress import router as channel_ingress_router
@@ -36,26 +35,28 @@ from botyard.db.session import Database
 from botyard.egress import Resolver
 from botyard.errors import install_error_handlers
 from botyard.hit_testing.router import router as hit_testing_router
+from botyard.identity.browser_sessions import devices
+from botyard.identity.http.keys import router as keys_router
+from botyard.identity.http.members import router as members_router
+from botyard.identity.http.setup import router as setup_router
+from botyard.identity.http.signin import router as signin_router
+from botyard.identity.http.sso import router as sso_router
+from botyard.identity.sso.setup import provider_of
 from botyard.live.event_stream import StreamSlots
 from botyard.live.inbox.router import router as inbox_router
 from botyard.live.router import router as live_router
 from botyard.live.wakeup import EventWatch
 from botyard.logs import RequestId
-from botyard.members.router import router as members_router
 from botyard.metrics import RequestMetrics, RouteProbe
 from botyard.middleware import RequestBodyGuard
 from botyard.openapi import install as declare_statuses
-from botyard.people import devices
 from botyard.runtime import Runtime
 from botyard.scrape import router as metrics_router
 from botyard.security_headers import SecurityHeaders
 from botyard.service_settings.router import router as service_settings_router
 from botyard.session_documents.router import router as session_documents_router
-from botyard.signin.router import router as signin_router
 from botyard.sources.router import restart_router
 from botyard.sources.router import router as sources_router
-from botyard.sso.router import router as sso_router
-from botyard.sso.setup import provider_of
 from botyard.testsets.router import router as testsets_router
 from botyard.unanswered.router import router as unanswered_router
 from botyard.web.router import mount as mount_web
@@ -126,7 +127,8 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
     routers = (
         answering_router,  # first: every message's request is matched against the routes in this order
         widget_router,
-        accounts_router,
+        setup_router,
+        keys_router,
         signin_router,
         sso_router,
         members_router,
@@ -168,6 +170,7 @@ def _add_middleware(app: FastAPI, settings: Settings, origins: Origins) -> None:
         app.add_middleware(RouteProbe, routes=app.routes)  # innermost: it sees the route the router chose
     # Inside the body guard, which may copy the scope: the recorder reads the route and the signer the app noted.
     app.add_middleware(AuditTrail, settings=settings, audit_log=app.state.audit_log)
+    app.state.audit_note = note  # what identity's sign-in routes write through (`identity/recording.py`)
     app.add_middleware(RequestBodyGuard, settings=settings)
     app.add_middleware(ServiceCors, origins=origins)  # `cors_origins`, which the dashboard's settings may change
     app.add_middleware(WidgetCors)  # the widget API's CORS follows each chatbot's allowed origins

@@ -22,8 +22,8 @@ from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, RouteContext, iter_route_contexts
 
-from botyard.deps import reads_key
 from botyard.errors import ErrorBody
+from botyard.identity.caller import reads_key
 
 ERROR_SCHEMA = "#/components/schemas/ErrorBody"
 _FASTAPI_VALIDATION = "#/components/schemas/HTTPValidationError"

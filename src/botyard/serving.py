@@ -105,8 +105,8 @@ class InheritedSocket(click.ParamType[socket.socket, object]):
 
 def offer_setup(settings: Settings, host: str, port: int) -> None:
     """While no account exists, print the one-time link that creates the first one from the dashboard."""
-    from botyard.accounts import setup
     from botyard.db.session import Database
+    from botyard.identity.accounts import setup
 
     async def needed() -> bool:
         database = Database.from_settings(settings)

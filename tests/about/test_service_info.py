@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from botyard.about.service import host_of
-from botyard.accounts.service import issue_key
+from botyard.identity.accounts.service import issue_key
 from tests.support.api import Api, assert_error
 from tests.support.apps import llm_app
 from tests.support.database import Db

@@ -16,7 +16,7 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
+from botyard.identity.accounts.service import issue_key
 from botyard.models import ToolFunction
 from tests.support.api import Api, assert_error
 from tests.support.apps import llm_app

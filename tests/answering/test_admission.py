@@ -13,7 +13,7 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
+from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from tests.support.agents import agent, disable_default
 from tests.support.api import Api

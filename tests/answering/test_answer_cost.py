@@ -14,7 +14,7 @@ from sqlalchemy import event, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
+from botyard.identity.accounts.service import issue_key
 from botyard.jobs.kinds import JobKind
 from botyard.models import Job
 from tests.support.agents import agent

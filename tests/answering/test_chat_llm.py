@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.answering.model.prompt import NO_PASSAGE_NOTE
 from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.chatbots.defaults import KNOWLEDGE_ONLY_RULE
+from botyard.identity.accounts.service import issue_key
 from tests.support.api import Api
 from tests.support.apps import llm_app
 from tests.support.chat import ask, messages, new_session, sse_events

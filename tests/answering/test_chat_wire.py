@@ -16,8 +16,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.models import Message
 from tests.support.agents import set_agent_meta
 from tests.support.api import Api

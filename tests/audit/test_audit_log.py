@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.auth.keys import display_prefix
 from botyard.config import Settings
+from botyard.identity.keys.key_format import display_prefix
 from botyard.main import create_app
 from botyard.models import Role
 from tests.support.api import Api, assert_error
@@ -59,7 +59,7 @@ def test_a_persons_changes_are_recorded_with_their_role_and_address(proxied: Tes
     post(f"/data-source/{source}/update", {"title": "Hours"})
     owner.ok(owner.delete(f"/data-source/{source}/delete", headers=headers))
     key = post("/account/api-key/create", {"name": "Zapier"})
-    post(f"/account/key/{key['prefix']}/revoke")
+    post(f"/account/api-key/{key['prefix']}/revoke")
     post(f"/account/member/{erin}/role", {"role": "editor"})
     post(f"/account/member/{erin}/remove")
     owner.ok(owner.delete(f"/chatbot/{bot}/delete", headers=headers))
@@ -92,7 +92,7 @@ def test_a_persons_changes_are_recorded_with_their_role_and_address(proxied: Tes
     assert summaries[1:5] == [
         "member deleted",
         "member updated (role): erin@example.com as editor",
-        "key revoked",
+        "key revoked: Zapier",
         "key created: Zapier",
     ]
     assert summaries[-2] == "chatbot created: Support bot" and summaries[-3] == "chatbot updated: Help bot"

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from tests.support.api import Api
 from tests.support.clock import ManualClock

@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.channels.polling import LEASE, ChannelPollers
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from botyard.models import Channel, ChannelEvent
 from botyard.runtime import Runtime

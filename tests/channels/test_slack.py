@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from botyard.models import ChannelEvent, ChannelReply, ChatSession
 from tests.support.api import Api, assert_error

@@ -11,9 +11,9 @@ import pytest
 from pydantic import ValidationError
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.client_address import client_network, trusted_networks
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from tests.support.api import Api, assert_error
 from tests.support.chat import ask, ask_anonymous, messages, new_session
@@ -112,7 +112,7 @@ def test_the_anonymous_ceiling_holds_across_addresses(app_with: Any, issued_keys
             statuses.append(ask_anonymous(capped, chat, f"q{n}").status_code)
     assert statuses == [200, 200, 200, 429, 429]
     assert ask(owner, chat, "the owner's own key").status_code == 200  # keys keep their own limit
-    # Another account's key is a visitor here, under the same ceiling (tests/test_visitor_keys.py for the rest).
+    # Another account's key is a visitor here, under the same ceiling (tests/chat/test_visitor_keys.py for the rest).
     issued = Db(capped).run(lambda session: issue_key(session, "visitor@example.com"))
     issued_keys.append(issued.key)
     with calling_from(capped, "198.51.100.50"):

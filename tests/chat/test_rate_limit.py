@@ -12,8 +12,8 @@ import httpx2 as httpx
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from tests.support.api import Api, assert_error
 from tests.support.chat import ask, ask_anonymous, messages, new_session

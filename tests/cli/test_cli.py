@@ -12,8 +12,8 @@ from subprocess import DEVNULL
 import httpx2 as httpx
 from starlette.testclient import TestClient
 
-from botyard.auth import keys
 from botyard.config import Settings
+from botyard.identity.keys import key_format as keys
 from tests.support.api import Api
 from tests.support.cli import botyard
 from tests.support.cli import cli_env as _env

@@ -17,8 +17,8 @@ import pytest
 from sqlalchemy import select
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.jobs.kinds import JobKind
 from botyard.mail import Mail, Mailer, MailRefused
 from botyard.main import create_app

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
+from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from tests.support.api import Api, assert_error
 from tests.support.database import Db, backend_params, fresh_settings

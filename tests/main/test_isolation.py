@@ -199,7 +199,7 @@ def test_lists_never_show_another_accounts_objects(
 ) -> None:
     _, bobs = world
     everything_alice_sees = " ".join(
-        [alice.get("/chatbots").text, alice.get("/account/keys").text]
+        [alice.get("/chatbots").text, alice.get("/account/api-keys").text]
         + [alice.get(f"/chatbot/{bot['uuid']}/data-sources").text for bot in alice.ok(alice.get("/chatbots"))]
     )
     for uuid in bobs.values():

@@ -134,7 +134,7 @@ def test_the_owners_are_read_from_the_tree(tmp_path: Path) -> None:
     assert packages(tmp_path) == {"sources", "newfeature"}
     planted = "from botyard.sources.repository import ChunkRepository\n"
     assert len(foreign_repositories(planted, "botyard.newfeature.service", packages(tmp_path))) == 1
-    assert {"jobs", "ingestion", "outbox", "session_documents", "auth"} <= packages()
+    assert {"jobs", "ingestion", "outbox", "session_documents", "identity"} <= packages()
 
 
 def test_sql_lives_only_in_repositories() -> None:

@@ -17,30 +17,6 @@ from tests.support.paths import SOURCE, TESTS
 NOT_A_PACKAGE = frozenset({"project"})
 # Where the suite keeps what is not a test module: helpers, sample files, and the browser tests' own root.
 NOT_TESTS = frozenset({"support", "samples"})
-# The tests of the six identity packages move with them into `identity/` (issue 48, item 1, under way).
-MOVING_WITH_IDENTITY = frozenset(
-    f"test_{name}.py"
-    for name in [
-        "account_keys",
-        "audit_declarations",
-        "auth",
-        "emails",
-        "member_races",
-        "members",
-        "named_keys",
-        "passwords",
-        "people_secrets",
-        "permissions",
-        "setup",
-        "signin",
-        "signin_throttle",
-        "sso",
-        "sso_checks",
-        "sso_provider",
-        "user_cli",
-        "visitor_keys",
-    ]
-)
 
 
 def imported_test_modules(source: str) -> list[str]:
@@ -110,7 +86,6 @@ def test_every_test_module_sits_under_the_package_it_tests() -> None:
         for path in TESTS.rglob("*.py")
         if (path.name.startswith("test_") or path.name == "conftest.py")
         and not NOT_TESTS.intersection(path.relative_to(TESTS).parts)
-        and str(path.relative_to(TESTS)) not in MOVING_WITH_IDENTITY
     ]
     assert len(modules) > 100
     assert misplaced(sorted(modules), source_names()) == [], "move it to tests/<package it tests>/"

@@ -32,8 +32,8 @@ import httpx2 as httpx
 import pytest
 from fpdf import FPDF
 
-from botyard.accounts import setup
 from botyard.config import Settings
+from botyard.identity.accounts import setup
 from tests.support.paths import REPO
 from tests.support.processes import spawn, stop
 from tests.support.servers import Server

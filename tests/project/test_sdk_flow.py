@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
+from botyard.identity.accounts.service import issue_key
 from tests.support.api import Api
 from tests.support.apps import llm_app
 from tests.support.chat import new_session

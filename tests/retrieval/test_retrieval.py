@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.ingestion.tokens import count_tokens
 from botyard.main import create_app
 from botyard.retrieval.base import QUOTED_HITS, Retrieval

@@ -15,8 +15,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from botyard.models import InstanceSettings, Role
 from botyard.service_settings.cipher import Cipher

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
+from botyard.identity.accounts.service import issue_key
 from botyard.session_documents.budget import TOO_LONG, TOO_LONG_WITH_EARLIER
 from tests.support.api import Api, assert_error
 from tests.support.apps import llm_app

@@ -21,7 +21,8 @@ def objects(alice: Api) -> dict[str, str]:
         )
     )
     webhook = alice.ok(alice.post(f"/chatbot/{bot}/webhook/create", {"url": "https://hooks.example.com/in"}))
-    prefix = alice.ok(alice.post("/account/key/create"))["prefix"]  # another key: revoking it keeps alice's
+    # another key: revoking it keeps alice's
+    prefix = alice.ok(alice.post("/account/api-key/create", {"name": "another"}))["prefix"]
     return {
         "chatbot": bot,
         "agent": agent,

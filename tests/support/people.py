@@ -9,9 +9,10 @@ from typing import Any
 import httpx2 as httpx
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import get_or_create_account
+from botyard.identity import passwords
+from botyard.identity.accounts.service import get_or_create_account
+from botyard.identity.users import members
 from botyard.models import Role
-from botyard.people import members, passwords
 from tests.support.database import Db
 
 PASSWORD = "correct horse battery"

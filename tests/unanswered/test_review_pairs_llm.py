@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
+from botyard.identity.accounts.service import issue_key
 from tests.support.api import Api, assert_error
 from tests.support.apps import llm_app
 from tests.support.chat import sse_events

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from botyard.accounts.service import issue_key
 from botyard.answering.routing.supervisor import DEFAULT_NO_ANSWER_MESSAGE
 from botyard.answering.turn.gaps import low_confidence
 from botyard.answering.turn.records import says_no_answer
+from botyard.identity.accounts.service import issue_key
 from botyard.retrieval.relevance import Assessment, Reason, Strictness
 from tests.support.api import Api
 from tests.support.apps import llm_app

@@ -10,8 +10,11 @@ from botyard.analytics import service
 from botyard.analytics.period import DEFAULT_DAYS, MAX_DAYS, Period, period
 from botyard.analytics.schemas import Analytics
 from botyard.chat.schemas import TimestampParam
-from botyard.deps import AppClock, CurrentAccount, ReadDbSession
+from botyard.deps import AppClock, ReadDbSession
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.access import requires
+from botyard.identity.caller import CurrentAccount
+from botyard.models import Permission
 
 router = APIRouter(tags=["analytics"])
 
@@ -37,7 +40,12 @@ def _period(
     return period(start_timestamp, end_timestamp, timezone, clock())
 
 
-@router.get("/chatbot/{uuid}/analytics", response_model=Analytics, responses=_RESPONSES)
+@router.get(
+    "/chatbot/{uuid}/analytics",
+    response_model=Analytics,
+    responses=_RESPONSES,
+    dependencies=[requires(Permission.READ)],
+)
 async def get_analytics(
     uuid: str, account: CurrentAccount, chosen: Annotated[Period, Depends(_period)], db: ReadDbSession
 ) -> Analytics:

@@ -11,8 +11,10 @@ from botyard.answering.turn.records import Ask
 from botyard.answering.wire import AnswerResponse, collect, wants_events
 from botyard.chat.ratelimit import CallingVisitor, Visitor
 from botyard.chat.schemas import MessageCreate, MessageReply
-from botyard.deps import OptionalAccount
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.access import NotAudited, requires
+from botyard.identity.caller import OptionalAccount
+from botyard.models import Permission
 
 router = APIRouter(tags=["sessions and messages"])
 
@@ -60,7 +62,16 @@ def _ask(session_uuid: str, body: MessageCreate, account: str | None, visitor: V
 
 
 @router.post(
-    "/session/{uuid}/message/stream", status_code=200, response_class=AnswerResponse, responses=STREAM_RESPONSES
+    "/session/{uuid}/message/stream",
+    status_code=200,
+    response_class=AnswerResponse,
+    responses=STREAM_RESPONSES,
+    dependencies=[
+        requires(
+            Permission.CHAT,
+            NotAudited("conversations themselves are not management changes: chatting, documents, live chat"),
+        )
+    ],
 )
 async def stream_message(
     uuid: str,
@@ -81,6 +92,12 @@ async def stream_message(
     "/session/{uuid}/message/non-stream",
     response_model=MessageReply,
     responses={code: STREAM_RESPONSES[code] for code in (422, 429)},
+    dependencies=[
+        requires(
+            Permission.CHAT,
+            NotAudited("conversations themselves are not management changes: chatting, documents, live chat"),
+        )
+    ],
 )
 async def message_non_stream(
     uuid: str, body: MessageCreate, account: OptionalAccount, visitor: CallingVisitor, answers: Answers

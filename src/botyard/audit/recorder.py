@@ -1,5 +1,5 @@
 """The audit log's recorder: ASGI middleware that writes one event for every successful (2xx) change made through
-the API by a signed-in person or an API key, as its route declares it (`people/audited.py`).
+the API by a signed-in person or an API key, as its route declares it where it is defined (`identity/access.py`).
 
 It sits inside the body guard, where the router's choice of route (`scope["route"]`) and the signer that
 `deps` found (`scope["state"]["principal"]`) are visible. The request's own transaction has committed by the time
@@ -22,13 +22,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from botyard.audit.service import AuditLog, Change, Origin, event_of
+from botyard.audit.service import AuditLog, Origin, event_of
 from botyard.client_address import Network, client_address, trusted_networks
 from botyard.config import Settings
-from botyard.deps import route_template
+from botyard.identity.access import Audited, audited_of
+from botyard.identity.principal import Principal
+from botyard.identity.recording import Change
 from botyard.models import AuditObject
-from botyard.people.audited import Audited, audited_for
-from botyard.people.principal import Principal
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class AuditTrail:
             if message["type"] == "http.response.start":
                 principal = scope.get("state", {}).get("principal")
                 ok = 200 <= message["status"] < 300 and isinstance(principal, Principal)
-                audited = audited_for(scope["method"], route_template(Request(scope))) if ok else None
+                audited = audited_of(scope.get("route")) if ok else None
             if audited is None or principal is None:
                 await send(message)
                 return

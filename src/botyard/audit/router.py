@@ -12,9 +12,11 @@ from botyard.audit import service
 from botyard.audit.export import CSV_COLUMNS, ExportFormat
 from botyard.audit.repository import AuditFilter
 from botyard.audit.schemas import AuditPage
-from botyard.deps import AppDatabase, CurrentPrincipal, ReadDbSession
+from botyard.deps import AppDatabase, ReadDbSession
 from botyard.errors import ErrorCode, Responses, error_responses
-from botyard.models import AuditObject
+from botyard.identity.access import requires
+from botyard.identity.caller import CurrentPrincipal
+from botyard.models import AuditObject, Permission
 from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["audit"])
@@ -59,7 +61,9 @@ def audit_filter(
 AuditQuery = Annotated[AuditFilter, Depends(audit_filter)]
 
 
-@router.get("/account/audit", response_model=AuditPage, responses=_FORBIDDEN)
+@router.get(
+    "/account/audit", response_model=AuditPage, responses=_FORBIDDEN, dependencies=[requires(Permission.ACCESS)]
+)
 async def list_audit_events(
     only: AuditQuery,
     db: ReadDbSession,
@@ -72,7 +76,12 @@ async def list_audit_events(
     return await service.page(db, principal.account_uuid, only, offset, limit)
 
 
-@router.get("/account/audit/export", response_class=StreamingResponse, responses=_EXPORT)
+@router.get(
+    "/account/audit/export",
+    response_class=StreamingResponse,
+    responses=_EXPORT,
+    dependencies=[requires(Permission.ACCESS)],
+)
 async def export_audit_events(
     only: AuditQuery,
     database: AppDatabase,

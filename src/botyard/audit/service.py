@@ -20,8 +20,9 @@ from botyard.audit.export import CSV_HEADER, ExportFormat, csv_row, json_item
 from botyard.audit.repository import AuditFilter, AuditRepository
 from botyard.audit.schemas import AuditEventOut, AuditPage, event_view
 from botyard.db.session import Database
-from botyard.models import AuditAction, AuditEvent, AuditObject
-from botyard.people.principal import Principal
+from botyard.identity.principal import Principal
+from botyard.identity.recording import Change
+from botyard.models import AuditEvent
 
 PRUNE_EVERY = timedelta(hours=1)
 EXPORT_PAGE = 500
@@ -35,16 +36,6 @@ class Origin:
 
     address: str
     user_agent: str
-
-
-@dataclass(frozen=True)
-class Change:
-    """What was done: the action, the kind of object, its id (may be empty) and a short summary."""
-
-    action: AuditAction
-    object_type: AuditObject
-    object_uuid: str = ""
-    summary: str = ""
 
 
 def event_of(principal: Principal, change: Change, origin: Origin, at: datetime) -> AuditEvent:

@@ -7,13 +7,20 @@ from fastapi import APIRouter
 
 from botyard.channels import service
 from botyard.channels.schemas import Channel, ChannelCreate, ChannelUpdate
-from botyard.deps import AppSettings, CurrentAccount, DbSession, Egress, ReadDbSession
+from botyard.deps import AppSettings, DbSession, Egress, ReadDbSession
+from botyard.identity.access import Audited, made, requires
+from botyard.identity.caller import CurrentAccount
+from botyard.models import AuditAction, AuditObject, Permission
 from botyard.schemas import Success
 
 router = APIRouter(tags=["channels"])
 
 
-@router.post("/chatbot/{uuid}/channel/create", response_model=Channel)
+@router.post(
+    "/chatbot/{uuid}/channel/create",
+    response_model=Channel,
+    dependencies=[requires(Permission.MANAGE, made(AuditObject.CHANNEL))],
+)
 async def create_channel(
     uuid: str, body: ChannelCreate, db: DbSession, account: CurrentAccount, settings: AppSettings, egress: Egress
 ) -> Channel:
@@ -27,20 +34,24 @@ async def create_channel(
     return wire
 
 
-@router.get("/chatbot/{uuid}/channels", response_model=list[Channel])
+@router.get("/chatbot/{uuid}/channels", response_model=list[Channel], dependencies=[requires(Permission.READ)])
 async def list_channels(uuid: str, db: ReadDbSession, account: CurrentAccount, settings: AppSettings) -> list[Channel]:
     """The chatbot's channels, oldest first, with their status (last event, last reply sent, last error)."""
     return await service.wire(db, settings, await service.list_of_chatbot(db, account, uuid))
 
 
-@router.get("/channel/{uuid}", response_model=Channel)
+@router.get("/channel/{uuid}", response_model=Channel, dependencies=[requires(Permission.READ)])
 async def get_channel(uuid: str, db: ReadDbSession, account: CurrentAccount, settings: AppSettings) -> Channel:
     """One channel: its credentials as hints only, its settings and status."""
     [wire] = await service.wire(db, settings, [await service.get_owned(db, account, uuid)])
     return wire
 
 
-@router.post("/channel/{uuid}/update", response_model=Channel)
+@router.post(
+    "/channel/{uuid}/update",
+    response_model=Channel,
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.CHANNEL, AuditAction.UPDATED))],
+)
 async def update_channel(
     uuid: str, body: ChannelUpdate, db: DbSession, account: CurrentAccount, settings: AppSettings, egress: Egress
 ) -> Channel:
@@ -49,7 +60,11 @@ async def update_channel(
     return wire
 
 
-@router.delete("/channel/{uuid}/delete", response_model=Success)
+@router.delete(
+    "/channel/{uuid}/delete",
+    response_model=Success,
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.CHANNEL, AuditAction.DELETED))],
+)
 async def delete_channel(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
     """Delete the channel, its events and its unsent replies; its conversations stay with the chatbot."""
     await service.delete(db, account, uuid)

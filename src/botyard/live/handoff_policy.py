@@ -35,10 +35,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chatbots.handoff.service import handoff
 from botyard.db.session import Database
+from botyard.identity.users.availability import people_there, someone_there
 from botyard.live import contact
 from botyard.live.service import flag_for_operators, is_flagged, is_live, record
 from botyard.models import Chatbot, ChatbotEventKind, ChatSession
-from botyard.people.availability import people_there, someone_there
 
 A = TypeVar("A")
 """The answering side's agent: the policy only hands it back."""

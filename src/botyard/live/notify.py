@@ -19,12 +19,12 @@ from botyard.chat.service import messages_by_uuids, session_with_chatbot
 from botyard.chat.wire import one_line
 from botyard.chatbots.handoff.service import handoff
 from botyard.db.base import utcnow
+from botyard.identity.users.availability import addresses_of_those_there
 from botyard.jobs.handler import JobContext, PermanentError, RetryLater
 from botyard.jobs.kinds import OperatorMail
 from botyard.jobs.service import enqueue
 from botyard.mail import Mail, Mailer, MailError, MailRefused
 from botyard.models import Chatbot, ChatSession, MessageMeta
-from botyard.people.availability import addresses_of_those_there
 
 log = logging.getLogger(__name__)
 

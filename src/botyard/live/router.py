@@ -14,13 +14,16 @@ from botyard.chat import service
 from botyard.chat.schemas import Message, Session
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import utcnow
-from botyard.deps import AppDatabase, CurrentAccount, CurrentPrincipal, DbSession
+from botyard.deps import AppDatabase, DbSession
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.access import NotAudited, requires
+from botyard.identity.caller import CurrentAccount, CurrentPrincipal
+from botyard.identity.users.availability import operator_name
 from botyard.live import service as live
 from botyard.live.event_stream import MAX_EVENT_ID, AppEventWatch, StreamedEvent, event_response, start_after
 from botyard.live.schemas import OperatorReply
 from botyard.live.wakeup import chatbot_topic
-from botyard.people.availability import operator_name
+from botyard.models import Permission
 
 router = APIRouter(tags=["live chat"])
 
@@ -42,7 +45,17 @@ _EVENTS: Responses = {
 }
 
 
-@router.post("/session/{uuid}/live-chat/start", response_model=Session, responses=_ACTIVE)
+@router.post(
+    "/session/{uuid}/live-chat/start",
+    response_model=Session,
+    responses=_ACTIVE,
+    dependencies=[
+        requires(
+            Permission.LIVE,
+            NotAudited("conversations themselves are not management changes: chatting, documents, live chat"),
+        )
+    ],
+)
 async def start_live_chat(uuid: str, db: DbSession, principal: CurrentPrincipal) -> Session:
     """Take the session over: the start announcement is added to the transcript and the AI stops answering it
     (the user's messages are stored for the operator). A person signed in to the dashboard signs it with their name
@@ -51,7 +64,17 @@ async def start_live_chat(uuid: str, db: DbSession, principal: CurrentPrincipal)
     return service.session_to_wire(await live.start(db, principal.account_uuid, uuid, utcnow(), name))
 
 
-@router.post("/session/{uuid}/live-chat/message", response_model=Message, responses=_INACTIVE)
+@router.post(
+    "/session/{uuid}/live-chat/message",
+    response_model=Message,
+    responses=_INACTIVE,
+    dependencies=[
+        requires(
+            Permission.LIVE,
+            NotAudited("conversations themselves are not management changes: chatting, documents, live chat"),
+        )
+    ],
+)
 async def operator_message(uuid: str, body: OperatorReply, db: DbSession, principal: CurrentPrincipal) -> Message:
     """Reply to the user as the operator (a transcript row with an empty query and `meta_json.kind` `operator`;
     `meta_json.operator_name` is the name of the person signed in to the dashboard, absent for an API key).
@@ -61,13 +84,28 @@ async def operator_message(uuid: str, body: OperatorReply, db: DbSession, princi
     return await service.message_on_wire(db, reply)
 
 
-@router.post("/session/{uuid}/live-chat/end", response_model=Session, responses=_INACTIVE)
+@router.post(
+    "/session/{uuid}/live-chat/end",
+    response_model=Session,
+    responses=_INACTIVE,
+    dependencies=[
+        requires(
+            Permission.LIVE,
+            NotAudited("conversations themselves are not management changes: chatting, documents, live chat"),
+        )
+    ],
+)
 async def end_live_chat(uuid: str, db: DbSession, account: CurrentAccount) -> Session:
     """Hand the session back to the AI: the end announcement is added and `human_requested` is cleared."""
     return service.session_to_wire(await live.end(db, account, uuid, utcnow()))
 
 
-@router.get("/chatbot/{uuid}/events", response_class=StreamingResponse, responses=_EVENTS)
+@router.get(
+    "/chatbot/{uuid}/events",
+    response_class=StreamingResponse,
+    responses=_EVENTS,
+    dependencies=[requires(Permission.READ)],
+)
 async def chatbot_events(
     uuid: str,
     db: DbSession,

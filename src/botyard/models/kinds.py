@@ -240,7 +240,7 @@ class TestRunStatus(StrEnum):
 
 
 class Role(StrEnum):
-    """`account_user.role`: what a person may do in their account (the permissions of each: `people/roles.py`)."""
+    """`account_user.role`: what a person may do in their account (the permissions of each: `identity/roles.py`)."""
 
     OWNER = "owner"
     ADMIN = "admin"
@@ -250,7 +250,8 @@ class Role(StrEnum):
 
 
 class Permission(StrEnum):
-    """What a route needs (`people/routes.py`) and a role grants (`people/roles.py`); `GET /auth/me` lists them."""
+    """What a route needs (declared at the route: `identity/access.py`) and a role grants (`identity/roles.py`);
+    `GET /auth/me` lists them."""
 
     READ = "read"
     SELF = "self"

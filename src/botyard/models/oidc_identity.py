@@ -1,4 +1,4 @@
-"""A person's account at an OpenID provider, linked at their first single sign-on (`sso/`)."""
+"""A person's account at an OpenID provider, linked at their first single sign-on (`identity/sso/`)."""
 
 from __future__ import annotations
 

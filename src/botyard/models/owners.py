@@ -10,13 +10,13 @@ from types import MappingProxyType
 OWNERS: Mapping[str, str] = MappingProxyType(
     {
         # the account and its people
-        "account": "accounts",
-        "api_key": "auth",
-        "account_user": "people",
-        "user_session": "people",
-        "invitation": "people",
-        "signin_attempt": "people",
-        "oidc_identity": "sso",
+        "account": "identity",
+        "api_key": "identity",
+        "account_user": "identity",
+        "user_session": "identity",
+        "invitation": "identity",
+        "signin_attempt": "identity",
+        "oidc_identity": "identity",
         "audit_event": "audit",
         "instance_settings": "service_settings",
         # chatbots and what configures them

@@ -11,7 +11,7 @@ from botyard.db.base import Base, utcnow
 
 
 class SigninAttempt(Base):
-    """The count of one key's attempts that have not been forgiven (`people/throttle.py` reads and writes it).
+    """The count of one key's attempts that have not been forgiven (`identity/signin/throttle/` reads and writes it).
 
     The key is `address:` and the SHA-256 of a normalised email (whether a member has it or not, and never the
     address itself), `network:` and a client's /24 or /64, or `device:` and a device cookie's id. An attempt is

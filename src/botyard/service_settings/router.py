@@ -7,8 +7,11 @@ import logging
 from fastapi import APIRouter
 from pydantic import SecretStr
 
-from botyard.deps import AppClock, AppDatabase, CurrentPrincipal
+from botyard.deps import AppClock, AppDatabase
 from botyard.errors import AppError, ErrorCode, error_responses
+from botyard.identity.access import Audited, NotAudited, requires
+from botyard.identity.caller import CurrentPrincipal
+from botyard.models import AuditAction, AuditObject, Permission
 from botyard.service_settings import service
 from botyard.service_settings.connection import check_connection
 from botyard.service_settings.fields import BY_NAME, check, locked
@@ -32,7 +35,9 @@ _LOCKED = error_responses(
 )
 
 
-@router.get("/service/settings", response_model=SettingsView, responses=_NOT_YOURS)
+@router.get(
+    "/service/settings", response_model=SettingsView, responses=_NOT_YOURS, dependencies=[requires(Permission.SETTINGS)]
+)
 async def read_settings(principal: CurrentPrincipal, database: AppDatabase, live: Live) -> SettingsView:
     """The instance's settings that the dashboard changes: each one's value in use and where it comes from
     (`environment` wins and is `locked`, else `dashboard`, else `default`). A secret shows only whether it is set
@@ -43,7 +48,12 @@ async def read_settings(principal: CurrentPrincipal, database: AppDatabase, live
     return service.view(live.base, saved, live.cipher)
 
 
-@router.post("/service/settings", response_model=SettingsView, responses=_LOCKED)
+@router.post(
+    "/service/settings",
+    response_model=SettingsView,
+    responses=_LOCKED,
+    dependencies=[requires(Permission.SETTINGS, Audited(AuditObject.SETTING, AuditAction.UPDATED, "service settings"))],
+)
 async def change_settings(
     change: SettingsChange, principal: CurrentPrincipal, database: AppDatabase, clock: AppClock, live: Live
 ) -> SettingsView:
@@ -59,7 +69,12 @@ async def change_settings(
     return service.view(live.base, saved, live.cipher)
 
 
-@router.post("/service/settings/llm/test", response_model=ConnectionResult, responses=_LOCKED)
+@router.post(
+    "/service/settings/llm/test",
+    response_model=ConnectionResult,
+    responses=_LOCKED,
+    dependencies=[requires(Permission.SETTINGS, NotAudited("sends the model one prompt; changes nothing"))],
+)
 async def try_llm(
     principal: CurrentPrincipal, database: AppDatabase, live: Live, body: ConnectionTest | None = None
 ) -> ConnectionResult:

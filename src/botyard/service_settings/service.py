@@ -9,11 +9,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.accounts.service import instance_account_uuid
 from botyard.config import Settings
 from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode
-from botyard.people.principal import Principal
+from botyard.identity.accounts.service import instance_account_uuid
+from botyard.identity.principal import Principal
 from botyard.service_settings.cipher import Cipher
 from botyard.service_settings.fields import BY_NAME, FIELDS, Source, check, effective, locked
 from botyard.service_settings.key_binding import KEY_URL, key_url, proves_environment_key, require_key

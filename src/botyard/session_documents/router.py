@@ -6,9 +6,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, UploadFile
 
-from botyard.deps import AppSettings, CurrentAccount, DbSession
+from botyard.deps import AppSettings, DbSession
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.access import NotAudited, requires
+from botyard.identity.caller import CurrentAccount
 from botyard.ingestion.parse import ParseLimits
+from botyard.models import Permission
 from botyard.session_documents import service
 from botyard.session_documents.schemas import SessionDocumentOut
 
@@ -24,7 +27,17 @@ _REFUSALS = error_responses(
 )
 
 
-@router.post("/session-document/upload", response_model=SessionDocumentOut, responses=_REFUSALS)
+@router.post(
+    "/session-document/upload",
+    response_model=SessionDocumentOut,
+    responses=_REFUSALS,
+    dependencies=[
+        requires(
+            Permission.CHAT,
+            NotAudited("conversations themselves are not management changes: chatting, documents, live chat"),
+        )
+    ],
+)
 async def upload_session_document(
     file: Annotated[UploadFile, File(description="The document or image.")],
     db: DbSession,

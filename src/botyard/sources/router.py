@@ -4,8 +4,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 
-from botyard.deps import AppSettings, CurrentAccount, DbSession, Egress
+from botyard.deps import AppSettings, DbSession, Egress
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.access import Audited, made, requires
+from botyard.identity.caller import CurrentAccount
+from botyard.models import AuditAction, AuditObject, Permission
 from botyard.schemas import MAX_SQL_INTEGER, Success
 from botyard.sources import content, service
 from botyard.sources.schemas import (
@@ -39,13 +42,22 @@ _NOT_QA = error_responses(
 )
 
 
-@router.post("/chatbot/{uuid}/data-source/qa", response_model=DataSource)
+@router.post(
+    "/chatbot/{uuid}/data-source/qa",
+    response_model=DataSource,
+    dependencies=[requires(Permission.KNOWLEDGE, made(AuditObject.SOURCE, "Q&A"))],
+)
 async def create_qa_source(uuid: str, body: QaCreate, db: DbSession, account: CurrentAccount) -> DataSource:
     """Add a question/answer pair to a chatbot's knowledge."""
     return service.to_wire(await service.create_qa(db, account, uuid, body))
 
 
-@router.post("/chatbot/{uuid}/data-source/url", response_model=DataSource, responses=_DUPLICATE)
+@router.post(
+    "/chatbot/{uuid}/data-source/url",
+    response_model=DataSource,
+    responses=_DUPLICATE,
+    dependencies=[requires(Permission.KNOWLEDGE, made(AuditObject.SOURCE, "link"))],
+)
 async def create_url_source(
     uuid: str, body: UrlCreate, db: DbSession, account: CurrentAccount, egress: Egress
 ) -> DataSource:
@@ -53,7 +65,12 @@ async def create_url_source(
     return service.to_wire(await service.create_url(db, egress, account, uuid, body))
 
 
-@router.post("/chatbot/{uuid}/data-source/upload", response_model=DataSource, responses=_UPLOAD_REFUSALS)
+@router.post(
+    "/chatbot/{uuid}/data-source/upload",
+    response_model=DataSource,
+    responses=_UPLOAD_REFUSALS,
+    dependencies=[requires(Permission.KNOWLEDGE, made(AuditObject.SOURCE, "upload"))],
+)
 async def upload_source(
     uuid: str,
     file: Annotated[UploadFile, File(description="The document, with its file name.")],
@@ -68,25 +85,29 @@ async def upload_source(
     return service.to_wire(source)
 
 
-@router.get("/chatbot/{uuid}/data-sources", response_model=list[DataSource])
+@router.get("/chatbot/{uuid}/data-sources", response_model=list[DataSource], dependencies=[requires(Permission.READ)])
 async def list_sources(uuid: str, db: DbSession, account: CurrentAccount) -> list[DataSource]:
     """List a chatbot's data sources, oldest first."""
     return [service.to_wire(source) for source in await service.list_of_chatbot(db, account, uuid)]
 
 
-@router.get("/data-source/{uuid}", response_model=DataSource)
+@router.get("/data-source/{uuid}", response_model=DataSource, dependencies=[requires(Permission.READ)])
 async def get_source(uuid: str, db: DbSession, account: CurrentAccount) -> DataSource:
     """Fetch one data source."""
     return service.to_wire(await service.get_owned(db, account, uuid))
 
 
-@router.post("/data-source/{uuid}/update", response_model=DataSource)
+@router.post(
+    "/data-source/{uuid}/update",
+    response_model=DataSource,
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.SOURCE, AuditAction.UPDATED))],
+)
 async def update_source(uuid: str, body: SourceUpdate, db: DbSession, account: CurrentAccount) -> DataSource:
     """Rename a data source."""
     return service.to_wire(await service.update(db, account, uuid, body))
 
 
-@router.get("/data-source/{uuid}/chunks", response_model=SourceChunks)
+@router.get("/data-source/{uuid}/chunks", response_model=SourceChunks, dependencies=[requires(Permission.READ)])
 async def list_source_chunks(
     uuid: str,
     db: DbSession,
@@ -99,41 +120,66 @@ async def list_source_chunks(
     return await content.chunks_of(db, account, uuid, offset, limit)
 
 
-@router.post("/data-source/{uuid}/qa/update", response_model=DataSource, responses=_NOT_QA)
+@router.post(
+    "/data-source/{uuid}/qa/update",
+    response_model=DataSource,
+    responses=_NOT_QA,
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.SOURCE, AuditAction.UPDATED, "Q&A"))],
+)
 async def update_qa_source(uuid: str, body: QaUpdate, db: DbSession, account: CurrentAccount) -> DataSource:
     """Edit a Q&A pair's question and/or answer: the old text is no longer found from this answer on; the new one is
     searchable by words at once and by meaning once embedded (`status` back to `success`)."""
     return service.to_wire(await content.update_qa(db, account, uuid, body))
 
 
-@router.post("/data-source/{uuid}/delete", response_model=Success)
+@router.post(
+    "/data-source/{uuid}/delete",
+    response_model=Success,
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.SOURCE, AuditAction.DELETED))],
+)
 async def delete_source(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
     """Delete a data source; it leaves every tag and agent that named it."""
     await service.delete(db, account, uuid)
     return Success()
 
 
-@router.delete("/data-source/{uuid}/delete", response_model=Success)
+@router.delete(
+    "/data-source/{uuid}/delete",
+    response_model=Success,
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.SOURCE, AuditAction.DELETED))],
+)
 async def delete_source_by_delete(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
     """Delete a data source (the same as the POST form)."""
     await service.delete(db, account, uuid)
     return Success()
 
 
-@router.post("/data-sources/delete", response_model=Success)
+@router.post(
+    "/data-sources/delete",
+    response_model=Success,
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.SOURCE, AuditAction.DELETED, "several"))],
+)
 async def delete_sources(body: SourceUuids, db: DbSession, account: CurrentAccount) -> Success:
     """Delete several data sources: all of them, or none when any uuid is unknown (422 listing those uuids)."""
     await service.delete_many(db, account, body.uuids)
     return Success()
 
 
-@router.post("/data-sources/url/re-scrape", response_model=list[ItemResult])
+@router.post(
+    "/data-sources/url/re-scrape",
+    response_model=list[ItemResult],
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.SOURCE, AuditAction.UPDATED, "re-scrape"))],
+)
 async def rescrape_sources(body: SourceUuids, db: DbSession, account: CurrentAccount) -> list[ItemResult]:
     """Fetch URL sources again; one result per requested uuid, in order, either a status or an error."""
     return await service.rescrape(db, account, body.uuids)
 
 
-@restart_router.post("/data-sources/restart", response_model=list[ItemResult])
+@restart_router.post(
+    "/data-sources/restart",
+    response_model=list[ItemResult],
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.SOURCE, AuditAction.UPDATED, "restarted"))],
+)
 async def restart_sources(body: SourceUuids, db: DbSession, account: CurrentAccount) -> list[ItemResult]:
     """Process data sources of any type again; one result per requested uuid, in order, a status or an error."""
     return await service.restart(db, account, body.uuids)

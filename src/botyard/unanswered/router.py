@@ -7,7 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from botyard.chat.schemas import TimestampParam
-from botyard.deps import AppClock, AppRetriever, CurrentAccount, DbSession
+from botyard.deps import AppClock, AppRetriever, DbSession
+from botyard.identity.access import Audited, requires
+from botyard.identity.caller import CurrentAccount
+from botyard.models import AuditAction, AuditObject, Permission
 from botyard.schemas import MAX_SQL_INTEGER
 from botyard.unanswered import fixes, review, service
 from botyard.unanswered.schemas import (
@@ -26,7 +29,7 @@ from botyard.unanswered.schemas import (
 router = APIRouter(tags=["unanswered questions"])
 
 
-@router.get("/chatbot/{uuid}/unanswered", response_model=UnansweredGroups)
+@router.get("/chatbot/{uuid}/unanswered", response_model=UnansweredGroups, dependencies=[requires(Permission.READ)])
 async def list_unanswered(
     uuid: str,
     db: DbSession,
@@ -46,7 +49,11 @@ async def list_unanswered(
     return await service.list_groups(db, retriever, account, uuid, (start_timestamp, end_timestamp), (limit, offset))
 
 
-@router.post("/chatbot/{uuid}/unanswered/answer", response_model=Answered)
+@router.post(
+    "/chatbot/{uuid}/unanswered/answer",
+    response_model=Answered,
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.QUESTION, AuditAction.UPDATED, "answered"))],
+)
 async def answer_unanswered(
     uuid: str, body: UnansweredAnswer, db: DbSession, account: CurrentAccount, clock: AppClock
 ) -> Answered:
@@ -56,7 +63,11 @@ async def answer_unanswered(
     return await service.answer(db, account, uuid, body, clock())
 
 
-@router.post("/chatbot/{uuid}/unanswered/dismiss", response_model=Dismissed)
+@router.post(
+    "/chatbot/{uuid}/unanswered/dismiss",
+    response_model=Dismissed,
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.QUESTION, AuditAction.UPDATED, "dismissed"))],
+)
 async def dismiss_unanswered(
     uuid: str, body: UnansweredDismiss, db: DbSession, account: CurrentAccount, clock: AppClock
 ) -> Dismissed:
@@ -65,7 +76,9 @@ async def dismiss_unanswered(
     return await service.dismiss(db, account, uuid, body.question_uuids, clock())
 
 
-@router.get("/chatbot/{uuid}/review", response_model=ReviewGroups, tags=["review"])
+@router.get(
+    "/chatbot/{uuid}/review", response_model=ReviewGroups, tags=["review"], dependencies=[requires(Permission.READ)]
+)
 async def list_review(
     uuid: str,
     db: DbSession,
@@ -88,7 +101,12 @@ async def list_review(
     return await review.list_review(db, retriever, account, uuid, window, (limit, offset))
 
 
-@router.post("/chatbot/{uuid}/review/fix", response_model=ReviewFixed, tags=["review"])
+@router.post(
+    "/chatbot/{uuid}/review/fix",
+    response_model=ReviewFixed,
+    tags=["review"],
+    dependencies=[requires(Permission.KNOWLEDGE, Audited(AuditObject.QUESTION, AuditAction.UPDATED, "answer fixed"))],
+)
 async def fix_review(
     uuid: str, body: ReviewFix, db: DbSession, account: CurrentAccount, retriever: AppRetriever, clock: AppClock
 ) -> ReviewFixed:
@@ -100,7 +118,14 @@ async def fix_review(
     return await fixes.fix(db, retriever, account, uuid, body, clock())
 
 
-@router.post("/chatbot/{uuid}/review/accept", response_model=ReviewAccepted, tags=["review"])
+@router.post(
+    "/chatbot/{uuid}/review/accept",
+    response_model=ReviewAccepted,
+    tags=["review"],
+    dependencies=[
+        requires(Permission.KNOWLEDGE, Audited(AuditObject.QUESTION, AuditAction.UPDATED, "answer accepted"))
+    ],
+)
 async def accept_review(
     uuid: str, body: ReviewAccept, db: DbSession, account: CurrentAccount, clock: AppClock
 ) -> ReviewAccepted:

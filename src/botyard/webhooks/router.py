@@ -7,7 +7,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from botyard.deps import AppClock, CurrentAccount, DbSession, Egress, ReadDbSession
+from botyard.deps import AppClock, DbSession, Egress, ReadDbSession
+from botyard.identity.access import Audited, made, requires
+from botyard.identity.caller import CurrentAccount
+from botyard.models import AuditAction, AuditObject, Permission
 from botyard.schemas import Success
 from botyard.webhooks import service
 from botyard.webhooks.schemas import Delivery, Webhook, WebhookCreate, WebhookUpdate
@@ -15,7 +18,11 @@ from botyard.webhooks.schemas import Delivery, Webhook, WebhookCreate, WebhookUp
 router = APIRouter(tags=["webhooks"])
 
 
-@router.post("/chatbot/{uuid}/webhook/create", response_model=Webhook)
+@router.post(
+    "/chatbot/{uuid}/webhook/create",
+    response_model=Webhook,
+    dependencies=[requires(Permission.MANAGE, made(AuditObject.WEBHOOK))],
+)
 async def create_webhook(
     uuid: str, body: WebhookCreate, db: DbSession, account: CurrentAccount, egress: Egress
 ) -> Webhook:
@@ -25,19 +32,23 @@ async def create_webhook(
     return service.to_wire(await service.create(db, egress, account, uuid, body), with_secret=True)
 
 
-@router.get("/chatbot/{uuid}/webhooks", response_model=list[Webhook])
+@router.get("/chatbot/{uuid}/webhooks", response_model=list[Webhook], dependencies=[requires(Permission.READ)])
 async def list_webhooks(uuid: str, db: ReadDbSession, account: CurrentAccount) -> list[Webhook]:
     """The chatbot's webhooks, oldest first (without their secrets)."""
     return [service.to_wire(hook) for hook in await service.list_of_chatbot(db, account, uuid)]
 
 
-@router.get("/webhook/{uuid}", response_model=Webhook)
+@router.get("/webhook/{uuid}", response_model=Webhook, dependencies=[requires(Permission.READ)])
 async def get_webhook(uuid: str, db: ReadDbSession, account: CurrentAccount) -> Webhook:
     """One webhook (without its secret)."""
     return service.to_wire(await service.get_owned(db, account, uuid))
 
 
-@router.post("/webhook/{uuid}/update", response_model=Webhook)
+@router.post(
+    "/webhook/{uuid}/update",
+    response_model=Webhook,
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.WEBHOOK, AuditAction.UPDATED))],
+)
 async def update_webhook(
     uuid: str, body: WebhookUpdate, db: DbSession, account: CurrentAccount, egress: Egress
 ) -> Webhook:
@@ -46,27 +57,39 @@ async def update_webhook(
     return service.to_wire(await service.update(db, egress, account, uuid, body))
 
 
-@router.post("/webhook/{uuid}/rotate-secret", response_model=Webhook)
+@router.post(
+    "/webhook/{uuid}/rotate-secret",
+    response_model=Webhook,
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.WEBHOOK, AuditAction.UPDATED, "secret rotated"))],
+)
 async def rotate_webhook_secret(uuid: str, db: DbSession, account: CurrentAccount) -> Webhook:
     """A new signing secret, shown this once; the old one signs nothing from now on."""
     return service.to_wire(await service.rotate_secret(db, account, uuid), with_secret=True)
 
 
-@router.delete("/webhook/{uuid}/delete", response_model=Success)
+@router.delete(
+    "/webhook/{uuid}/delete",
+    response_model=Success,
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.WEBHOOK, AuditAction.DELETED))],
+)
 async def delete_webhook(uuid: str, db: DbSession, account: CurrentAccount) -> Success:
     """Delete a webhook and its deliveries."""
     await service.delete(db, account, uuid)
     return Success()
 
 
-@router.post("/webhook/{uuid}/test", response_model=Delivery)
+@router.post(
+    "/webhook/{uuid}/test",
+    response_model=Delivery,
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.WEBHOOK, AuditAction.STARTED, "test delivery"))],
+)
 async def test_webhook(uuid: str, db: DbSession, account: CurrentAccount, clock: AppClock) -> Delivery:
     """Send a `ping` event to this webhook (even a disabled one): the answer is its delivery, `pending`; follow it
     in `GET /webhook/{uuid}/deliveries`."""
     return service.delivery_to_wire(await service.test(db, account, uuid, clock()))
 
 
-@router.get("/webhook/{uuid}/deliveries", response_model=list[Delivery])
+@router.get("/webhook/{uuid}/deliveries", response_model=list[Delivery], dependencies=[requires(Permission.READ)])
 async def list_deliveries(
     uuid: str,
     db: ReadDbSession,

@@ -18,8 +18,10 @@ from botyard.chat.feedback.service import feedback_of
 from botyard.chat.ratelimit import CallingVisitor
 from botyard.chat.service import messages_by_uuids, session_messages
 from botyard.db.base import iso, utcnow
-from botyard.deps import AppClock, AppDatabase, ClientNetwork, CurrentAccount, DbSession, ReadDbSession
+from botyard.deps import AppClock, AppDatabase, ClientNetwork, DbSession, ReadDbSession
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.access import Audited, public, requires
+from botyard.identity.caller import CurrentAccount
 from botyard.live import contact
 from botyard.live import service as live
 from botyard.live.event_stream import (
@@ -32,7 +34,7 @@ from botyard.live.event_stream import (
     start_after,
 )
 from botyard.live.wakeup import session_topic
-from botyard.models import ChatbotEventKind, MessageMeta
+from botyard.models import AuditAction, AuditObject, ChatbotEventKind, MessageMeta, Permission
 from botyard.widget import service
 from botyard.widget.origins import check_origin
 from botyard.widget.schemas import (
@@ -101,13 +103,17 @@ _EVENTS: Responses = {
 }
 
 
-@router.get("/chatbot/{uuid}/widget", response_model=WidgetSettings)
+@router.get("/chatbot/{uuid}/widget", response_model=WidgetSettings, dependencies=[requires(Permission.READ)])
 async def get_widget_settings(uuid: str, db: DbSession, account: CurrentAccount) -> WidgetSettings:
     """The chatbot's widget settings (the defaults until they are first changed)."""
     return await service.get_settings(db, account, uuid)
 
 
-@router.post("/chatbot/{uuid}/widget", response_model=WidgetSettings)
+@router.post(
+    "/chatbot/{uuid}/widget",
+    response_model=WidgetSettings,
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.SETTING, AuditAction.UPDATED, "widget"))],
+)
 async def update_widget_settings(
     uuid: str, body: WidgetSettingsUpdate, db: DbSession, account: CurrentAccount
 ) -> WidgetSettings:
@@ -116,7 +122,7 @@ async def update_widget_settings(
     return await service.update_settings(db, account, uuid, body, utcnow())
 
 
-@router.get("/widget/{chatbot_uuid}", response_model=WidgetConfig, responses=_REFUSED)
+@router.get("/widget/{chatbot_uuid}", response_model=WidgetConfig, responses=_REFUSED, dependencies=[public()])
 async def widget_config(chatbot_uuid: str, request: Request, db: ReadDbSession) -> WidgetConfig:
     """What the widget shows (title, colours, welcome message, suggested questions...), and the chatbot's language
     with the widget's own words in it. No key."""
@@ -125,7 +131,9 @@ async def widget_config(chatbot_uuid: str, request: Request, db: ReadDbSession) 
     return await service.config(db, opened)
 
 
-@router.post("/widget/{chatbot_uuid}/session", response_model=WidgetSession, responses=_NEW_SESSION)
+@router.post(
+    "/widget/{chatbot_uuid}/session", response_model=WidgetSession, responses=_NEW_SESSION, dependencies=[public()]
+)
 async def widget_session(
     chatbot_uuid: str,
     body: WidgetSessionCreate,
@@ -142,7 +150,12 @@ async def widget_session(
     return WidgetSession(session_uuid=session.uuid, created_at=iso(session.created_at))
 
 
-@router.get("/widget/session/{session_uuid}/messages", response_model=list[WidgetEntry], responses=_REFUSED)
+@router.get(
+    "/widget/session/{session_uuid}/messages",
+    response_model=list[WidgetEntry],
+    responses=_REFUSED,
+    dependencies=[public()],
+)
 async def widget_messages(session_uuid: str, request: Request, db: ReadDbSession) -> list[WidgetEntry]:
     """The conversation so far, oldest first, as the widget shows it (restored after a page reload)."""
     session, opened = await service.open_session(db, session_uuid)
@@ -156,6 +169,7 @@ async def widget_messages(session_uuid: str, request: Request, db: ReadDbSession
     status_code=200,
     response_class=AnswerResponse,
     responses=_STREAM,
+    dependencies=[public()],
 )
 async def widget_stream(
     session_uuid: str,
@@ -177,7 +191,10 @@ async def widget_stream(
 
 
 @router.post(
-    "/widget/session/{session_uuid}/message/{message_uuid}/feedback", response_model=Feedback, responses=_FEEDBACK
+    "/widget/session/{session_uuid}/message/{message_uuid}/feedback",
+    response_model=Feedback,
+    responses=_FEEDBACK,
+    dependencies=[public()],
 )
 async def widget_feedback(
     session_uuid: str,
@@ -196,7 +213,9 @@ async def widget_feedback(
     return await service.give_feedback(db, opened, session, message_uuid, body, visitor, clock())
 
 
-@router.get("/widget/session/{session_uuid}/contact", response_model=WidgetContact, responses=_REFUSED)
+@router.get(
+    "/widget/session/{session_uuid}/contact", response_model=WidgetContact, responses=_REFUSED, dependencies=[public()]
+)
 async def widget_contact(session_uuid: str, request: Request, db: ReadDbSession) -> WidgetContact:
     """Whether the after-hours form is open: the visitor asked for a person outside the chatbot's office hours (the
     widget asks after each answer). No key."""
@@ -206,7 +225,11 @@ async def widget_contact(session_uuid: str, request: Request, db: ReadDbSession)
 
 
 @router.post(
-    "/widget/session/{session_uuid}/contact", status_code=201, response_model=WidgetContact, responses=_CONTACT
+    "/widget/session/{session_uuid}/contact",
+    status_code=201,
+    response_model=WidgetContact,
+    responses=_CONTACT,
+    dependencies=[public()],
 )
 async def widget_leave_contact(
     session_uuid: str, body: WidgetContactCreate, request: Request, db: DbSession, clock: AppClock
@@ -219,7 +242,12 @@ async def widget_leave_contact(
     return {"offered": False, "sent": True}
 
 
-@router.get("/widget/session/{session_uuid}/events", response_class=StreamingResponse, responses=_EVENTS)
+@router.get(
+    "/widget/session/{session_uuid}/events",
+    response_class=StreamingResponse,
+    responses=_EVENTS,
+    dependencies=[public()],
+)
 async def widget_events(
     session_uuid: str,
     request: Request,

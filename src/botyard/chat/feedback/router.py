@@ -9,8 +9,11 @@ from fastapi import APIRouter, Query
 
 from botyard.chat.feedback import service
 from botyard.chat.feedback.schemas import FeedbackEntry
-from botyard.deps import CurrentAccount, DbSession
+from botyard.deps import DbSession
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.access import requires
+from botyard.identity.caller import CurrentAccount
+from botyard.models import Permission
 from botyard.models.kinds import Rating
 from botyard.schemas import MAX_SQL_INTEGER
 
@@ -19,7 +22,12 @@ router = APIRouter(tags=["sessions and messages"])
 _LIST = error_responses({ErrorCode.NOT_FOUND: "no such chatbot, or another account's."})
 
 
-@router.get("/chatbot/{uuid}/feedback", response_model=list[FeedbackEntry], responses=_LIST)
+@router.get(
+    "/chatbot/{uuid}/feedback",
+    response_model=list[FeedbackEntry],
+    responses=_LIST,
+    dependencies=[requires(Permission.READ)],
+)
 async def list_feedback(
     uuid: str,
     db: DbSession,

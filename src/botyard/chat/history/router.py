@@ -12,8 +12,11 @@ from fastapi.responses import StreamingResponse
 from botyard.chat.filters import SessionQuery
 from botyard.chat.history import service
 from botyard.chat.history.schemas import Conversation, ExportFormat, Retention, RetentionUpdate
-from botyard.deps import AppDatabase, CurrentAccount, DbSession, ReadDbSession
+from botyard.deps import AppDatabase, DbSession, ReadDbSession
 from botyard.errors import ErrorCode, Responses, error_responses
+from botyard.identity.access import Audited, requires
+from botyard.identity.caller import CurrentAccount
+from botyard.models import AuditAction, AuditObject, Permission
 from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["sessions and messages"])
@@ -35,7 +38,12 @@ FormatQuery = Annotated[ExportFormat, Query(alias="format", description="`csv` (
 _MEDIA = {ExportFormat.CSV: "text/csv; charset=utf-8", ExportFormat.JSON: "application/json"}
 
 
-@router.get("/chatbot/{uuid}/conversations", response_model=list[Conversation], responses=_CHATBOT)
+@router.get(
+    "/chatbot/{uuid}/conversations",
+    response_model=list[Conversation],
+    responses=_CHATBOT,
+    dependencies=[requires(Permission.READ)],
+)
 async def list_conversations(
     uuid: str,
     only: SessionQuery,
@@ -53,7 +61,12 @@ async def list_conversations(
     return await service.overview(db, account, uuid, only, limit, offset)
 
 
-@router.get("/chatbot/{uuid}/sessions/export", response_class=StreamingResponse, responses=_CHATBOT | _EXPORT)
+@router.get(
+    "/chatbot/{uuid}/sessions/export",
+    response_class=StreamingResponse,
+    responses=_CHATBOT | _EXPORT,
+    dependencies=[requires(Permission.READ)],
+)
 async def export_sessions(
     uuid: str,
     only: SessionQuery,
@@ -69,7 +82,12 @@ async def export_sessions(
     return _download(service.export(database, chatbot_uuid, only, form), form, name)
 
 
-@router.get("/session/{uuid}/export", response_class=StreamingResponse, responses=_SESSION | _EXPORT)
+@router.get(
+    "/session/{uuid}/export",
+    response_class=StreamingResponse,
+    responses=_SESSION | _EXPORT,
+    dependencies=[requires(Permission.READ)],
+)
 async def export_session(
     uuid: str, db: ReadDbSession, database: AppDatabase, account: CurrentAccount, form: FormatQuery = ExportFormat.CSV
 ) -> StreamingResponse:
@@ -83,13 +101,25 @@ def _download(body: Any, form: ExportFormat, name: str) -> StreamingResponse:
     return StreamingResponse(body, media_type=_MEDIA[form], headers=headers)
 
 
-@router.get("/chatbot/{uuid}/conversations/retention", response_model=Retention, responses=_CHATBOT)
+@router.get(
+    "/chatbot/{uuid}/conversations/retention",
+    response_model=Retention,
+    responses=_CHATBOT,
+    dependencies=[requires(Permission.READ)],
+)
 async def get_retention(uuid: str, db: ReadDbSession, account: CurrentAccount) -> Retention:
     """How long the chatbot's conversations are kept after their last activity (`null`: forever)."""
     return await service.get_retention(db, account, uuid)
 
 
-@router.post("/chatbot/{uuid}/conversations/retention", response_model=Retention, responses=_CHATBOT)
+@router.post(
+    "/chatbot/{uuid}/conversations/retention",
+    response_model=Retention,
+    responses=_CHATBOT,
+    dependencies=[
+        requires(Permission.MANAGE, Audited(AuditObject.SETTING, AuditAction.UPDATED, "conversation retention"))
+    ],
+)
 async def set_retention(uuid: str, body: RetentionUpdate, db: DbSession, account: CurrentAccount) -> Retention:
     """Set how long conversations are kept after their last activity, in days (`null`: forever). Older ones are
     deleted with their messages right away, then checked every hour."""

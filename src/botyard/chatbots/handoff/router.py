@@ -8,22 +8,35 @@ from fastapi import APIRouter
 from botyard.chatbots.handoff import service
 from botyard.chatbots.handoff.schemas import Notifications, NotificationsUpdate, OfficeHours, OfficeHoursUpdate
 from botyard.db.base import utcnow
-from botyard.deps import AppSettings, CurrentAccount, DbSession, ReadDbSession
+from botyard.deps import AppSettings, DbSession, ReadDbSession
 from botyard.errors import ErrorCode, error_responses
+from botyard.identity.access import Audited, requires
+from botyard.identity.caller import CurrentAccount
 from botyard.mail import mail_status
+from botyard.models import AuditAction, AuditObject, Permission
 
 router = APIRouter(tags=["live chat"])
 
 _CHATBOT = error_responses({ErrorCode.NOT_FOUND: "no such chatbot, or another account's."})
 
 
-@router.get("/chatbot/{uuid}/office-hours", response_model=OfficeHours, responses=_CHATBOT)
+@router.get(
+    "/chatbot/{uuid}/office-hours",
+    response_model=OfficeHours,
+    responses=_CHATBOT,
+    dependencies=[requires(Permission.READ)],
+)
 async def get_office_hours(uuid: str, db: ReadDbSession, account: CurrentAccount) -> OfficeHours:
     """The chatbot's office hours (off until set: a person is always promised), and whether it is open now."""
     return await service.office_hours(db, account, uuid, utcnow())
 
 
-@router.post("/chatbot/{uuid}/office-hours", response_model=OfficeHours, responses=_CHATBOT)
+@router.post(
+    "/chatbot/{uuid}/office-hours",
+    response_model=OfficeHours,
+    responses=_CHATBOT,
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.SETTING, AuditAction.UPDATED, "office hours"))],
+)
 async def update_office_hours(
     uuid: str, body: OfficeHoursUpdate, db: DbSession, account: CurrentAccount
 ) -> OfficeHours:
@@ -32,7 +45,12 @@ async def update_office_hours(
     return await service.update_office_hours(db, account, uuid, body, utcnow())
 
 
-@router.get("/chatbot/{uuid}/notifications", response_model=Notifications, responses=_CHATBOT)
+@router.get(
+    "/chatbot/{uuid}/notifications",
+    response_model=Notifications,
+    responses=_CHATBOT,
+    dependencies=[requires(Permission.READ)],
+)
 async def get_notifications(
     uuid: str, db: ReadDbSession, account: CurrentAccount, settings: AppSettings
 ) -> Notifications:
@@ -41,7 +59,12 @@ async def get_notifications(
     return await service.notifications(db, account, uuid, mail_status(settings))
 
 
-@router.post("/chatbot/{uuid}/notifications", response_model=Notifications, responses=_CHATBOT)
+@router.post(
+    "/chatbot/{uuid}/notifications",
+    response_model=Notifications,
+    responses=_CHATBOT,
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.SETTING, AuditAction.UPDATED, "notifications"))],
+)
 async def update_notifications(
     uuid: str, body: NotificationsUpdate, db: DbSession, account: CurrentAccount, settings: AppSettings
 ) -> Notifications:

@@ -27,7 +27,7 @@ export async function render(ctx) {
     revoke.addEventListener("click", async () => {
       if (!(await confirmDialog(`Revoke the key “${label}”? Programs using it are refused at once.`, "Revoke"))) return;
       await busy(revoke, note, async () => {
-        await post(`/account/key/${key.prefix}/revoke`);
+        await post(`/account/api-key/${key.prefix}/revoke`);
         note.ok(`Revoked ${label}.`);
         await load();
       });

@@ -1,1 +1,0 @@
-"""Accounts and their API keys."""

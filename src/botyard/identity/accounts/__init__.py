@@ -1,0 +1,1 @@
+"""Accounts and their first keys: issue, list, revoke (`service`), and the first run's setup link (`setup`)."""

@@ -1,0 +1,1 @@
+"""Invitations by link (`service`) and their table (`repository`)."""
