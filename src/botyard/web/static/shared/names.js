@@ -202,6 +202,7 @@ export const AuditObject = Object.freeze({
   TEST_SET: "test_set",
   CONVERSATION: "conversation",
   WEBHOOK: "webhook",
+  CHANNEL: "channel",
   KEY: "key",
   MEMBER: "member",
   INVITATION: "invitation",
