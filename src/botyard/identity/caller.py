@@ -24,8 +24,8 @@ _bearer = HTTPBearer(auto_error=False, description="An API key created with `bot
 async def _signer(request: Request, authorization: str | None, *, optional: bool) -> Principal | None:
     """Who signs the request: the API key of `Authorization` if one is sent (as before people existed), else the
     dashboard's session cookie; None when neither is there. A cookie request that may change state must also pass
-    the cross-site checks (`people/csrf.py`); where the signer is `optional` a cookie that fails them, or has ended,
-    counts as no signer at all (a visitor), as a missing header does."""
+    the cross-site checks (`browser_sessions/csrf.py`); where the signer is `optional` a cookie that fails them, or
+    has ended, counts as no signer at all (a visitor), as a missing header does."""
     database: Database = request.app.state.database
     now = request.app.state.clock()
     # Their own short transactions: on SQLite the request's write transaction takes the write lock at its first

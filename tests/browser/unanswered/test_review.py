@@ -158,7 +158,7 @@ def test_the_tests_page_runs_a_set_and_shows_what_a_change_fixed(
     dashboard.sign_in()
     page = dashboard.open(f"/bot/{bot}/tests", "Tests: Tests bot")
     page.get_by_label("CSV file").set_input_files({"name": "smoke.csv", "mimeType": "text/csv", "buffer": CSV.encode()})
-    page.get_by_label("Name").fill("Smoke")
+    page.get_by_label("Name", exact=True).fill("Smoke")
     page.get_by_role("button", name="Import").click()
     expect(page.get_by_role("status").filter(has_text="Test set “Smoke” imported: 3 questions.")).to_be_visible()
     card = page.locator("li.test-set")

@@ -79,7 +79,7 @@ def test_create_configure_embed_and_delete_a_chatbot(
     server: Service, dashboard: Dashboard, context: BrowserContext, host_site: HostSite, artifacts: Path
 ) -> None:
     page = dashboard.page
-    page.get_by_label("Name").fill("Acme support")
+    page.get_by_label("Name", exact=True).fill("Acme support")
     page.get_by_role("button", name="Create chatbot").click()
     expect(page.get_by_role("status").filter(has_text="Created Acme support")).to_be_visible()
     created = [bot for bot in server.api("GET", "/chatbots") if bot["name"] == "Acme support"]
@@ -295,7 +295,7 @@ def test_agents_create_toggle_edit_and_tool_functions(server: Service, dashboard
     page = dashboard.open(f"/bot/{bot}/agents", "Agents: Agents bot")
     expect(page.get_by_role("article", name=re.compile("General Q&A"))).to_be_visible()
 
-    page.get_by_label("Name").fill("Billing")
+    page.get_by_label("Name", exact=True).fill("Billing")
     page.get_by_label("Type").select_option("user-facing")
     page.get_by_label("Description").fill("Questions about invoices and payments")
     page.get_by_role("button", name="Create agent").click()
@@ -319,11 +319,11 @@ def test_agents_create_toggle_edit_and_tool_functions(server: Service, dashboard
         ("Hand-off", "human-escalation"),
     ]
     for name, kind in kinds:
-        page.get_by_label("Name").fill(name)
+        page.get_by_label("Name", exact=True).fill(name)
         page.get_by_label("Type").select_option(kind)
         page.get_by_role("button", name="Create agent").click()
         expect(page.get_by_role("article", name=re.compile(name))).to_contain_text(kind)
-    page.get_by_label("Name").fill("Second hand-off")
+    page.get_by_label("Name", exact=True).fill("Second hand-off")
     page.get_by_label("Type").select_option("human-escalation")
     page.get_by_role("button", name="Create agent").click()
     expect(page.get_by_role("alert")).to_contain_text("only one human-escalation agent")

@@ -1,6 +1,6 @@
 """Dashboard sign-in by email and password, sign-out (of this browser or of every one), who am I, and the two links
 that open a session: an invitation accepted and a password reset. Sign-in answers with the session cookies
-(`people/cookies.py`); no reply ever carries a password or a token."""
+(`browser_sessions/cookies.py`); no reply ever carries a password or a token."""
 
 from __future__ import annotations
 
