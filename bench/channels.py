@@ -5,6 +5,9 @@ A `botyard serve` (SQLite, jobs in process, the offline answerer) holds a chatbo
 (bench/chat.py's knowledge) and a Telegram channel whose Bot API is a server on loopback in this process
 (`_TelegramApi`: it records when each `sendMessage` arrives). Phases:
 
+- `serial`: `--serial` deliveries one after another on one kept-alive connection: the intake's own time and the
+  server's CPU per delivery, with nothing queued (the figure a change of the intake's path moves; the machine's
+  load moves it least).
 - `ack`: `--rate` signed deliveries a second for `--seconds`, each a new user's message, POSTed to a channel's
   inbound URL by 32 concurrent connections. Figures: the acknowledgement's time (p50/p95/p99), failures. Goal
   (issue 49): p95 under 20 ms at 200 a second. The channel's burst wait is `--ack-burst` (default: longer than the
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import json
 import statistics
 import sys
@@ -33,7 +37,7 @@ from typing import Any
 
 import httpx
 from _chat_http import auth
-from _harness import Server, percentile
+from _harness import Server, percentile, process_cpu_seconds
 from chat import Knowledge, Vocabulary, load_knowledge, make_themes, questions
 
 from botyard.config import Settings
@@ -117,6 +121,27 @@ async def acknowledgements(base: str, channel: str, secret: str, rate: float, se
     return times
 
 
+def serial_intake(port: int, pid: int, channel: str, secret: str, count: int) -> tuple[list[float], float]:
+    """`count` deliveries one after another on one kept-alive connection (http.client: the client's own cost stays
+    small beside the server's): each one's time, and the server's CPU milliseconds per delivery. Nothing queues, so
+    this is the intake's own cost, which the machine's other load moves less than it moves `ack`'s queueing."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"X-Telegram-Bot-Api-Secret-Token": secret, "Content-Type": "application/json"}
+    times: list[float] = []
+    cpu = process_cpu_seconds(pid)
+    for number in range(count):
+        body = json.dumps(update(3_000_000 + number, 20_000 + number, "hello"))
+        started = time.perf_counter()
+        connection.request("POST", f"/channels/{channel}/inbound", body, headers)
+        response = connection.getresponse()
+        response.read()
+        times.append((time.perf_counter() - started) * 1000)
+        if response.status != 200:
+            raise RuntimeError(f"delivery {number}: {response.status}")
+    connection.close()
+    return times, (process_cpu_seconds(pid) - cpu) * 1000 / count
+
+
 def delivery_to_reply(
     client: httpx.Client, recorder: _Recorder, channel: str, secret: str, number: int, text: str
 ) -> float:
@@ -172,10 +197,18 @@ def run(args: argparse.Namespace) -> int:
             asked = [question.text for question in questions(knowledge, args.replies + 3, 0.0, 2)]
             api_answer(client, bot, asked[0])  # the index is built once, before anything is timed
             print(f"{args.chunks} chunks, burst_seconds {args.burst}", flush=True)
+            if "serial" in args.phase:
+                times, cpu_ms = serial_intake(server.port, server.pid, intake, intake_secret, args.serial)
+                print(f"serial intake, {args.serial} deliveries one after another:", flush=True)
+                print(figures("acknowledgement", times) + f"   server CPU per delivery: {cpu_ms:.2f} ms", flush=True)
             if "ack" in args.phase:
+                cpu = process_cpu_seconds(server.pid)
                 acks = asyncio.run(acknowledgements(server.base, intake, intake_secret, args.rate, args.seconds))
+                cpu_ms = (process_cpu_seconds(server.pid) - cpu) * 1000 / len(acks)
                 print(f"ack at {args.rate:g}/s for {args.seconds:g} s (burst_seconds {args.ack_burst:g}):", flush=True)
                 print(figures("acknowledgement", acks) + f"   goal p95 < 20 ms: {percentile(acks, 0.95) < 20}")
+                # The machine's load moves the times; the server's CPU per delivery is what a change of the path moves.
+                print(f"  server CPU per delivery: {cpu_ms:.2f} ms", flush=True)
                 if args.ack_burst < args.seconds:
                     time.sleep(args.drain)  # let the queued answers go, so the next phase meets an idle server
             if "reply" in args.phase:
@@ -195,7 +228,10 @@ def run(args: argparse.Namespace) -> int:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", type=int, default=10_000)
-    parser.add_argument("--phase", action="append", choices=["ack", "reply"], help="phases to run (default: both)")
+    parser.add_argument(
+        "--phase", action="append", choices=["serial", "ack", "reply"], help="phases to run (default: all)"
+    )
+    parser.add_argument("--serial", type=int, default=2000, help="deliveries of the serial phase")
     parser.add_argument("--rate", type=float, default=200.0, help="deliveries a second (ack phase)")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long the ack phase sends")
     parser.add_argument("--drain", type=float, default=30.0, help="seconds left for the ack phase's answers")
@@ -203,7 +239,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--burst", type=float, default=1.0, help="the reply channel's burst_seconds")
     parser.add_argument("--ack-burst", type=float, default=30.0, help="the ack channel's burst_seconds (max 30)")
     args = parser.parse_args(argv)
-    args.phase = args.phase or ["ack", "reply"]
+    args.phase = args.phase or ["serial", "ack", "reply"]
     return args
 
 

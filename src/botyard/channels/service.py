@@ -125,6 +125,13 @@ async def delete(db: AsyncSession, account_uuid: str, channel_uuid: str) -> None
     await repository.delete(await repository.get_owned(account_uuid, channel_uuid))
 
 
+def open_secret(settings: Settings, row: ChannelRow, name: str) -> str | None:
+    """One of the channel's credentials in the clear, or None (not stored, or this key cannot open it): what a
+    delivery's check needs, without opening the others (each is a Fernet token to verify and decrypt)."""
+    token = row.secrets.get(name)
+    return None if token is None else Cipher(settings).open(token)
+
+
 def open_secrets(settings: Settings, row: ChannelRow) -> dict[str, str]:
     """The channel's credentials in the clear (for a call to its provider), those this key can open."""
     cipher = Cipher(settings)
