@@ -78,7 +78,9 @@ def test_a_signed_message_is_answered_on_the_owners_callback_signed(
     )
     assert answer.status_code == 200 and answer.json() == {"ok": True}
     run_channel_jobs(client, ManualClock())
-    [received] = callback.received
+    typing, received = callback.received  # "typing" while the answer is made, then the answer
+    assert typing.signed_with(secret) and typing.event["type"] == "typing"
+    assert typing.event["user"] == {"id": "u-7"} and typing.event["thread"] == "t-1"
     assert received.path == "/replies" and received.signed_with(secret)
     reply = received.event
     assert reply["type"] == "message" and reply["user"] == {"id": "u-7"} and reply["thread"] == "t-1"
@@ -89,7 +91,7 @@ def test_a_signed_message_is_answered_on_the_owners_callback_signed(
     )
     assert again.json() == {"ok": True, "duplicate": True}
     run_channel_jobs(client, ManualClock())
-    assert len(callback.received) == 1
+    assert len(callback.received) == 2
 
 
 @pytest.mark.parametrize("forgery", ["stale", "other-secret", "other-body", "unsigned"])
@@ -125,3 +127,35 @@ def test_a_closed_conversation_is_stored_and_not_answered_and_an_unknown_type_is
     run_channel_jobs(client, ManualClock())
     assert callback.received == []
     assert db.run(lambda s: s.scalar(select(func.count()).select_from(ChannelEvent))) == 1
+
+
+def test_live_chat_reaches_the_helpdesk_as_handoff_messages_and_resolved(
+    alice: Api, client: TestClient, callback: Receiver, db: Db
+) -> None:
+    channel, secret = helpdesk(alice, callback.url("/events"))
+
+    def deliver(event_id: str, text: str) -> None:
+        event = {"id": event_id, "type": "message", "user": {"id": "u-8"}, "thread": "t-2", "text": text}
+        body = json.dumps(event).encode()
+        response = client.post(
+            f"/channels/{channel['uuid']}/inbound", content=body, headers=signed_headers(secret, event_id, body)
+        )
+        assert response.json() == {"ok": True}
+
+    deliver("evt-20", "When are you open?")
+    run_channel_jobs(client, ManualClock())
+    [session] = alice.ok(alice.get(f"/chatbot/{channel['chatbot_uuid']}/sessions"))
+    alice.ok(alice.post(f"/session/{session['uuid']}/live-chat/start"))
+    run_channel_jobs(client, ManualClock())
+    deliver("evt-21", "Can you hold a parcel?")
+    run_channel_jobs(client, ManualClock())
+    alice.ok(alice.post(f"/session/{session['uuid']}/live-chat/message", {"text": "Yes, until Friday."}))
+    alice.ok(alice.post(f"/session/{session['uuid']}/live-chat/end"))
+    run_channel_jobs(client, ManualClock())
+    events = [received.event for received in callback.received]
+    assert all(received.signed_with(secret) for received in callback.received)
+    # The bot's answer, then the live chat: no answer of the bot while the operator has it.
+    assert [event["type"] for event in events] == ["typing", "message", "handoff", "message", "resolved"]
+    assert events[2]["text"] == "You are now chatting with a person."
+    assert events[3]["text"] == "Yes, until Friday."
+    assert all(event["user"] == {"id": "u-8"} and event["thread"] == "t-2" for event in events)

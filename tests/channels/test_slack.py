@@ -114,6 +114,10 @@ def test_a_direct_message_and_a_mention_are_answered_in_their_threads(
         ("D0DM01", None),  # a direct message answered in the DM
     ]
     assert all("nine to five" in message["text"] and message["mrkdwn"] is True for message in posted)
+    # While the answer was made, the thread showed it (the DM has no thread to show it on).
+    assert workspace.statuses() == [
+        {"channel_id": "C0GENERAL", "thread_ts": "1764680040.000100", "status": "is typing..."}
+    ]
     # The DM's next message continues its conversation: one session for the DM, one for the thread.
     clock.advance(60)
     post(owner, channel, event_callback("Ev03", "And on Saturdays?", ts="1764680101.000100"))

@@ -129,7 +129,8 @@ def test_a_message_is_answered_on_its_chat_with_typing_meanwhile(
     [reply] = bot_api.sent()
     assert reply.chat_id == "42" and reply.parse_mode == "HTML"
     assert "nine to five" in reply.text
-    assert bot_api.calls("sendChatAction") == [{"chat_id": "42", "action": "typing"}]
+    typing = bot_api.calls("sendChatAction")  # repeated every 4 s while an answer takes longer (a busy machine)
+    assert typing and all(call == {"chat_id": "42", "action": "typing"} for call in typing)
     sessions = db.run(lambda s: s.scalars(select(ChatSession).where(ChatSession.channel_uuid == channel["uuid"]))).all()
     assert [(s.channel_user, s.channel_user_name, s.channel_thread) for s in sessions] == [("42", "Ada Lovelace", "42")]
     status = owner.ok(owner.get(f"/channel/{channel['uuid']}"))["status"]

@@ -1,7 +1,8 @@
 """A Slack Web API server on loopback, written from Slack's documentation (https://docs.slack.dev/reference/methods),
 not from the service's code, and the Events API's signed requests as Slack sends them.
 
-Methods: `auth.test` (the bot's identity for a known bot token, else `invalid_auth`), `chat.postMessage` (recorded;
+Methods: `auth.test` (the bot's identity for a known bot token, else `invalid_auth`),
+`assistant.threads.setStatus` (recorded, taken as in an assistant thread), `chat.postMessage` (recorded;
 a message without `channel` or `text` is `no_text`/`channel_not_found`). Slack answers 200 with `{"ok": false,
 "error"}` for a refusal and 429 with `Retry-After` for its rate limit; a test scripts the next answers to
 `chat.postMessage` (`fail_next`).
@@ -28,6 +29,7 @@ BOT_USER = "UBOT0001"
 @dataclass
 class _State:
     posted: list[dict[str, Any]] = field(default_factory=list)
+    statuses: list[dict[str, Any]] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     failures: list[tuple[int, dict[str, str], dict[str, Any]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -56,6 +58,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._answer(200, {}, {"ok": False, "error": "invalid_auth"})
             elif method == "auth.test":
                 self._answer(200, {}, {"ok": True, "user_id": BOT_USER, "team_id": "T0001", "bot_id": "B0001"})
+            elif method == "assistant.threads.setStatus":
+                state.statuses.append(body)  # as in an assistant thread; Slack refuses it elsewhere
+                self._answer(200, {}, {"ok": True})
             elif method == "chat.postMessage" and state.failures:
                 self._answer(*state.failures.pop(0))
             elif method == "chat.postMessage":
@@ -86,6 +91,11 @@ class SlackApi:
     def posted(self) -> list[dict[str, Any]]:
         with self._server.state.lock:
             return list(self._server.state.posted)
+
+    def statuses(self) -> list[dict[str, Any]]:
+        """The thread statuses set (`assistant.threads.setStatus` bodies), in order."""
+        with self._server.state.lock:
+            return list(self._server.state.statuses)
 
     def fail_next(self, *answers: tuple[int, dict[str, str], dict[str, Any]]) -> None:
         with self._server.state.lock:

@@ -8,7 +8,7 @@ Each stored message queues this job due `burst_seconds` after it arrived. When o
    before) arrived after it: that one's job, due later, answers the burst; nothing to do.
 3. Otherwise its burst's messages, in the provider's order, are joined into one question and asked
    in the chat session of (channel, user, thread): the one active within `session_idle_hours`, or a new one.
-   Telegram shows "typing..." meanwhile.
+   Meanwhile the channel shows that an answer is being made (`channels.indicator`).
 4. The events are settled and the reply is queued to send (`channel_send`), in one transaction. Over the chatbot's
    rate limit, the reply is its `rate_limit_message`; while an operator has the conversation, the bot says nothing.
 
@@ -17,7 +17,6 @@ A crash between 3 and 4 asks the burst again when the job is retried: at least o
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,8 +26,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.answering.pipeline import Pipeline
 from botyard.answering.turn.records import Ask
 from botyard.answering.wire import collect
-from botyard.channels import telegram
-from botyard.channels.calls import ProviderFailed, TelegramApi
+from botyard.channels.calls import Callback, SlackApi, TelegramApi
+from botyard.channels.indicator import Indicators, shown
 from botyard.channels.repository import ChannelRepository, EventRepository, ReplyRepository
 from botyard.channels.schemas import ChannelSettings
 from botyard.channels.service import open_secrets
@@ -36,12 +35,13 @@ from botyard.chat import ratelimit
 from botyard.chat.service import channel_session
 from botyard.chatbots.service import by_uuid as chatbot_by_uuid
 from botyard.config import Settings
+from botyard.db.base import utcnow
 from botyard.egress import EgressClient
 from botyard.errors import AppError, ErrorCode
 from botyard.jobs.handler import JobContext
 from botyard.jobs.kinds import ChannelAnswer, ChannelSend
 from botyard.jobs.service import enqueue
-from botyard.models import Channel, ChannelEvent, ChannelEventState, ChannelReply, ChannelType
+from botyard.models import Channel, ChannelEvent, ChannelEventState, ChannelReply, ChannelType, SessionMeta
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,8 @@ class Burst:
     events: list[ChannelEvent]
     account_uuid: str
     session_uuid: str
+    live: bool
+    """An operator has the conversation (live chat)."""
 
     @property
     def question(self) -> str:
@@ -77,7 +79,12 @@ class ChannelAnswerer:
     def __init__(self, answers: Pipeline, settings: Settings, egress: EgressClient) -> None:
         self.answers = answers
         self.settings = settings
-        self.telegram = TelegramApi(egress, settings.telegram_api_url)
+        self.indicators = Indicators(
+            TelegramApi(egress, settings.telegram_api_url),
+            SlackApi(egress, settings.slack_api_url),
+            Callback(egress),
+            utcnow,
+        )
 
     async def run(self, ctx: JobContext[ChannelAnswer]) -> None:
         event_uuid = ctx.payload.event_uuid
@@ -85,8 +92,11 @@ class ChannelAnswerer:
         if burst is None:
             await ctx.finish(_nothing)
             return
-        await self._typing(burst)
-        answered = await self._ask(burst)
+        show, every = (None, None)
+        if not burst.live:  # while an operator has the conversation the bot is silent: nothing is being made
+            show, every = self.indicators.of(burst.channel, open_secrets(self.settings, burst.channel), burst.last)
+        async with shown(show, every):
+            answered = await self._ask(burst)
         await ctx.finish(lambda db: _settled(db, burst, answered))
 
     async def _ask(self, burst: Burst) -> Answered:
@@ -104,15 +114,6 @@ class ChannelAnswerer:
         if run.prepared.live_chat or not text:
             return Answered(None)  # an operator has the conversation: the bot says nothing
         return Answered(run.prepared.message_uuid)
-
-    async def _typing(self, burst: Burst) -> None:
-        """Telegram's "typing..." while the answer is made; a failure only loses the indicator."""
-        if burst.channel.type != ChannelType.TELEGRAM:
-            return
-        token = open_secrets(self.settings, burst.channel).get("bot_token")
-        if token:
-            with contextlib.suppress(ProviderFailed):
-                await self.telegram.call(token, telegram.typing(burst.last.thread))
 
     async def give_up(self, session: AsyncSession, payload: ChannelAnswer, reason: str) -> None:
         event = await EventRepository(session).get(payload.event_uuid)
@@ -136,7 +137,7 @@ async def _burst(db: AsyncSession, event_uuid: str) -> Burst | None:
     idle = timedelta(hours=settings.session_idle_hours)
     user = (event.user_id, event.user_name)
     session = await channel_session(db, chatbot.uuid, channel.uuid, user, event.thread, idle, event.received_at)
-    return Burst(channel, burst, chatbot.account_uuid, session.uuid)
+    return Burst(channel, burst, chatbot.account_uuid, session.uuid, SessionMeta.of(session).live_chat)
 
 
 def burst_of(event: ChannelEvent, pending: Sequence[ChannelEvent], quiet: timedelta) -> list[ChannelEvent]:

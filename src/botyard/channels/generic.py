@@ -8,8 +8,11 @@ the channel's URL:
     {"id": "evt-1", "type": "message", "user": {"id": "u-7", "name": "Ada"}, "thread": "t-1", "text": "Hello?"}
 
 `id` is the event's own id (a repeat is answered once); `type` is `message`, `button` (a choice's `text`, as a
-message) or `conversation_closed` (nothing to answer). Outbound, POSTed to the channel's `callback_url`: `message`
-(`text` as Markdown, `citations`), with the same `user` and `thread`.
+message) or `conversation_closed` (nothing to answer). Outbound, POSTed to the channel's `callback_url`, with the
+same `user` and `thread`: `typing` (an answer is being made), `message` (`text` as Markdown, `citations`: the bot's
+answer or an operator's reply), `handoff` (an operator took the conversation over: `operator.name`, and the
+announcement as `text`) and `resolved` (the operator ended the live chat, the bot answers again; the announcement
+as `text`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from botyard.channels.inbound import Delivery, NotTheShape, Said
+from botyard.models import MessageKind
 from botyard.outbox import signing
 
 TOLERANCE_SECONDS = 5 * 60
@@ -58,13 +62,28 @@ def delivery(event: Any) -> Delivery:
     return Delivery(event["id"][:128], 0, said if said.text else None)
 
 
-def outbound(event_id: str, user_id: str, thread: str, text: str, citations: list[dict[str, Any]]) -> dict[str, Any]:
-    """The canonical reply as the generic channel receives it."""
-    return {
+OUTBOUND_TYPES = {MessageKind.LIVE_CHAT_START: "handoff", MessageKind.LIVE_CHAT_END: "resolved"}
+"""The live-chat rows that are events of their own on this channel; every other reply is a `message`."""
+
+
+def outbound(
+    event_id: str,
+    user_id: str,
+    thread: str,
+    text: str,
+    citations: list[dict[str, Any]],
+    kind: MessageKind | None = None,
+    operator: str | None = None,
+) -> dict[str, Any]:
+    """The canonical reply as the generic channel receives it: `kind`, the live-chat row's, names its type."""
+    event: dict[str, Any] = {
         "id": event_id,
-        "type": "message",
+        "type": OUTBOUND_TYPES.get(kind, "message") if kind is not None else "message",
         "user": {"id": user_id},
         "thread": thread,
         "text": text,
         "citations": citations,
     }
+    if event["type"] == "handoff" and operator:
+        event["operator"] = {"name": operator}
+    return event

@@ -33,7 +33,7 @@ from botyard.egress import EgressClient
 from botyard.jobs.handler import JobContext
 from botyard.jobs.kinds import ChannelSend
 from botyard.jobs.service import enqueue
-from botyard.models import Channel, ChannelReply, ChannelType, MessageMeta, ReplyState
+from botyard.models import Channel, ChannelReply, ChannelType, MessageKind, MessageMeta, ReplyState
 from botyard.outbox import signing
 
 RETRY_DELAYS: tuple[float, ...] = (1, 2, 4, 8, 15, 30, 30, 60, 60, 120, 300, 600)
@@ -52,6 +52,9 @@ class Plan:
     canonical: Reply
     citations: list[dict[str, object]]
     waits: bool
+    kind: MessageKind | None = None
+    """The live-chat row's kind (an operator's reply, the start or end announcement); None for the bot's answer."""
+    operator: str | None = None
 
 
 class ChannelSender:
@@ -113,7 +116,9 @@ class ChannelSender:
 
     async def _post(self, plan: Plan) -> None:
         reply = plan.reply
-        event = generic.outbound(reply.uuid, reply.recipient, reply.thread, plan.canonical.text, plan.citations)
+        event = generic.outbound(
+            reply.uuid, reply.recipient, reply.thread, plan.canonical.text, plan.citations, plan.kind, plan.operator
+        )
         body = json.dumps(event).encode()
         secret, url = plan.secrets.get("signing_secret", ""), plan.secrets.get("callback_url", "")
         headers = signing.headers(secret, reply.uuid, int(self.clock().timestamp()), body)
@@ -135,17 +140,20 @@ async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan |
     if channel is None:
         return None
     text, links, citations = reply.text, {}, []
+    kind: MessageKind | None = None
+    operator: str | None = None
     if reply.message_uuid is not None:
         message = (await messages_by_uuids(db, [reply.message_uuid])).get(reply.message_uuid)
         if message is None:
             return None  # the conversation was deleted meanwhile
         text, links = message.response or "", citation_links(message.cite_data or {})
-        operator = MessageMeta.of(message).operator_name
+        meta = MessageMeta.of(message)
+        kind, operator = meta.kind, meta.operator_name
         if operator:  # an operator's live-chat reply goes out signed with their name
             text = f"**{_markdown_escaped(operator)}:** {text}"
         citations = [{"marker": marker, **entry} for marker, entry in public_citations(message.cite_data or {}).items()]
     waits = await ReplyRepository(db).waits_for_earlier(reply)
-    return Plan(reply, channel, open_secrets(settings, channel), Reply(text, links), citations, waits)
+    return Plan(reply, channel, open_secrets(settings, channel), Reply(text, links), citations, waits, kind, operator)
 
 
 def _markdown_escaped(text: str) -> str:

@@ -103,6 +103,11 @@ def post_message(thread: str, text: str) -> Call:
     return Call("chat.postMessage", body)
 
 
+def set_status(channel: str, thread_ts: str, status: str) -> Call:
+    """The thread's status line (Slack clears it when the app posts in the thread)."""
+    return Call("assistant.threads.setStatus", {"channel_id": channel, "thread_ts": thread_ts, "status": status})
+
+
 PERMANENT = frozenset(
     {
         "invalid_auth",
