@@ -5,6 +5,7 @@ channel answers 404, anything else 422."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -12,10 +13,15 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.testclient import TestClient
 
 from botyard.models import ChatbotEvent, ChatSession, Message, MessageFeedback
 from tests.support.api import Api, assert_error
+from tests.support.channel_visits import signed
+from tests.support.channels import run_channel_jobs
+from tests.support.clock import ManualClock
 from tests.support.database import Db
+from tests.support.jobs import process
 from tests.support.webhook_receiver import Receiver, receiver
 
 DAY = datetime(2026, 7, 14, tzinfo=UTC)
@@ -155,6 +161,31 @@ def test_a_channel_filter_narrows_every_figure(alice: Api, db: Db, callback: Rec
         3,
         0,
     )
+
+
+def test_a_message_answered_on_a_channel_counts_on_that_channel(
+    alice: Api, client: TestClient, callback: Receiver
+) -> None:
+    """End to end: a signed message on a generic channel is answered from the knowledge; analytics count its
+    conversation, question and outcome on that channel, not on the web."""
+    bot = alice.chatbot()["uuid"]
+    qa = {"question": "When is the shop open?", "answer": "The shop is open from nine to five, Monday to Friday."}
+    alice.ok(alice.post(f"/chatbot/{bot}/data-source/qa", qa))
+    process(alice.client)
+    body = {"type": "generic", "name": "Helpdesk", "credentials": {"callback_url": callback.url("/replies")}}
+    channel = alice.ok(alice.post(f"/chatbot/{bot}/channel/create", body))
+    event = {"id": "evt-1", "type": "message", "user": {"id": "u-7", "name": "Ada"}, "text": "When are you open?"}
+    raw = json.dumps(event).encode()
+    headers = signed(channel["signing_secret"], "evt-1", raw) | {"content-type": "application/json"}
+    assert client.post(f"/channels/{channel['uuid']}/inbound", content=raw, headers=headers).status_code == 200
+    run_channel_jobs(client, ManualClock())
+    assert "nine to five" in callback.received[0].event["text"]
+    found = alice.ok(alice.get(f"/chatbot/{bot}/analytics"))
+    on_channel = figures(
+        channel["uuid"], "generic", "Helpdesk", conversations=1, messages=1, resolved=1, resolution_rate=1.0
+    )
+    assert found["by_channel"] == [figures("web", "web", "", resolution_rate=None), on_channel]
+    assert alice.ok(alice.get(f"/chatbot/{bot}/analytics", params={"channel": "web"}))["totals"]["conversations"] == 0
 
 
 def test_another_chatbots_channel_is_missing_and_a_malformed_one_refused(
