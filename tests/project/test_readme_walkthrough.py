@@ -23,7 +23,9 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -182,10 +184,45 @@ def check_walkthrough(ran: Ran) -> None:
     assert [chatbot["name"] for chatbot in ran.chatbots] == ["Docs"]
 
 
+def check_generic_channel(ran: Ran) -> None:
+    """The signed event was answered on the callback (the stand-in for the owner's system), and the page's receiving
+    block, run on that reply as the callback got it, accepts it and refuses it altered."""
+    output = next(ran.outputs[text] for text in ran.outputs if "/inbound" in text).splitlines()
+    assert '{"ok":true}' in output, "the signed event was taken"
+    created = next(json.loads(line) for line in output if '"signing_secret"' in line)
+    assert "'name': 'Helpdesk', 'conversations': 1, 'messages': 1" in "\n".join(output), "counted on its channel"
+    [reply] = [post for post in ran.site.posts if post.path == "/helpdesk/botyard"]
+    event = reply.event
+    assert (event["type"], event["user"], event["thread"]) == ("message", {"id": "u-7"}, "t-1")
+    assert "nine to five" in event["text"] and reply.headers["webhook-id"] == event["id"]
+    [receiving] = [block for block in sh_blocks("docs/channels.md") if '"$BODY"' in block.text]
+    assert verify(receiving, created["signing_secret"], reply.headers, reply.body) == "signed by the channel"
+    refused = verify(receiving, created["signing_secret"], reply.headers, reply.body.replace(b"nine", b"ten"))
+    assert refused == "not signed by the channel: refuse it"
+
+
+def verify(block: Block, secret: str, headers: dict[str, str], body: bytes) -> str:
+    """What the receiving block says of a request (its exit status must agree)."""
+    with tempfile.TemporaryDirectory() as directory:
+        (Path(directory) / "body.json").write_bytes(body)
+        names = {"ID": "webhook-id", "TS": "webhook-timestamp", "SIG": "webhook-signature"}
+        env = {name: headers[header] for name, header in names.items()}
+        env |= {"SECRET": secret, "BODY": str(Path(directory) / "body.json"), "PATH": os.environ["PATH"]}
+        bash = shutil.which("bash")
+        assert bash is not None, "bash is not installed"
+        done = subprocess.run(
+            [bash, "-c", "set -euo pipefail\n" + block.text], env=env, capture_output=True, text=True, timeout=60
+        )
+    said = done.stdout.strip()
+    assert done.returncode == (0 if said == "signed by the channel" else 1), (done.returncode, said, done.stderr)
+    return said
+
+
 CHECKS: dict[str, Callable[[Ran], None]] = {
     "README.md": check_first_answer,
     "docs/operations.md": check_health,
     "docs/api-walkthrough.md": check_walkthrough,
+    "docs/channels.md": check_generic_channel,
 }
 """What each page's blocks must have shown, beyond running and cleaning up."""
 

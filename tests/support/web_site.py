@@ -1,4 +1,5 @@
-"""A real web server on loopback for ingestion tests: pages a test defines, counted requests."""
+"""A real web server on loopback for ingestion tests: pages a test defines, counted requests; what is POSTed to it
+(a callback pointed here) is kept and answered 200."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.webhook_receiver import Received
 
 
 @dataclass
@@ -23,11 +26,13 @@ class Page:
 
 
 class WebSite:
-    """Serves `pages` (path → Page) on 127.0.0.1; unknown paths answer 404. `hits` counts requests per path."""
+    """Serves `pages` (path → Page) on 127.0.0.1; unknown paths answer 404. `hits` counts requests per path; `posts`
+    holds every POST, in order."""
 
     def __init__(self) -> None:
         self.pages: dict[str, Page] = {}
         self.hits: Counter[str] = Counter()
+        self.posts: list[Received] = []
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -48,6 +53,14 @@ class WebSite:
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(page.body)
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                site.posts.append(Received("POST", self.path, headers, body))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

@@ -2,7 +2,10 @@
 over the zone's offsets gives on both databases), so a period of 100,000 messages sends back a few hundred rows.
 
 The latency and the questions come back as (value, count) pairs: percentiles and the questions' normalised
-wordings are computed from those in Python, where both databases agree."""
+wordings are computed from those in Python, where both databases agree.
+
+A read may be narrowed to one channel (`Scope`): every figure then counts only the conversations held there, the
+widget's and the API's (no channel) being `web`."""
 
 from __future__ import annotations
 
@@ -16,11 +19,26 @@ from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.elements import ColumnElement
 
 from botyard.analytics.period import Period
-from botyard.models import ChatbotEvent, ChatbotEventKind, ChatSession, Message, MessageFeedback, MessageState
+from botyard.models import (
+    Channel,
+    ChatbotEvent,
+    ChatbotEventKind,
+    ChatSession,
+    ConversationOutcome,
+    Message,
+    MessageFeedback,
+    MessageState,
+    OutcomeReason,
+)
 
 HANDED_OFF = (ChatbotEventKind.HUMAN_REQUESTED.value, ChatbotEventKind.LIVE_CHAT_STARTED.value)
 """The events that hand a conversation to a person: it asked for one, or an operator took it over."""
 TOP = 10
+WEB = "web"
+"""The scope of the conversations on no channel: the widget's and the API's."""
+
+Scope = str | None
+"""All conversations (None), those on no channel (`WEB`), or those of one channel (its uuid)."""
 
 
 def day_of(value: object) -> date:
@@ -54,11 +72,25 @@ column in SQL (`//` is integer division on both databases)."""
 class AnalyticsRepository:
     """The figures of one chatbot over one period."""
 
-    def __init__(self, session: AsyncSession, chatbot_uuid: str, period: Period) -> None:
+    def __init__(self, session: AsyncSession, chatbot_uuid: str, period: Period, scope: Scope = None) -> None:
         self.session = session
         self.chatbot_uuid = chatbot_uuid
         self.period = period
+        self.scope = scope
         self.postgres = session.get_bind().dialect.name == "postgresql"
+
+    def _on_channel(self) -> list[ColumnElement[bool]]:
+        """The condition on `chat_session` of the scope (none for all conversations)."""
+        if self.scope is None:
+            return []
+        if self.scope == WEB:
+            return [ChatSession.channel_uuid.is_(None)]
+        return [ChatSession.channel_uuid == self.scope]
+
+    def _scoped_sessions(self) -> Select[Any]:
+        """The uuids of the chatbot's sessions in the scope (for the tables that name a session but hold no
+        channel)."""
+        return select(ChatSession.uuid).where(ChatSession.chatbot_uuid == self.chatbot_uuid, *self._on_channel())
 
     def _local_day(self, column: InstrumentedAttribute[datetime]) -> ColumnElement[Any]:
         """The owner's day of a stored UTC time."""
@@ -80,7 +112,7 @@ class AnalyticsRepository:
             select(*columns)
             .select_from(Message)
             .join(ChatSession, ChatSession.uuid == Message.session_uuid)
-            .where(ChatSession.chatbot_uuid == self.chatbot_uuid, Message.query != "")
+            .where(ChatSession.chatbot_uuid == self.chatbot_uuid, Message.query != "", *self._on_channel())
             .where(*self._within(Message.created_at))
         )
 
@@ -88,7 +120,11 @@ class AnalyticsRepository:
         """Sessions created per day."""
         inner = (
             select(self._local_day(ChatSession.created_at).label("day"))
-            .where(ChatSession.chatbot_uuid == self.chatbot_uuid, *self._within(ChatSession.created_at))
+            .where(
+                ChatSession.chatbot_uuid == self.chatbot_uuid,
+                *self._on_channel(),
+                *self._within(ChatSession.created_at),
+            )
             .subquery()
         )
         rows = await self.session.execute(select(inner.c.day, func.count()).group_by(inner.c.day))
@@ -113,6 +149,7 @@ class AnalyticsRepository:
             .where(
                 ChatSession.chatbot_uuid == self.chatbot_uuid,
                 ChatSession.outcome.is_not(None),
+                *self._on_channel(),
                 *self._within(ChatSession.created_at),
             )
             .subquery()
@@ -122,11 +159,13 @@ class AnalyticsRepository:
 
     async def handed_off(self) -> list[tuple[date, str]]:
         """(day, session) for each conversation handed to a person that day (once per day)."""
+        scoped = [] if self.scope is None else [ChatbotEvent.session_uuid.in_(self._scoped_sessions())]
         inner = (
             select(self._local_day(ChatbotEvent.created_at).label("day"), ChatbotEvent.session_uuid)
             .where(
                 ChatbotEvent.chatbot_uuid == self.chatbot_uuid,
                 ChatbotEvent.kind.in_(HANDED_OFF),
+                *scoped,
                 *self._within(ChatbotEvent.created_at),
             )
             .subquery()
@@ -136,9 +175,15 @@ class AnalyticsRepository:
 
     async def feedback(self) -> dict[tuple[date, str], int]:
         """Verdicts per (day given, rating)."""
+        scoped = []
+        if self.scope is not None:
+            messages = select(Message.uuid).where(Message.session_uuid.in_(self._scoped_sessions()))
+            scoped.append(MessageFeedback.message_uuid.in_(messages))
         inner = (
             select(self._local_day(MessageFeedback.created_at).label("day"), MessageFeedback.rating)
-            .where(MessageFeedback.chatbot_uuid == self.chatbot_uuid, *self._within(MessageFeedback.created_at))
+            .where(
+                MessageFeedback.chatbot_uuid == self.chatbot_uuid, *scoped, *self._within(MessageFeedback.created_at)
+            )
             .subquery()
         )
         statement = select(inner.c.day, inner.c.rating, func.count()).group_by(inner.c.day, inner.c.rating)
@@ -205,3 +250,48 @@ class AnalyticsRepository:
         )
         rows = (await self.session.execute(statement)).all()
         return [(str(uuid), str(name or ""), count) for uuid, name, count in rows]
+
+    async def channel_of_chatbot(self, channel_uuid: str) -> bool:
+        """Whether the channel is one of this chatbot's."""
+        statement = select(Channel.uuid).where(Channel.uuid == channel_uuid, Channel.chatbot_uuid == self.chatbot_uuid)
+        return (await self.session.execute(statement)).first() is not None
+
+    async def channels(self) -> list[tuple[str, str, str]]:
+        """(uuid, type, name) of the chatbot's channels in the scope, oldest first."""
+        statement = select(Channel.uuid, Channel.type, Channel.name).where(Channel.chatbot_uuid == self.chatbot_uuid)
+        if self.scope is not None:
+            statement = statement.where(Channel.uuid == self.scope)
+        rows = await self.session.execute(statement.order_by(Channel.created_at, Channel.uuid))
+        return [(uuid, kind, name) for uuid, kind, name in rows.all()]
+
+    async def outcomes_by_channel(self) -> dict[str | None, dict[str, int]]:
+        """Per channel (None: no channel), the conversations started in the period and their outcomes: each
+        `ConversationOutcome`'s count, and of the unresolved ones those left `unsure` and with `no_answer`."""
+        unresolved = ChatSession.outcome == ConversationOutcome.UNRESOLVED
+        counted = {
+            "conversations": func.count(),
+            **{outcome.value: _count(ChatSession.outcome == outcome) for outcome in ConversationOutcome},
+            "unsure": _count(unresolved & (ChatSession.outcome_reason == OutcomeReason.UNSURE)),
+            "no_answer": _count(unresolved & (ChatSession.outcome_reason == OutcomeReason.NO_ANSWER)),
+        }
+        statement = (
+            select(ChatSession.channel_uuid, *counted.values())
+            .where(
+                ChatSession.chatbot_uuid == self.chatbot_uuid,
+                *self._on_channel(),
+                *self._within(ChatSession.created_at),
+            )
+            .group_by(ChatSession.channel_uuid)
+        )
+        rows = (await self.session.execute(statement)).all()
+        return {row[0]: dict(zip(counted, (int(value or 0) for value in row[1:]), strict=True)) for row in rows}
+
+    async def questions_by_channel(self) -> dict[str | None, int]:
+        """Per channel (None: no channel), the questions asked in the period."""
+        statement = self._questions(ChatSession.channel_uuid, func.count()).group_by(ChatSession.channel_uuid)
+        return {channel: count for channel, count in (await self.session.execute(statement)).all()}
+
+
+def _count(condition: ColumnElement[bool]) -> ColumnElement[Any]:
+    """How many rows of the group meet the condition."""
+    return func.sum(case((condition, 1), else_=0))

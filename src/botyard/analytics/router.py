@@ -20,9 +20,9 @@ router = APIRouter(tags=["analytics"])
 
 _RESPONSES = error_responses(
     {
-        ErrorCode.NOT_FOUND: "no such chatbot, or another account's.",
-        ErrorCode.VALIDATION_ERROR: f"an unknown time zone, `end_timestamp` before `start_timestamp`, or over "
-        f"{MAX_DAYS} days.",
+        ErrorCode.NOT_FOUND: "no such chatbot, or another account's; a `channel` that is not one of this chatbot's.",
+        ErrorCode.VALIDATION_ERROR: f"an unknown time zone, `end_timestamp` before `start_timestamp`, over "
+        f"{MAX_DAYS} days, or a `channel` that is neither `web` nor a channel's uuid.",
     }
 )
 
@@ -47,9 +47,21 @@ def _period(
     dependencies=[requires(Permission.READ)],
 )
 async def get_analytics(
-    uuid: str, account: CurrentAccount, chosen: Annotated[Period, Depends(_period)], db: ReadDbSession
+    uuid: str,
+    account: CurrentAccount,
+    chosen: Annotated[Period, Depends(_period)],
+    db: ReadDbSession,
+    channel: Annotated[
+        str | None,
+        Query(
+            max_length=64,
+            description="Only the conversations of this channel: `web` (the widget and the API) or the uuid of one "
+            "of the chatbot's channels (default: every conversation).",
+        ),
+    ] = None,
 ) -> Analytics:
     """The chatbot's figures over a period, per day and in total: conversations, questions, answered and refused,
     hand-offs to a person, feedback up and down, first-byte latency (p50, p95), the 10 most asked questions and the
-    10 most cited sources. Days are the `timezone`'s."""
-    return await service.analytics(db, account, uuid, chosen)
+    10 most cited sources; and per channel (`by_channel`: `web`, then each channel) its conversations, questions and
+    outcomes. Days are the `timezone`'s; `channel` narrows every figure to one channel's conversations."""
+    return await service.analytics(db, account, uuid, chosen, channel)

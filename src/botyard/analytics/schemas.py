@@ -54,6 +54,33 @@ class CitedSource(TypedDict):
     """Answers that cited it."""
 
 
+class ChannelFigures(TypedDict):
+    """One channel's share of the period: its conversations, questions and the conversations' outcomes (counted as
+    `resolved` and `unresolved` are: by `chat_session.outcome`, on the day the conversation started)."""
+
+    channel: str
+    """`web` (the widget and the API: conversations on no channel) or the channel's uuid."""
+    type: str
+    """`web`, `telegram`, `slack` or `generic`."""
+    name: str
+    """The channel's name ("" for `web` and for a channel given none)."""
+    conversations: int
+    messages: int
+    """Questions asked in the period."""
+    resolved: int
+    """Answered: the bot's last answer was confident (or the owner's canned reply)."""
+    unsure: int
+    """Left unresolved on an unsure answer."""
+    no_answer: int
+    """Left unresolved on the no-answer reply."""
+    unresolved: int
+    """Every unresolved conversation: unsure, no answer, a failed answer or one rated down."""
+    handed_off: int
+    """Handed to a person: one was asked for, or an operator took the conversation over."""
+    resolution_rate: float | None
+    """`resolved` over the conversations with an outcome; null without any."""
+
+
 class Analytics(TypedDict):
     chatbot_uuid: str
     start: str
@@ -61,6 +88,8 @@ class Analytics(TypedDict):
     end: str
     """The end of the period (UTC), not included."""
     timezone: str
+    channel: str | None
+    """The channel the figures are narrowed to (`web` or a channel's uuid); null: every conversation."""
     totals: Figures
     days: list[Day]
     """Every day of the period, oldest first (days without activity have zeros)."""
@@ -68,3 +97,5 @@ class Analytics(TypedDict):
     """The 10 most asked questions, the most asked first."""
     top_sources: list[CitedSource]
     """The 10 most cited sources, the most cited first."""
+    by_channel: list[ChannelFigures]
+    """`web` first, then each of the chatbot's channels, oldest first (with a `channel` filter: that one only)."""

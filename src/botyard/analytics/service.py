@@ -1,8 +1,10 @@
 """The analytics of one chatbot over one period: the repository's counts per day, put together with the period's
-days (zeros where nothing happened), the totals, latency percentiles, the top questions and sources."""
+days (zeros where nothing happened), the totals, latency percentiles, the top questions and sources, and each
+channel's share; optionally narrowed to one channel (`web`, or one of the chatbot's channels)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -11,13 +13,16 @@ from datetime import date, datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.analytics.period import Period
-from botyard.analytics.repository import TOP, AnalyticsRepository
-from botyard.analytics.schemas import Analytics, CitedSource, Day, Figures, TopQuestion
+from botyard.analytics.repository import TOP, WEB, AnalyticsRepository, Scope
+from botyard.analytics.schemas import Analytics, ChannelFigures, CitedSource, Day, Figures, TopQuestion
 from botyard.chat.history.service import preview
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
+from botyard.errors import not_found, validation_error
 from botyard.models import ConversationOutcome
 from botyard.unanswered.grouping import normalised
+
+_UUID = re.compile(r"[0-9a-f]{32}")
 
 
 @dataclass
@@ -72,10 +77,14 @@ def top_questions(rows: Iterable[tuple[str, int, datetime]]) -> list[TopQuestion
     return [{"question": wordings[key].most_common(1)[0][0], "count": counts[key]} for key in ranked]
 
 
-async def analytics(db: AsyncSession, account_uuid: str, chatbot_uuid: str, period: Period) -> Analytics:
-    """The chatbot's figures over the period, per owner's day and in total (404: not the account's chatbot)."""
+async def analytics(
+    db: AsyncSession, account_uuid: str, chatbot_uuid: str, period: Period, channel: Scope = None
+) -> Analytics:
+    """The chatbot's figures over the period, per owner's day and in total, of every conversation or of one
+    `channel`'s (`web` or a channel's uuid). 404: not the account's chatbot, or not one of its channels; 422: a
+    `channel` that is neither."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
-    repository = AnalyticsRepository(db, chatbot.uuid, period)
+    repository = AnalyticsRepository(db, chatbot.uuid, period, await _scope(db, chatbot.uuid, period, channel))
     days = {day: _Tally() for day in period.days}
     total = _Tally()
     for day, count in (await repository.conversations()).items():
@@ -108,10 +117,51 @@ async def analytics(db: AsyncSession, account_uuid: str, chatbot_uuid: str, peri
         "start": iso(period.start),
         "end": iso(period.end),
         "timezone": period.zone,
+        "channel": channel,
         "totals": total.figures(),
         "days": [_day(day, tally) for day, tally in days.items()],
         "top_questions": top_questions(await repository.questions()),
         "top_sources": sources,
+        "by_channel": await by_channel(repository),
+    }
+
+
+async def _scope(db: AsyncSession, chatbot_uuid: str, period: Period, channel: str | None) -> Scope:
+    """The channel a read is narrowed to, checked: `web`, or the uuid of one of the chatbot's channels."""
+    if channel is None or channel == WEB:
+        return channel
+    if not _UUID.fullmatch(channel):
+        raise validation_error(f"channel is `{WEB}` or the uuid of one of this chatbot's channels, not {channel!r}")
+    if not await AnalyticsRepository(db, chatbot_uuid, period).channel_of_chatbot(channel):
+        raise not_found("Channel")  # another chatbot's or account's channel answers as a missing one
+    return channel
+
+
+async def by_channel(repository: AnalyticsRepository) -> list[ChannelFigures]:
+    """`web`, then each of the chatbot's channels (only the one the read is narrowed to, when it is)."""
+    outcomes = await repository.outcomes_by_channel()
+    questions = await repository.questions_by_channel()
+    places: list[tuple[str | None, str, str]] = [] if repository.scope not in (None, WEB) else [(None, WEB, "")]
+    if repository.scope != WEB:
+        places += await repository.channels()
+    return [_channel(uuid, kind, name, outcomes.get(uuid, {}), questions.get(uuid, 0)) for uuid, kind, name in places]
+
+
+def _channel(uuid: str | None, kind: str, name: str, outcomes: dict[str, int], questions: int) -> ChannelFigures:
+    resolved = outcomes.get(ConversationOutcome.RESOLVED, 0)
+    decided = sum(outcomes.get(outcome, 0) for outcome in ConversationOutcome)
+    return {
+        "channel": uuid or WEB,
+        "type": kind,
+        "name": name,
+        "conversations": outcomes.get("conversations", 0),
+        "messages": questions,
+        "resolved": resolved,
+        "unsure": outcomes.get("unsure", 0),
+        "no_answer": outcomes.get("no_answer", 0),
+        "unresolved": outcomes.get(ConversationOutcome.UNRESOLVED, 0),
+        "handed_off": outcomes.get(ConversationOutcome.HANDED_OFF, 0),
+        "resolution_rate": round(resolved / decided, 4) if decided else None,
     }
 
 

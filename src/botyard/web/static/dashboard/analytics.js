@@ -1,6 +1,8 @@
 // Analytics (GET /chatbot/{uuid}/analytics): a period's figures in the owner's days (this browser's time zone):
-// summary tiles, charts per day (charts.js) and the most asked questions and most cited sources.
+// summary tiles, charts per day (charts.js), the most asked questions and most cited sources, and each channel's
+// conversations and outcomes; all of it for every conversation or for one channel's.
 import { get } from "./api.js";
+import { WEB_LABEL, channelLabel, channelOptions, channelsOf } from "./channel-names.js";
 import { barChart, lineChart } from "./charts.js";
 import { clear, field, h, heading, headRow, notice, select, tableWrap } from "./ui.js";
 
@@ -129,15 +131,50 @@ function table(caption, columns, rows, empty) {
   );
 }
 
+/** The conversations, questions and outcomes of the web and of each channel (`by_channel`). */
+function byChannel(entries) {
+  const caption = "By channel";
+  const name = (entry) => (entry.channel === "web" ? WEB_LABEL : channelLabel(entry));
+  const columns = ["Channel", "Conversations", "Questions", "Answered", "Unsure", "No answer", "Handed to a person",
+    "Resolution rate"];
+  const body = entries.map((entry) =>
+    h(
+      "tr",
+      {},
+      h("th", { scope: "row", dir: "auto" }, name(entry)),
+      ...[entry.conversations, entry.messages, entry.resolved, entry.unsure, entry.no_answer, entry.handed_off].map(
+        (value) => h("td", { class: "num" }, String(value)),
+      ),
+      h("td", { class: "num" }, percent(entry.resolution_rate)),
+    ),
+  );
+  return h(
+    "section",
+    {},
+    h("h2", {}, caption),
+    tableWrap(h("table", {}, headRow(columns), h("tbody", {}, ...body)), caption),
+    h("p", { class: "hint" }, "Outcomes of the conversations started in the period, as the resolution rate counts them."),
+  );
+}
+
 export async function render(ctx) {
   const bot = ctx.chatbot.uuid;
   const note = notice();
+  const channels = await channelsOf(bot, ctx.signal);
   const choice = select(PERIODS, "30");
+  const channel = select(channelOptions(channels, "web"), "");
   const from = h("input", { type: "date", required: true });
   const to = h("input", { type: "date", required: true });
   const apply = h("button", { type: "submit", class: "primary" }, "Show");
   const custom = h("div", { class: "row", hidden: true }, field("From", from), field("To", to));
-  const form = h("form", { class: "inline-form period" }, field("Period", choice), custom, apply);
+  const form = h(
+    "form",
+    { class: "inline-form period" },
+    field("Period", choice),
+    custom,
+    field("Channel", channel),
+    apply,
+  );
   const summary = h("p", { class: "summary", "aria-live": "polite" });
   const body = h("div", { class: "analytics" });
   const today = new Date();
@@ -151,7 +188,7 @@ export async function render(ctx) {
       return;
     }
     try {
-      const query = periodQuery(choice.value, from.value, to.value);
+      const query = { ...periodQuery(choice.value, from.value, to.value), channel: channel.value };
       const found = await get(`/chatbot/${bot}/analytics`, { query, signal: ctx.signal });
       const days = found.days;
       const count = days.length === 1 ? "1 day" : `${days.length} days`;
@@ -172,6 +209,7 @@ export async function render(ctx) {
           found.top_sources.map((item) => [item.title || item.data_source_uuid, item.count]),
           "No answer cited a source in this period.",
         ),
+        byChannel(found.by_channel),
       );
     } catch (error) {
       if (error?.name !== "AbortError") note.error(error);
@@ -180,6 +218,9 @@ export async function render(ctx) {
 
   choice.addEventListener("change", () => {
     custom.hidden = choice.value !== "custom";
+    if (choice.value !== "custom") load();
+  });
+  channel.addEventListener("change", () => {
     if (choice.value !== "custom") load();
   });
   form.addEventListener("submit", (event) => {

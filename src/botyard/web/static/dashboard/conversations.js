@@ -1,6 +1,8 @@
-// Conversations: a chatbot's sessions, latest activity first, with the first question, filters (dates, tags, hand-off,
-// refused answers, feedback), exports (CSV, JSON), deletes, the retention period, and a transcript of each.
+// Conversations: a chatbot's sessions, latest activity first, with the first question and where each is held (the
+// web or a channel, with the channel's user), filters (dates, tags, hand-off, refused answers, feedback, channel),
+// exports (CSV, JSON), deletes, the retention period, and a transcript of each.
 import { download, get, post } from "./api.js";
+import { WEB_LABEL, channelOptions, channelsOf, typeLabel } from "./channel-names.js";
 import { retentionForm } from "./retention.js";
 import { transcript } from "./transcript.js";
 import {
@@ -43,9 +45,26 @@ function rowBadges(item) {
   return out;
 }
 
-export function render(ctx) {
+/** Where a conversation is held: the web, or the channel by name and type with its user's display name. */
+function place(item, channels) {
+  if (!item.channel) return h("td", { class: "channel" }, WEB_LABEL);
+  const channel = channels.get(item.channel.uuid) ?? { type: "channel", name: "" };
+  const user = item.channel.user_name || item.channel.user_id;
+  return h(
+    "td",
+    { class: "channel" },
+    h("span", { class: "channel-name", dir: "auto" }, channel.name || typeLabel(channel.type)),
+    " ",
+    badge(typeLabel(channel.type)),
+    user ? h("span", { class: "hint channel-user", dir: "auto" }, user) : null,
+  );
+}
+
+export async function render(ctx) {
   const bot = ctx.chatbot.uuid;
   const note = notice();
+  const channels = await channelsOf(bot, ctx.signal);
+  const channel = select(channelOptions(channels, "none"), "");
   const from = h("input", { type: "date" });
   const to = h("input", { type: "date" });
   const tags = h("input", { type: "text", placeholder: "billing, urgent" });
@@ -64,6 +83,7 @@ export function render(ctx) {
     field("Handed off", handedOff),
     field("Refused answers", refused),
     field("Feedback", feedback),
+    field("Channel", channel),
     apply,
   );
   const exportCsv = h("button", { type: "button" }, "Export CSV");
@@ -75,7 +95,7 @@ export function render(ctx) {
     "table",
     {},
     h("caption", {}, "Sessions, latest activity first"),
-    headRow(["Started", "Last activity", "First question", "Status and tags", "Actions"]),
+    headRow(["Started", "Last activity", "First question", "Channel", "Status and tags", "Actions"]),
     body,
   );
   const more = h("button", { type: "button" }, "Show more");
@@ -90,6 +110,7 @@ export function render(ctx) {
     handed_off: handedOff.value,
     refused: refused.value,
     feedback: feedback.value,
+    channel: channel.value,
     tag: tags.value.split(",").map((tag) => tag.trim()).filter(Boolean),
   });
 
@@ -128,6 +149,7 @@ export function render(ctx) {
       h("td", {}, when),
       h("td", {}, formatDate(item.modified_at)),
       h("td", { class: "preview" }, item.preview || h("span", { class: "hint" }, "No question yet")),
+      place(item, channels),
       h("td", {}, ...rowBadges(item)),
       h("td", { class: "actions" }, open, remove),
     );
