@@ -179,7 +179,8 @@ def test_a_message_answered_on_a_channel_counts_on_that_channel(
     headers = signed(channel["signing_secret"], "evt-1", raw) | {"content-type": "application/json"}
     assert client.post(f"/channels/{channel['uuid']}/inbound", content=raw, headers=headers).status_code == 200
     run_channel_jobs(client, ManualClock())
-    assert "nine to five" in callback.received[0].event["text"]
+    [reply] = [received.event for received in callback.received if received.event["type"] == "message"]
+    assert "nine to five" in reply["text"]
     found = alice.ok(alice.get(f"/chatbot/{bot}/analytics"))
     on_channel = figures(
         channel["uuid"], "generic", "Helpdesk", conversations=1, messages=1, resolved=1, resolution_rate=1.0

@@ -290,8 +290,9 @@ def test_the_owner_sees_and_filters_the_conversations_of_a_channel(
     [on_channel] = owner.ok(owner.get(f"/chatbot/{bot}/conversations", params={"channel": channel["uuid"]}))
     assert on_channel["channel"] == {"uuid": channel["uuid"], "user_id": "77", "user_name": "Ada Lovelace"}
     assert on_channel["preview"] == "When are you open?"
-    [elsewhere] = owner.ok(owner.get(f"/chatbot/{bot}/conversations", params={"channel": "none"}))
+    [elsewhere] = owner.ok(owner.get(f"/chatbot/{bot}/conversations", params={"channel": "web"}))
     assert elsewhere["channel"] is None
+    assert owner.ok(owner.get(f"/chatbot/{bot}/conversations", params={"channel": "none"})) == [elsewhere]
     assert len(owner.ok(owner.get(f"/chatbot/{bot}/conversations"))) == 2
 
 

@@ -33,7 +33,7 @@ ChannelParam = Annotated[
     Query(
         max_length=32,
         description="Only the conversations of this channel (its uuid: Telegram, Slack, a generic channel), or "
-        "`none`: only those of the widget and the API.",
+        "`web` (also `none`): only those of the widget and the API.",
     ),
 ]
 

@@ -47,7 +47,9 @@ def outcome_values(outcome: ConversationOutcome, reason: OutcomeReason | None) -
     }
 
 
-NO_CHANNEL = "none"
+NO_CHANNEL = frozenset({"web", "none"})
+"""The `channel` filter's words for the conversations of the widget and the API: `web`, as analytics says it, and
+`none`, its first spelling."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
             conditions.append(self._rated(only.feedback))
         if only.session_uuid is not None:
             conditions.append(ChatSession.uuid == only.session_uuid)
-        if only.channel == NO_CHANNEL:
+        if only.channel in NO_CHANNEL:
             conditions.append(ChatSession.channel_uuid.is_(None))
         elif only.channel is not None:
             conditions.append(ChatSession.channel_uuid == only.channel)

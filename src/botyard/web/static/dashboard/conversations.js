@@ -64,7 +64,7 @@ export async function render(ctx) {
   const bot = ctx.chatbot.uuid;
   const note = notice();
   const channels = await channelsOf(bot, ctx.signal);
-  const channel = select(channelOptions(channels, "none"), "");
+  const channel = select(channelOptions(channels, "web"), "");
   const from = h("input", { type: "date" });
   const to = h("input", { type: "date" });
   const tags = h("input", { type: "text", placeholder: "billing, urgent" });
