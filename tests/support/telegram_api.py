@@ -5,7 +5,8 @@ not from the service's code: `POST /bot<token>/<method>` with a JSON body, answe
 It knows one bot token (others: 401 Unauthorized), records what it is asked, and checks messages as Telegram does:
 at most 4,096 characters of text once the entities are parsed, and in `parse_mode: HTML` only Telegram's tags
 (`b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji`), properly nested, with `&lt;`,
-`&gt;`, `&amp;` and `&quot;` the only entities; anything else is 400 "can't parse entities". A test scripts the
+`&gt;`, `&amp;` and `&quot;` the only entities; anything else is 400 "can't parse entities"; a `chat_id` that is
+neither an integer nor `@username` is 400 "chat not found" (any integer is a chat here). A test scripts the
 next answers to `sendMessage` (`fail_next`): a 429 with `retry_after`, a 500, a network-level drop.
 """
 
@@ -91,6 +92,12 @@ def visible_text(markup: str) -> str:
     return "".join(parser.text)
 
 
+def _a_chat(chat_id: Any) -> bool:
+    """Whether `chat_id` names a chat as Telegram takes one: an integer (as a number or a string), or `@username`."""
+    text = str(chat_id)
+    return text.startswith("@") or text.removeprefix("-").isdigit()
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
@@ -162,6 +169,8 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "sendChatAction":
             return 200, {"ok": True, "result": True}
         if method == "sendMessage":
+            if not _a_chat(body.get("chat_id")):
+                return 400, {"ok": False, "error_code": 400, "description": "Bad Request: chat not found"}
             mode = body.get("parse_mode")
             try:
                 text = visible_text(body["text"]) if mode == "HTML" else body["text"]
