@@ -23,6 +23,8 @@ from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
+
 TOKEN = "123456:TEST-token-for-the-fake-bot-api"
 ALLOWED_TAGS = frozenset(
     "b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji".split()  # noqa: SIM905
@@ -212,6 +214,22 @@ class TelegramApi:
     def webhook(self) -> dict[str, Any]:
         with self.state.lock:
             return dict(self.state.webhook)
+
+    def push(self, update: dict[str, Any], proxy: str) -> int:
+        """Deliver `update` to the webhook set with `setWebhook`, as Telegram does: a POST with the webhook's
+        `secret_token` in `X-Telegram-Bot-Api-Secret-Token`; its HTTP status. The webhook's https origin is the
+        service's public address, which a TLS proxy forwards to `proxy` (the service on loopback): the request goes
+        there, to the webhook's path."""
+        webhook = self.webhook
+        assert webhook.get("url"), "no webhook is set"
+        path = "/" + webhook["url"].split("://", 1)[1].split("/", 1)[1]
+        headers = {"X-Telegram-Bot-Api-Secret-Token": webhook.get("secret_token", "")}
+        answer = httpx.post(f"{proxy.rstrip('/')}{path}", json=update, headers=headers, timeout=30)
+        return answer.status_code
+
+    def sent_to(self, chat_id: str) -> list[str]:
+        """The texts sent to one chat, in order, as its user reads them."""
+        return [sent.text for sent in self.sent() if sent.chat_id == chat_id]
 
     def queue_updates(self, *updates: dict[str, Any]) -> None:
         with self.state.lock:
