@@ -118,3 +118,10 @@ def test_another_accounts_channel_is_missing(owner: Api, bot_api: TelegramApi, m
     assert_not_found(send_test(other, channel, to="42"))
     assert_not_found(send_test(owner, {"uuid": "0" * 32}, to="42"))
     assert bot_api.sent() == []
+
+
+def test_the_route_is_in_the_openapi_document_with_its_refusal(client: TestClient) -> None:
+    operation = client.get("/openapi.json").json()["paths"]["/api/v1/channel/{uuid}/test"]["post"]
+    assert "Telegram chat id" in operation["description"]
+    assert "`channel_send_failed`" in operation["responses"]["422"]["description"]
+    assert "requestBody" in operation and "200" in operation["responses"]
