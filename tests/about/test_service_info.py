@@ -23,6 +23,7 @@ def test_offline(alice: Api) -> None:
         "llm_host": None,
         "llm_models": {},
         "llm_default_model": None,
+        "public_url": "http://localhost:8000",
         "embedder": "multilingual",
         "embedder_model": info["embedder_model"],
     }

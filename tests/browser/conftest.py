@@ -7,6 +7,10 @@
 - `artifacts`: `tests/artifacts/`, where screenshots go (not committed).
 - `board`: a signed-in dashboard tab of its own (1280 x 900, downloads accepted); it must report no uncaught error
   and no CSP violation.
+- The channels' tests: `bot_api`, the fake Telegram Bot API on loopback (tests/support/telegram_api.py), one per
+  module; `shop_service`, a service of the module whose Telegram it is and whose public address is https (the
+  webhook needs one; the fake delivers to the service as a TLS proxy in front of it would pass updates on);
+  `shop_board`, a dashboard tab signed in to it.
 
 No browser is downloaded: Playwright launches `/usr/bin/chromium` (`.ci/run` installs it), with the background
 networking that this machine's closed network refuses turned off.
@@ -22,8 +26,10 @@ from playwright.sync_api import Browser, Playwright, expect, sync_playwright
 
 from botyard.config import Settings
 from tests.support.browser import HostSite, Service
+from tests.support.channels import PUBLIC_URL
 from tests.support.dashboard import Dashboard
 from tests.support.servers import Server
+from tests.support.telegram_api import TelegramApi, telegram_api
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -106,6 +112,36 @@ def board(browser: Browser, server: Service) -> Iterator[Dashboard]:
     context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     try:
         opened = Dashboard(context, server)
+        opened.sign_in()
+        yield opened
+        assert opened.problems == []
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def bot_api() -> Iterator[TelegramApi]:
+    with telegram_api() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def shop_service(tmp_path_factory: pytest.TempPathFactory, bot_api: TelegramApi) -> Iterator[Service]:
+    process = Server(Settings(data_dir=tmp_path_factory.mktemp("channels-data")))
+    process.env |= {"BOTYARD_PUBLIC_URL": PUBLIC_URL, "BOTYARD_TELEGRAM_API_URL": bot_api.url}
+    key = process.key()
+    process.start()
+    try:
+        yield Service(process, key)
+    finally:
+        process.stop()
+
+
+@pytest.fixture
+def shop_board(browser: Browser, shop_service: Service) -> Iterator[Dashboard]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        opened = Dashboard(context, shop_service)
         opened.sign_in()
         yield opened
         assert opened.problems == []

@@ -15,18 +15,13 @@ from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
 from botyard.config import Settings
-from botyard.identity.accounts.service import issue_key
-from botyard.main import create_app
 from botyard.models import ChannelEvent, ChannelReply, ChatSession, Job
 from tests.support.api import Api, assert_error, assert_not_found
-from tests.support.channels import PUBLIC_URL, run_channel_jobs
+from tests.support.channels import PUBLIC_URL, connect, deliver, owner_app, run_channel_jobs, shop
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.fake_dns import FakeDns
-from tests.support.jobs import process
 from tests.support.telegram_api import TOKEN, TelegramApi, telegram_api, too_many, trouble, update
-
-SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 
 @pytest.fixture
@@ -50,30 +45,8 @@ def owner(
     bot_api: TelegramApi,
 ) -> Iterator[Api]:
     """The owner of a chatbot on an app whose public address is https and whose Telegram is the loopback one."""
-    patched = settings.model_copy(update={"public_url": PUBLIC_URL, "telegram_api_url": bot_api.url})
-    with TestClient(create_app(patched, resolver=fake_dns, clock=clock), raise_server_exceptions=False) as own:
-        issued = Db(own).run(lambda session: issue_key(session, "owner@example.com"))
-        issued_keys.append(issued.key)
-        yield Api(own, issued.key)
-
-
-def shop(api: Api) -> str:
-    bot: str = api.chatbot()["uuid"]
-    body = {"question": "When is the shop open?", "answer": "The shop is open from nine to five, Monday to Friday."}
-    api.ok(api.post(f"/chatbot/{bot}/data-source/qa", body))
-    process(api.client)
-    return bot
-
-
-def connect(api: Api, bot: str, **fields: Any) -> dict[str, Any]:
-    body = {"type": "telegram", "name": "Shop bot", "credentials": {"bot_token": TOKEN}, **fields}
-    channel: dict[str, Any] = api.ok(api.post(f"/chatbot/{bot}/channel/create", body))
-    return channel
-
-
-def deliver(api: Api, channel: dict[str, Any], body: Any, secret: str | None) -> Any:
-    headers = {} if secret is None else {SECRET_HEADER: secret}
-    return api.client.post(f"/channels/{channel['uuid']}/inbound", json=body, headers=headers)
+    with owner_app(settings, fake_dns, clock, issued_keys, telegram_api_url=bot_api.url) as own:
+        yield own
 
 
 def test_a_channel_checks_the_token_sets_the_webhook_and_never_shows_the_token(

@@ -1,10 +1,14 @@
-"""Channel tests' helpers: an app of its own that calls the fake providers, and the channel jobs run on a clock the
-test moves (a reply due in 30 s is sent without waiting 30 s)."""
+"""Channel tests' helpers: an app of its own that calls the fake providers, a shop chatbot and its Telegram channel,
+deliveries as Telegram makes them, and the channel jobs run on a clock the test moves (a reply due in 30 s is sent
+without waiting 30 s)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, select
 from starlette.testclient import TestClient
@@ -12,15 +16,59 @@ from starlette.testclient import TestClient
 from botyard.channels.answering import ChannelAnswerer
 from botyard.channels.relay import ChannelRelayer
 from botyard.channels.sending import ChannelSender
+from botyard.config import Settings
+from botyard.identity.accounts.service import issue_key
 from botyard.jobs.kinds import JobKind
 from botyard.jobs.runner import JobRunner
+from botyard.main import create_app
 from botyard.models import Job, JobStatus
 from botyard.runtime import Runtime
+from tests.support.api import Api
 from tests.support.clock import ManualClock
-from tests.support.jobs import FAST
+from tests.support.database import Db
+from tests.support.fake_dns import FakeDns
+from tests.support.jobs import FAST, process
+from tests.support.telegram_api import TOKEN
 
 KINDS = (JobKind.CHANNEL_ANSWER, JobKind.CHANNEL_SEND, JobKind.CHANNEL_RELAY)
 PUBLIC_URL = "https://botyard.example.test"
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+SHOP_QUESTION = "When is the shop open?"
+SHOP_ANSWER = "The shop is open from nine to five, Monday to Friday."
+
+
+@contextmanager
+def owner_app(
+    settings: Settings, fake_dns: FakeDns, clock: ManualClock, issued_keys: list[str], **urls: str
+) -> Iterator[Api]:
+    """The owner of an account on an app whose public address is https and whose providers are at `urls`
+    (`telegram_api_url`, `slack_api_url`: the fakes on loopback), on the suite's database."""
+    patched = settings.model_copy(update={"public_url": PUBLIC_URL, **urls})
+    with TestClient(create_app(patched, resolver=fake_dns, clock=clock), raise_server_exceptions=False) as own:
+        issued = Db(own).run(lambda session: issue_key(session, "owner@example.com"))
+        issued_keys.append(issued.key)
+        yield Api(own, issued.key)
+
+
+def shop(api: Api) -> str:
+    """A chatbot that knows when the shop is open."""
+    bot: str = api.chatbot()["uuid"]
+    api.ok(api.post(f"/chatbot/{bot}/data-source/qa", {"question": SHOP_QUESTION, "answer": SHOP_ANSWER}))
+    process(api.client)
+    return bot
+
+
+def connect(api: Api, bot: str, **fields: Any) -> dict[str, Any]:
+    """The chatbot's Telegram channel, with the fake Bot API's token."""
+    body = {"type": "telegram", "name": "Shop bot", "credentials": {"bot_token": TOKEN}, **fields}
+    channel: dict[str, Any] = api.ok(api.post(f"/chatbot/{bot}/channel/create", body))
+    return channel
+
+
+def deliver(api: Api, channel: dict[str, Any], body: Any, secret: str | None) -> Any:
+    """A delivery to the channel's inbound URL as Telegram makes it (with the webhook's secret token, when given)."""
+    headers = {} if secret is None else {SECRET_HEADER: secret}
+    return api.client.post(f"/channels/{channel['uuid']}/inbound", json=body, headers=headers)
 
 
 def run_channel_jobs(client: TestClient, clock: ManualClock, rounds: int = 200) -> None:

@@ -5,7 +5,8 @@ not from the service's code: `POST /bot<token>/<method>` with a JSON body, answe
 It knows one bot token (others: 401 Unauthorized), records what it is asked, and checks messages as Telegram does:
 at most 4,096 characters of text once the entities are parsed, and in `parse_mode: HTML` only Telegram's tags
 (`b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji`), properly nested, with `&lt;`,
-`&gt;`, `&amp;` and `&quot;` the only entities; anything else is 400 "can't parse entities". A test scripts the
+`&gt;`, `&amp;` and `&quot;` the only entities; anything else is 400 "can't parse entities"; a `chat_id` that is
+neither an integer nor `@username` is 400 "chat not found" (any integer is a chat here). A test scripts the
 next answers to `sendMessage` (`fail_next`): a 429 with `retry_after`, a 500, a network-level drop.
 """
 
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import httpx
 
 TOKEN = "123456:TEST-token-for-the-fake-bot-api"
 ALLOWED_TAGS = frozenset(
@@ -89,6 +92,12 @@ def visible_text(markup: str) -> str:
     if parser.open:
         raise ValueError(f"can't parse entities: Can't find end tag corresponding to start tag \"{parser.open[-1]}\"")
     return "".join(parser.text)
+
+
+def _a_chat(chat_id: Any) -> bool:
+    """Whether `chat_id` names a chat as Telegram takes one: an integer (as a number or a string), or `@username`."""
+    text = str(chat_id)
+    return text.startswith("@") or text.removeprefix("-").isdigit()
 
 
 class _Server(ThreadingHTTPServer):
@@ -162,6 +171,8 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "sendChatAction":
             return 200, {"ok": True, "result": True}
         if method == "sendMessage":
+            if not _a_chat(body.get("chat_id")):
+                return 400, {"ok": False, "error_code": 400, "description": "Bad Request: chat not found"}
             mode = body.get("parse_mode")
             try:
                 text = visible_text(body["text"]) if mode == "HTML" else body["text"]
@@ -203,6 +214,22 @@ class TelegramApi:
     def webhook(self) -> dict[str, Any]:
         with self.state.lock:
             return dict(self.state.webhook)
+
+    def push(self, update: dict[str, Any], proxy: str) -> int:
+        """Deliver `update` to the webhook set with `setWebhook`, as Telegram does: a POST with the webhook's
+        `secret_token` in `X-Telegram-Bot-Api-Secret-Token`; its HTTP status. The webhook's https origin is the
+        service's public address, which a TLS proxy forwards to `proxy` (the service on loopback): the request goes
+        there, to the webhook's path."""
+        webhook = self.webhook
+        assert webhook.get("url"), "no webhook is set"
+        path = "/" + webhook["url"].split("://", 1)[1].split("/", 1)[1]
+        headers = {"X-Telegram-Bot-Api-Secret-Token": webhook.get("secret_token", "")}
+        answer = httpx.post(f"{proxy.rstrip('/')}{path}", json=update, headers=headers, timeout=30)
+        return answer.status_code
+
+    def sent_to(self, chat_id: str) -> list[str]:
+        """The texts sent to one chat, in order, as its user reads them."""
+        return [sent.text for sent in self.sent() if sent.chat_id == chat_id]
 
     def queue_updates(self, *updates: dict[str, Any]) -> None:
         with self.state.lock:

@@ -18,6 +18,9 @@ class ServiceInfo(TypedDict):
     """The operator's map from catalogue names to the provider's models (`BOTYARD_LLM_MODELS`)."""
     llm_default_model: str | None
     """The provider model for catalogue names not in the map (`BOTYARD_LLM_DEFAULT_MODEL`); null: the name's base."""
+    public_url: str
+    """`BOTYARD_PUBLIC_URL`, the address the service is reached at: a channel's inbound URL starts with it, and
+    Telegram's webhook needs it to be a public `https://` address (else a channel polls)."""
     embedder: Literal["multilingual", "minilm", "none", "openai"]
     """`BOTYARD_EMBEDDER`."""
     embedder_model: str | None

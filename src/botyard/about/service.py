@@ -18,6 +18,7 @@ def describe(settings: Settings, embedder: Embedder | None) -> ServiceInfo:
         "llm_host": host_of(llm) if llm else None,
         "llm_models": dict(settings.llm_models) if llm else {},
         "llm_default_model": settings.llm_default_model if llm else None,
+        "public_url": settings.public_url,
         "embedder": settings.embedder,
         "embedder_model": embedder.name if embedder is not None else None,
     }

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from botyard.channels import service
-from botyard.channels.schemas import Channel, ChannelCreate, ChannelUpdate
-from botyard.deps import AppSettings, DbSession, Egress, ReadDbSession
+from botyard.channels import sending, service
+from botyard.channels.schemas import Channel, ChannelCreate, ChannelTest, ChannelTestSent, ChannelUpdate
+from botyard.deps import AppClock, AppSettings, DbSession, Egress, ReadDbSession
+from botyard.errors import ErrorCode, error_responses
 from botyard.identity.access import Audited, made, requires
 from botyard.identity.caller import CurrentAccount
 from botyard.models import AuditAction, AuditObject, Permission
@@ -69,3 +70,30 @@ async def delete_channel(uuid: str, db: DbSession, account: CurrentAccount) -> S
     """Delete the channel, its events and its unsent replies; its conversations stay with the chatbot."""
     await service.delete(db, account, uuid)
     return Success()
+
+
+@router.post(
+    "/channel/{uuid}/test",
+    response_model=ChannelTestSent,
+    responses=error_responses(
+        {ErrorCode.CHANNEL_SEND_FAILED: "the provider did not take the message (its reason, and what to check)."}
+    ),
+    dependencies=[requires(Permission.MANAGE, Audited(AuditObject.CHANNEL, AuditAction.STARTED, "test message"))],
+)
+async def test_channel(
+    uuid: str,
+    body: ChannelTest,
+    db: ReadDbSession,
+    account: CurrentAccount,
+    settings: AppSettings,
+    egress: Egress,
+    clock: AppClock,
+) -> ChannelTestSent:
+    """Send a message on the channel now, the way its replies are sent (even on a disabled channel), to `to`: a
+    Telegram chat id, a Slack channel id, the generic channel's user id. Sent: `{"sent": true, "parts"}`; a message
+    the provider refused (a chat the bot may not write to, a callback that failed): 422 `channel_send_failed` with
+    the provider's reason. Nothing is stored, and the channel's status does not change."""
+    row = await service.get_owned(db, account, uuid)
+    sender = sending.ChannelSender(settings, egress, clock)
+    parts = await sending.send_test(sender, row, body.to, body.text)
+    return {"sent": True, "to": body.to, "parts": parts}

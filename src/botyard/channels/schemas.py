@@ -65,6 +65,25 @@ class ChannelUpdate(RequestModel):
     enabled: bool | None = None
 
 
+class ChannelTest(RequestModel):
+    to: Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)] = Field(
+        description="Where to send it: a Telegram chat id (a private chat's is the user's id; the chat must have "
+        "written to the bot first), a Slack channel or DM id (`C...`, `D...`; the bot must be in it), or the "
+        "generic channel's user id (`user.id` of the callback's event)."
+    )
+    text: Annotated[str, StringConstraints(min_length=1, max_length=4000, strip_whitespace=True)] | None = Field(
+        default=None, description="The message (Markdown, as answers are); by default a short test sentence."
+    )
+
+
+class ChannelTestSent(TypedDict):
+    sent: bool
+    """Always true: a message the provider did not take answers 422 `channel_send_failed` with its reason."""
+    to: str
+    parts: int
+    """How many messages it took (a long text is split as answers are)."""
+
+
 class ChannelStatus(TypedDict):
     last_event_at: str | None
     last_sent_at: str | None

@@ -28,8 +28,9 @@ from botyard.channels.service import open_secrets
 from botyard.chat.service import messages_by_uuids
 from botyard.chat.wire import citation_links, public_citations
 from botyard.config import Settings
-from botyard.db.base import utcnow
+from botyard.db.base import new_uuid, utcnow
 from botyard.egress import EgressClient
+from botyard.errors import AppError, ErrorCode
 from botyard.jobs.handler import JobContext
 from botyard.jobs.kinds import ChannelSend
 from botyard.jobs.service import enqueue
@@ -90,20 +91,39 @@ class ChannelSender:
         await ctx.finish(lambda db: _sent(db, plan.reply, now))
 
     async def _send(self, ctx: JobContext[ChannelSend], plan: Plan) -> None:
+        reply = plan.reply
         if plan.channel.type == ChannelType.GENERIC:
-            await self._post(plan)
+            text, citations = plan.canonical.text, plan.citations
+            event = generic.outbound(
+                reply.uuid, reply.recipient, reply.thread, text, citations, plan.kind, plan.operator
+            )
+            await self._post(plan.secrets, reply.uuid, event)
             return
-        token = plan.secrets.get("bot_token", "")
-        if plan.channel.type == ChannelType.SLACK:
-            pieces = render.parts(plan.canonical, slack.MAX_MESSAGE_CHARS, render.SLACK)
+        pieces = _pieces(plan.channel, plan.canonical)
+        for number in range(reply.parts_sent, len(pieces)):
+            await self._piece(plan.channel, plan.secrets, reply.recipient, reply.thread, pieces[number])
+            await ctx.write(partial(_parts_sent, reply_uuid=reply.uuid, count=number + 1))
+
+    async def send_now(self, channel: Channel, to: str, text: str) -> int:
+        """One message to `to` (a Telegram chat id, a Slack channel, a generic user id) sent at once, every part, the
+        way a reply is (the test message of the dashboard): how many parts went; `ProviderFailed` when one did not.
+        Nothing is stored: the provider's answer is all there is to it."""
+        secrets, canonical = open_secrets(self.settings, channel), Reply(text, {})
+        if channel.type == ChannelType.GENERIC:
+            event_id = new_uuid()
+            await self._post(secrets, event_id, generic.outbound(event_id, to, "", canonical.text, []))
+            return 1
+        pieces = _pieces(channel, canonical)
+        for piece in pieces:
+            await self._piece(channel, secrets, to, to, piece)
+        return len(pieces)
+
+    async def _piece(self, channel: Channel, secrets: dict[str, str], recipient: str, thread: str, part: str) -> None:
+        token = secrets.get("bot_token", "")
+        if channel.type == ChannelType.SLACK:
+            await self.slack.call(token, slack.post_message(thread, part))
         else:
-            pieces = render.telegram_parts(plan.canonical, telegram.MAX_MESSAGE_CHARS)
-        for number in range(plan.reply.parts_sent, len(pieces)):
-            if plan.channel.type == ChannelType.SLACK:
-                await self.slack.call(token, slack.post_message(plan.reply.thread, pieces[number]))
-            else:
-                await self._telegram_message(token, plan.reply.recipient, pieces[number])
-            await ctx.write(partial(_parts_sent, reply_uuid=plan.reply.uuid, count=number + 1))
+            await self._telegram_message(token, recipient, part)
 
     async def _telegram_message(self, token: str, chat_id: str, part: str) -> None:
         try:
@@ -114,14 +134,10 @@ class ChannelSender:
             plain = html.unescape(_TAG.sub("", part))  # never expected (`render`), but a reply is never lost to it
             await self.telegram.call(token, telegram.send_message(chat_id, None, plain))
 
-    async def _post(self, plan: Plan) -> None:
-        reply = plan.reply
-        event = generic.outbound(
-            reply.uuid, reply.recipient, reply.thread, plan.canonical.text, plan.citations, plan.kind, plan.operator
-        )
+    async def _post(self, secrets: dict[str, str], event_id: str, event: dict[str, object]) -> None:
         body = json.dumps(event).encode()
-        secret, url = plan.secrets.get("signing_secret", ""), plan.secrets.get("callback_url", "")
-        headers = signing.headers(secret, reply.uuid, int(self.clock().timestamp()), body)
+        secret, url = secrets.get("signing_secret", ""), secrets.get("callback_url", "")
+        headers = signing.headers(secret, event_id, int(self.clock().timestamp()), body)
         await self.callback.post(url, headers, body)
 
     async def give_up(self, session: AsyncSession, payload: ChannelSend, reason: str) -> None:
@@ -130,6 +146,13 @@ class ChannelSender:
         if reply is not None and reply.state == ReplyState.PENDING:
             failed = ProviderFailed(reason, passing=False)
             await _failed(session, reply, failed, self.clock())
+
+
+def _pieces(channel: Channel, canonical: Reply) -> list[str]:
+    """The reply rendered for the channel's provider, in the messages it takes."""
+    if channel.type == ChannelType.SLACK:
+        return render.parts(canonical, slack.MAX_MESSAGE_CHARS, render.SLACK)
+    return render.telegram_parts(canonical, telegram.MAX_MESSAGE_CHARS)
 
 
 async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan | None:
@@ -188,3 +211,24 @@ async def _failed(db: AsyncSession, reply: ChannelReply, failed: ProviderFailed,
 
 async def _nothing(db: AsyncSession) -> None:
     return None
+
+
+TEST_TEXT = "This is a test message from Botyard: the channel **{name}** works."
+_AT_FAULT = {
+    ChannelType.TELEGRAM: "check the chat id (Telegram lets a bot write only to a chat that has written to it first)",
+    ChannelType.SLACK: "check the channel id and that the bot is in that channel (invite it with /invite)",
+    ChannelType.GENERIC: "check that the callback URL answers a signed POST with a 2xx",
+}
+
+
+async def send_test(sender: ChannelSender, channel: Channel, to: str, text: str | None) -> int:
+    """The test message sent on the channel now, as replies are sent: how many messages it took; a refusal is
+    422 `channel_send_failed` with the provider's reason and what to check."""
+    message = text or TEST_TEXT.format(name=channel.name or channel.type)
+    try:
+        return await sender.send_now(channel, to, message)
+    except ProviderFailed as failed:
+        fault = _AT_FAULT[ChannelType(channel.type)]
+        raise AppError(
+            ErrorCode.CHANNEL_SEND_FAILED, f"The test message was not sent: {failed.reason}; {fault}."
+        ) from None

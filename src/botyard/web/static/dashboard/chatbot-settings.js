@@ -64,6 +64,7 @@ export async function render(ctx) {
     embed,
     await widgetForm(ctx),
     handoffSection(ctx),
+    channelsLink(ctx),
     await webhooksSection(ctx),
     dangerZone(ctx, bot),
   );
@@ -252,6 +253,20 @@ async function widgetForm(ctx) {
   });
   section.append(form);
   return section;
+}
+
+function channelsLink(ctx) {
+  return h(
+    "section",
+    { "aria-labelledby": "channels-h" },
+    h("h2", { id: "channels-h" }, "Channels"),
+    h(
+      "div",
+      { class: "card" },
+      h("p", {}, "Besides the widget, this chatbot can answer on Telegram, in Slack, or in your own system."),
+      h("a", { class: "button", href: `#/bot/${ctx.chatbot.uuid}/channels` }, "Open the Channels page"),
+    ),
+  );
 }
 
 function dangerZone(ctx, bot) {
