@@ -5,6 +5,7 @@
 import { Permission } from "/static/shared/names.js";
 import { get, post, request } from "./api.js";
 import { addChannelForm, copyBox, slackManifest } from "./channel-add.js";
+import { typeLabel } from "./channel-names.js";
 import {
   append,
   badge,
@@ -20,7 +21,6 @@ import {
   select,
 } from "./ui.js";
 
-const TYPE_NAMES = { telegram: "Telegram", slack: "Slack", generic: "Generic" };
 const MODES = [
   ["webhook", "Webhook"],
   ["polling", "Polling"],
@@ -122,9 +122,9 @@ function statusFacts(channel) {
 
 function channelCard(ctx, channel, draw) {
   const note = notice();
-  const label = channel.name || TYPE_NAMES[channel.type];
+  const label = channel.name || typeLabel(channel.type);
   const badges = [
-    badge(TYPE_NAMES[channel.type] ?? channel.type),
+    badge(typeLabel(channel.type)),
     channel.type === "telegram" ? badge(channel.settings.mode) : null,
     badge(channel.enabled ? "enabled" : "disabled", channel.enabled ? "ok" : ""),
   ];
