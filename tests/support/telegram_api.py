@@ -2,8 +2,8 @@
 not from the service's code: `POST /bot<token>/<method>` with a JSON body, answered `{"ok": true, "result": ...}` or
 `{"ok": false, "error_code", "description", "parameters": {"retry_after"}}`.
 
-It knows its bot tokens (`TOKEN`, `OTHER_TOKEN`; others: 401 Unauthorized), records what it is asked, and checks
-messages as Telegram does:
+It knows its bot tokens (`TOKEN`, `OTHER_TOKEN`, and `bot_token(n)` for a test that needs many bots; others: 401
+Unauthorized), records what it is asked, and checks messages as Telegram does:
 at most 4,096 characters of text once the entities are parsed, and in `parse_mode: HTML` only Telegram's tags
 (`b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji`), properly nested, with `&lt;`,
 `&gt;`, `&amp;` and `&quot;` the only entities; anything else is 400 "can't parse entities". A test scripts the
@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import html
 import json
+import re
 import socket
 import threading
 import time
@@ -30,6 +31,14 @@ from typing import Any
 TOKEN = "123456:TEST-token-for-the-fake-bot-api"
 OTHER_TOKEN = "654321:TEST-token-of-another-bot"
 TOKENS = frozenset({TOKEN, OTHER_TOKEN})
+MANY = re.compile(r"[1-9][0-9]*:TEST-bot-[0-9]+")
+
+
+def bot_token(number: int) -> str:
+    """The token of the fake's bot `number` (one of as many as a test needs)."""
+    return f"{700000 + number}:TEST-bot-{number}"
+
+
 ALLOWED_TAGS = frozenset(
     "b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji".split()  # noqa: SIM905
 )
@@ -127,7 +136,7 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         with state.lock:
             state.calls.append((method, body))
-            if token not in TOKENS:
+            if token not in TOKENS and not MANY.fullmatch(token):
                 self._answer(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
                 return
             if method == "sendMessage" and state.failures:
