@@ -43,6 +43,7 @@ from chat import Knowledge, Vocabulary, load_knowledge, make_themes, questions
 from botyard.config import Settings
 
 TOKEN = "424242:bench-token"  # noqa: S105 (the loopback Bot API's)
+INTAKE_TOKEN = "434343:bench-intake-token"  # noqa: S105 (a second bot: one channel per bot)
 PUBLIC_URL = "https://bench.example"
 
 
@@ -81,9 +82,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-def connect(client: httpx.Client, recorder: _Recorder, bot: str, burst: float) -> tuple[str, str]:
-    """A Telegram channel of the chatbot with this burst wait: its uuid and the webhook secret Telegram was given."""
-    body = {"type": "telegram", "credentials": {"bot_token": TOKEN}, "settings": {"burst_seconds": burst}}
+def connect(client: httpx.Client, recorder: _Recorder, bot: str, burst: float, token: str) -> tuple[str, str]:
+    """A Telegram channel of the chatbot on the bot of `token` with this burst wait: its uuid and the webhook secret
+    Telegram was given."""
+    body = {"type": "telegram", "credentials": {"bot_token": token}, "settings": {"burst_seconds": burst}}
     channel = client.post(f"/api/v1/chatbot/{bot}/channel/create", json=body).raise_for_status().json()["uuid"]
     return channel, str(recorder.webhook["secret_token"])
 
@@ -192,8 +194,8 @@ def run(args: argparse.Namespace) -> int:
             bot = client.post("/api/v1/chatbot/create", json={"name": "bench", "rate_limit": [100, 1]}).json()["uuid"]
             knowledge = Knowledge(Vocabulary(), make_themes(Vocabulary(), 300, 1), bot, 1)
             load_knowledge(Settings(data_dir=data_dir), knowledge, args.chunks)
-            channel, secret = connect(client, recorder, bot, args.burst)
-            intake, intake_secret = connect(client, recorder, bot, args.ack_burst)
+            channel, secret = connect(client, recorder, bot, args.burst, TOKEN)
+            intake, intake_secret = connect(client, recorder, bot, args.ack_burst, INTAKE_TOKEN)
             asked = [question.text for question in questions(knowledge, args.replies + 3, 0.0, 2)]
             api_answer(client, bot, asked[0])  # the index is built once, before anything is timed
             print(f"{args.chunks} chunks, burst_seconds {args.burst}", flush=True)

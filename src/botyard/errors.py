@@ -60,6 +60,7 @@ class ErrorCode(StrEnum):
     PUBLIC_URL_REQUIRED = "public_url_required"
     CHANNEL_REFUSED = "channel_refused"
     CHANNEL_SEND_FAILED = "channel_send_failed"
+    CHANNEL_BOT_IN_USE = "channel_bot_in_use"
     INTERNAL_ERROR = "internal_error"
 
     @property
@@ -105,6 +106,7 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.PUBLIC_URL_REQUIRED: 422,
     ErrorCode.CHANNEL_REFUSED: 422,
     ErrorCode.CHANNEL_SEND_FAILED: 422,
+    ErrorCode.CHANNEL_BOT_IN_USE: 409,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 """Each code's one status: a code is raised by its name alone (`AppError(ErrorCode.CONFLICT, ...)`), so a code can

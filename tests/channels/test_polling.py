@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
-from botyard.channels.polling import LEASE, ChannelPollers
+from botyard.channels.polling import ChannelPollers
 from botyard.config import Settings
 from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
@@ -98,7 +98,7 @@ def test_a_second_process_takes_over_a_dead_pollers_bot_losing_and_doubling_noth
     # The first process dies in the middle of its work: it never renews its lease again.
     bot_api.queue_updates(update(3, "When are you open?", user=3), update(4, "When are you open?", user=4))
     assert turn(client, second, channel["uuid"]) is False
-    clock.advance(LEASE.total_seconds() + 1)
+    clock.advance(first.lease.total_seconds() + 1)
     assert turn(client, second, channel["uuid"]) is True  # taken over, from the stored offset
     assert turn(client, first, channel["uuid"]) is False  # the first, back from the dead, holds nothing
     run_channel_jobs(client, clock)

@@ -12,9 +12,12 @@ from alembic.migration import MigrationContext
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 
+from botyard.channels.bots import fingerprint
+from botyard.config import Settings
 from botyard.db.base import Base, UTCDateTime, utcnow
 from botyard.db.migrate import alembic_config
-from botyard.models import Account
+from botyard.models import Account, Chatbot
+from botyard.service_settings.cipher import Cipher
 from tests.support.database import Db, backend_params, fresh_settings
 
 
@@ -156,5 +159,69 @@ async def _scalar(url: str, statement: str) -> Any:
     try:
         async with engine.connect() as connection:
             return await connection.scalar(sa.text(statement))
+    finally:
+        await engine.dispose()
+
+
+_BEFORE_BOT_FINGERPRINT = "75c0bfdd92ce"
+_CHANNELS = sa.table(
+    "channel",
+    *(sa.column(name) for name in ("uuid", "chatbot_uuid", "type", "name", "enabled", "last_error", "poll_offset")),
+    *(sa.column(name, sa.JSON) for name in ("secrets", "hints", "settings")),
+    sa.column("created_at", UTCDateTime),
+    sa.column("modified_at", UTCDateTime),
+)
+
+
+@pytest.mark.parametrize("backend", backend_params())
+def test_the_stored_channels_get_their_bot_fingerprints_the_older_of_two_on_one_bot_keeping_it(
+    backend: str, tmp_path: Path
+) -> None:
+    """Upgrading fingerprints each stored Telegram and Slack channel's sealed bot token (never the token itself);
+    of two channels already on one bot, the older keeps the fingerprint; downgrading drops the column."""
+    with fresh_settings(backend, tmp_path) as settings:
+        config = alembic_config(settings)
+        url = settings.resolved_database_url
+        command.downgrade(config, _BEFORE_BOT_FINGERPRINT)
+        tokens = {"a" * 32: ("telegram", "1:one"), "b" * 32: ("telegram", "1:one"), "c" * 32: ("slack", "xoxb-2")}
+        asyncio.run(_add_channels(settings, tokens))
+        command.upgrade(config, "head")
+        stored = asyncio.run(_fingerprints(url))
+        assert stored == {
+            "a" * 32: fingerprint(settings, "telegram", "1:one"),
+            "b" * 32: None,  # the newer of the two on one bot
+            "c" * 32: fingerprint(settings, "slack", "xoxb-2"),
+        }
+        assert all(value is None or ("1:one" not in value and len(value) == 64) for value in stored.values())
+        command.downgrade(config, _BEFORE_BOT_FINGERPRINT)
+        assert "bot_fingerprint" not in asyncio.run(_columns(url, "channel"))
+        command.upgrade(config, "head")
+
+
+async def _add_channels(settings: Settings, tokens: dict[str, tuple[str, str]]) -> None:
+    engine = create_async_engine(settings.resolved_database_url)
+    cipher, now = Cipher(settings), utcnow()
+    try:
+        async with AsyncSession(engine) as db, db.begin():
+            db.add(Account(uuid="0" * 32, email="channels@example.com"))
+            db.add(Chatbot(uuid="1" * 32, account_uuid="0" * 32, name="bot"))
+            await db.flush()
+            rows = [
+                {"uuid": uuid, "chatbot_uuid": "1" * 32, "type": kind, "name": "", "enabled": True, "hints": {}}
+                | {"secrets": {"bot_token": cipher.seal(token)}, "settings": {}, "last_error": "", "poll_offset": 0}
+                | {"created_at": now.replace(microsecond=index), "modified_at": now}
+                for index, (uuid, (kind, token)) in enumerate(tokens.items())
+            ]
+            await db.execute(sa.insert(_CHANNELS), rows)
+    finally:
+        await engine.dispose()
+
+
+async def _fingerprints(url: str) -> dict[str, str | None]:
+    engine = create_async_engine(url)
+    try:
+        async with engine.connect() as connection:
+            rows = await connection.execute(sa.text("SELECT uuid, bot_fingerprint FROM channel"))
+            return {row[0]: row[1] for row in rows}
     finally:
         await engine.dispose()

@@ -71,9 +71,9 @@ def deliver(api: Api, channel: dict[str, Any], body: Any, secret: str | None) ->
     return api.client.post(f"/channels/{channel['uuid']}/inbound", json=body, headers=headers)
 
 
-def run_channel_jobs(client: TestClient, clock: ManualClock, rounds: int = 200) -> None:
+def run_channel_jobs(client: TestClient, clock: ManualClock, rounds: int = 200, until: datetime | None = None) -> None:
     """Run the channel jobs as they fall due, moving `clock` to the next due one whenever none is due now, until none
-    is queued (at most `rounds` moves)."""
+    is queued (at most `rounds` moves), or, with `until`, until the next one is due after it."""
     runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
     handlers = [
         ChannelAnswerer(runtime.answers, runtime.settings, runtime.egress),
@@ -89,7 +89,7 @@ def run_channel_jobs(client: TestClient, clock: ManualClock, rounds: int = 200) 
             async with runtime.database.transaction(write=False) as session:
                 statement = select(func.min(Job.run_after)).where(Job.status == JobStatus.QUEUED, Job.kind.in_(KINDS))
                 due: datetime | None = (await session.execute(statement)).scalar_one()
-            if due is None:
+            if due is None or (until is not None and due > until):
                 return
             if due > clock.now:
                 clock.now = due

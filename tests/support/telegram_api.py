@@ -2,21 +2,27 @@
 not from the service's code: `POST /bot<token>/<method>` with a JSON body, answered `{"ok": true, "result": ...}` or
 `{"ok": false, "error_code", "description", "parameters": {"retry_after"}}`.
 
-It knows one bot token (others: 401 Unauthorized), records what it is asked, and checks messages as Telegram does:
+It knows its bot tokens (`TOKEN`, `OTHER_TOKEN`, and `bot_token(n)` for a test that needs many bots; others: 401
+Unauthorized), records what it is asked, and checks messages as Telegram does:
 at most 4,096 characters of text once the entities are parsed, and in `parse_mode: HTML` only Telegram's tags
 (`b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji`), properly nested, with `&lt;`,
 `&gt;`, `&amp;` and `&quot;` the only entities; anything else is 400 "can't parse entities"; a `chat_id` that is
 neither an integer nor `@username` is 400 "chat not found" (any integer is a chat here). A test scripts the
-next answers to `sendMessage` (`fail_next`): a 429 with `retry_after`, a 500, a network-level drop.
+next answers to `sendMessage` (`fail_next`): a 429 with `retry_after`, a 500, a network-level drop. It can go down
+(`down`: the port stays its own but refuses every connection, as a host whose server stopped) and come back on the
+same port (`up`), and calls a test's hook the moment it has given updates to a poller (`on_given`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
+import re
+import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -26,6 +32,16 @@ from typing import Any
 import httpx
 
 TOKEN = "123456:TEST-token-for-the-fake-bot-api"
+OTHER_TOKEN = "654321:TEST-token-of-another-bot"
+TOKENS = frozenset({TOKEN, OTHER_TOKEN})
+MANY = re.compile(r"[1-9][0-9]*:TEST-bot-[0-9]+")
+
+
+def bot_token(number: int) -> str:
+    """The token of the fake's bot `number` (one of as many as a test needs)."""
+    return f"{700000 + number}:TEST-bot-{number}"
+
+
 ALLOWED_TAGS = frozenset(
     "b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji".split()  # noqa: SIM905
 )
@@ -51,6 +67,10 @@ class _State:
     polling: int = 0
     """`getUpdates` calls under way: a second one at the same time is Telegram's 409 Conflict."""
     conflicts: int = 0
+    given: list[int] = field(default_factory=list)
+    """The `update_id`s `getUpdates` answered with, in order (a repeat after a lost answer appears again)."""
+    on_given: Callable[[list[int]], None] | None = None
+    """Called (in the server's thread) right after an answer carrying updates was written to the poller."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -103,9 +123,14 @@ def _a_chat(chat_id: Any) -> bool:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.state = _State()
+    def __init__(self, state: _State, port: int = 0) -> None:
+        self.state = state
+        super().__init__(("127.0.0.1", port), _Handler)
+
+    def server_bind(self) -> None:
+        # Shared with the socket that holds the port while the server is down (`TelegramApi.down`).
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        super().server_bind()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -120,7 +145,7 @@ class _Handler(BaseHTTPRequestHandler):
         state = self.server.state
         with state.lock:
             state.calls.append((method, body))
-            if token != TOKEN:
+            if token not in TOKENS and not MANY.fullmatch(token):
                 self._answer(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
                 return
             if method == "sendMessage" and state.failures:
@@ -139,7 +164,10 @@ class _Handler(BaseHTTPRequestHandler):
                     return
                 state.polling += 1
         if method == "getUpdates":
-            self._answer(200, {"ok": True, "result": self._updates(body)})
+            given = self._updates(body)
+            self._answer(200, {"ok": True, "result": given})
+            if given:
+                self._given([update["update_id"] for update in given])
             return
         with state.lock:
             self._answer(*self._result(method, body, state))
@@ -158,6 +186,13 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             with state.lock:
                 state.polling -= 1
+
+    def _given(self, ids: list[int]) -> None:
+        with self.server.state.lock:
+            self.server.state.given.extend(ids)
+            hook = self.server.state.on_given
+        if hook is not None:
+            hook(ids)
 
     def _result(self, method: str, body: dict[str, Any], state: _State) -> tuple[int, dict[str, Any]]:
         if method == "getMe":
@@ -190,17 +225,68 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the caller left (stopped or killed)
+            self.wfile.write(data)
 
 
 class TelegramApi:
-    def __init__(self, server: _Server) -> None:
-        self._server = server
-        self.url = f"http://127.0.0.1:{server.server_address[1]}"
+    def __init__(self) -> None:
+        self._state = _State()
+        self._server = _Server(self._state)
+        self.port: int = self._server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = self._serve(self._server)
+        self._holder: socket.socket | None = None
+
+    @staticmethod
+    def _serve(server: _Server) -> threading.Thread:
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        return thread
+
+    def down(self) -> None:
+        """Stop listening: from now on every connection to the port is refused (the kernel answers with a reset),
+        and the port stays this server's (a socket bound to it, not listening) until `up`."""
+        holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        holder.bind(("127.0.0.1", self.port))
+        self._holder = holder
+        self._close()
+
+    def up(self) -> None:
+        """Listen again on the same port, with everything recorded so far."""
+        self._server = _Server(self._state, self.port)
+        self._thread = self._serve(self._server)
+        if self._holder is not None:
+            self._holder.close()
+            self._holder = None
+
+    def _close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)
+
+    def close(self) -> None:
+        if self._holder is None:
+            self._close()
+        else:
+            self._holder.close()
+
+    def sends(self) -> int:
+        with self.state.lock:
+            return len(self.state.sent)
+
+    def given(self) -> list[int]:
+        with self.state.lock:
+            return list(self.state.given)
+
+    def on_given(self, hook: Callable[[list[int]], None] | None) -> None:
+        with self.state.lock:
+            self.state.on_given = hook
 
     @property
     def state(self) -> _State:
-        return self._server.state
+        return self._state
 
     def sent(self) -> list[Sent]:
         with self.state.lock:
@@ -256,15 +342,11 @@ def trouble() -> tuple[int, dict[str, Any]]:
 
 @contextmanager
 def telegram_api() -> Iterator[TelegramApi]:
-    server = _Server()
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
+    running = TelegramApi()
     try:
-        yield TelegramApi(server)
+        yield running
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+        running.close()
 
 
 def update(update_id: int, text: str, *, user: int = 42, chat: int | None = None, **message: Any) -> dict[str, Any]:

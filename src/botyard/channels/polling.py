@@ -1,13 +1,14 @@
 """Telegram without a public address: long polling (`getUpdates`), for a channel whose `mode` is `polling`.
 
 Exactly one process polls a bot, across every process and machine: the one that holds the channel's lease
-(`channel.poll_holder` until `poll_expires_at`), taken with one conditional UPDATE and renewed at every turn. A
-holder that dies stops renewing; once the lease has expired, another process's next look takes it over and goes on
-from the stored offset. So two `getUpdates` of one bot never overlap, and Telegram's 409 ("terminated by other
-getUpdates request") does not happen. Each turn stores what Telegram gave (`intake.store`: a repeat is a no-op) and
-only then moves the offset past it, so an update is neither lost (the offset confirms only what is stored) nor
-answered twice (its `update_id` is stored once). A channel that does not poll costs nothing: one query per look
-finds the polling ones.
+(`channel.poll_holder` until `poll_expires_at`, `BOTYARD_CHANNEL_POLL_LEASE_SECONDS` after its last renewal), taken
+with one conditional UPDATE and renewed at every turn. A holder that dies stops renewing; once the lease has expired,
+another process's next look takes it over and goes on from the stored offset. A turn's long poll waits at most a
+third of the lease, so that a living holder renews long before its lease runs out. So two `getUpdates` of one bot
+never overlap, and Telegram's 409 ("terminated by other getUpdates request") does not happen. Each turn stores what
+Telegram gave (`intake.store`: a repeat is a no-op) and only then moves the offset past it, so an update is neither
+lost (the offset confirms only what is stored) nor answered twice (its `update_id` is stored once). A channel that
+does not poll costs nothing: one query per look finds the polling ones.
 """
 
 from __future__ import annotations
@@ -36,10 +37,9 @@ log = logging.getLogger(__name__)
 
 LOOK_SECONDS = 5.0
 """How often a process looks for polling channels nobody holds."""
-LEASE = timedelta(seconds=30)
-"""How long a lease lasts unless renewed (a turn renews it: the long poll's wait is well under it)."""
 LONG_POLL_SECONDS = 10
-"""How long one `getUpdates` waits for an update (within the egress client's read timeout)."""
+"""How long one `getUpdates` waits for an update at most (within the egress client's read timeout), and never more
+than a third of the lease."""
 PAUSE_AFTER_FAILURE = 5.0
 
 
@@ -54,14 +54,16 @@ class ChannelPollers:
         clock: Callable[[], datetime] = utcnow,
         *,
         look_seconds: float = LOOK_SECONDS,
-        long_poll_seconds: int = LONG_POLL_SECONDS,
+        long_poll_seconds: int | None = None,
     ) -> None:
         self.database = database
         self.settings = settings
         self.api = TelegramApi(egress, settings.telegram_api_url)
         self.clock = clock
         self.look_seconds = look_seconds
-        self.long_poll_seconds = long_poll_seconds
+        self.lease = timedelta(seconds=settings.channel_poll_lease_seconds)
+        within = min(LONG_POLL_SECONDS, int(settings.channel_poll_lease_seconds // 3))
+        self.long_poll_seconds = within if long_poll_seconds is None else long_poll_seconds
         self.me = secrets.token_hex(16)
         """This process's name in the leases."""
         self.polling: dict[str, asyncio.Task[None]] = {}
@@ -110,7 +112,7 @@ class ChannelPollers:
     async def _take(self, channel_uuid: str) -> bool:
         now = self.clock()
         async with self.database.transaction() as db:
-            return await ChannelRepository(db).take_lease(channel_uuid, self.me, now, now + LEASE)
+            return await ChannelRepository(db).take_lease(channel_uuid, self.me, now, now + self.lease)
 
     async def _release(self, channel_uuid: str) -> None:
         async with self.database.transaction() as db:
@@ -126,7 +128,7 @@ class ChannelPollers:
         now = self.clock()
         async with self.database.transaction() as db:
             channels = ChannelRepository(db)
-            if not await channels.take_lease(channel_uuid, self.me, now, now + LEASE):
+            if not await channels.take_lease(channel_uuid, self.me, now, now + self.lease):
                 return False
             channel = await channels.get(channel_uuid)
         if channel is None:

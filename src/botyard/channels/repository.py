@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
 
 from botyard.db.repository import ChatbotPartRepository, Repository
 from botyard.models import Channel, ChannelEvent, ChannelEventState, ChannelReply, ChannelType, ReplyState
@@ -22,6 +23,28 @@ class ChannelRepository(ChatbotPartRepository[Channel]):
     async def of_chatbot(self, chatbot_uuid: str) -> Sequence[Channel]:
         statement = select(Channel).where(Channel.chatbot_uuid == chatbot_uuid).order_by(Channel.created_at)
         return (await self.session.scalars(statement)).all()
+
+    async def bot_in_use(self, fingerprint: str, other_than: str | None = None) -> bool:
+        """Whether a channel (of any account) other than `other_than` is on the bot of this token fingerprint."""
+        statement = select(Channel.uuid).where(Channel.bot_fingerprint == fingerprint)
+        if other_than is not None:
+            statement = statement.where(Channel.uuid != other_than)
+        return (await self.session.execute(statement.limit(1))).first() is not None
+
+    async def write_unless_bot_taken(self, row: Channel, values: dict[str, Any] | None = None) -> bool:
+        """Add the channel (or change it by `values`) unless its bot fingerprint is another channel's: False then,
+        nothing written. The check before it cannot see a channel another transaction is adding at the same
+        moment; the unique constraint does."""
+        try:
+            async with self.session.begin_nested():
+                if values is None:
+                    self.session.add(row)
+                for key, value in (values or {}).items():
+                    setattr(row, key, value)
+                await self.session.flush()
+        except IntegrityError:
+            return False
+        return True
 
     async def last_events(self, channel_uuids: Sequence[str]) -> dict[str, datetime]:
         """When each channel's latest delivery arrived (from its events: a delivery writes no channel row, so that

@@ -7,7 +7,7 @@ from fastapi import APIRouter
 
 from botyard.channels import sending, service
 from botyard.channels.schemas import Channel, ChannelCreate, ChannelTest, ChannelTestSent, ChannelUpdate
-from botyard.deps import AppClock, AppSettings, DbSession, Egress, ReadDbSession
+from botyard.deps import AppClock, AppDatabase, AppSettings, DbSession, Egress, ReadDbSession
 from botyard.errors import ErrorCode, error_responses
 from botyard.identity.access import Audited, made, requires
 from botyard.identity.caller import CurrentAccount
@@ -23,14 +23,21 @@ router = APIRouter(tags=["channels"])
     dependencies=[requires(Permission.MANAGE, made(AuditObject.CHANNEL))],
 )
 async def create_channel(
-    uuid: str, body: ChannelCreate, db: DbSession, account: CurrentAccount, settings: AppSettings, egress: Egress
+    uuid: str,
+    body: ChannelCreate,
+    db: DbSession,
+    account: CurrentAccount,
+    settings: AppSettings,
+    egress: Egress,
+    database: AppDatabase,
 ) -> Channel:
     """Connect the chatbot to a provider. `telegram`: `credentials.bot_token` from @BotFather, checked with
     Telegram (`getMe`); the bot's webhook is then pointed at this channel's `inbound_url` (BOTYARD_PUBLIC_URL must be
     the service's public https address: 422 `public_url_required`; a token Telegram refuses: 422
-    `channel_refused`). `generic`: `credentials.callback_url`, where replies are POSTed; the answer carries the
-    `signing_secret` both directions are signed with, shown this once."""
-    row, secret = await service.create(db, settings, egress, account, uuid, body)
+    `channel_refused`; a bot another channel is on, of any chatbot: 409 `channel_bot_in_use`). `generic`:
+    `credentials.callback_url`, where replies are POSTed; the answer carries the `signing_secret` both directions
+    are signed with, shown this once."""
+    row, secret = await service.create(db, settings, egress, account, uuid, body, database)
     [wire] = await service.wire(db, settings, [row], secret)
     return wire
 

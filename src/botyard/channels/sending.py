@@ -4,8 +4,9 @@ Replies of one conversation go out in order: a reply whose earlier one is still 
 back a second later, without counting an attempt). Sent: the stored answer rendered for the channel
 (`channels.render`); a long one in parts, and a retry sends only the parts the provider does not have yet. A network
 failure, a timeout, a 5xx or a 429 is tried again after `RETRY_DELAYS` (after the provider's `retry_after` when it
-is longer); any other refusal fails at once. Each outcome is written on the reply and on the channel's status, with
-the job's completion and the next attempt's job, in one transaction.
+is longer); any other refusal fails at once. Each outcome is written on the reply and on the channel's status (a
+failure as its `last_error`, until a reply goes out again), with the job's completion and the next attempt's job, in
+one transaction.
 """
 
 from __future__ import annotations
@@ -193,7 +194,8 @@ async def _again(db: AsyncSession, reply: ChannelReply, at: datetime) -> None:
 
 async def _sent(db: AsyncSession, reply: ChannelReply, now: datetime) -> None:
     await ReplyRepository(db).record(reply.uuid, {"state": ReplyState.SENT, "sent_at": now, "last_error": ""})
-    await ChannelRepository(db).note(reply.channel_uuid, {"last_sent_at": now})
+    # The channel works again: its status no longer shows the error of an earlier attempt (it stays on that reply).
+    await ChannelRepository(db).note(reply.channel_uuid, {"last_sent_at": now, "last_error": "", "last_error_at": None})
 
 
 async def _failed(db: AsyncSession, reply: ChannelReply, failed: ProviderFailed, now: datetime) -> None:

@@ -1,8 +1,10 @@
 """Channel rules: what each type needs, its credentials sealed and shown only as hints, Telegram's token checked
 (`getMe`) and its webhook set when the channel is made, another account's channel missing.
 
-Made (and changed) in this order, so that a refusal changes nothing: the credentials are checked with the provider
-first, before any database work (no lock is held while the provider answers), then the row is written.
+Made (and changed) in this order, so that a refusal changes nothing: the bot is checked to be no other channel's
+(`channels.bots`: one channel per bot, in a read of its own), the credentials are checked with the provider, before
+any database write (no lock is held while the provider answers), then the row is written, the bot's uniqueness
+checked once more by the database.
 """
 
 from __future__ import annotations
@@ -14,13 +16,14 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import slack, telegram
+from botyard.channels import bots, slack, telegram
 from botyard.channels.calls import ProviderFailed, SlackApi, TelegramApi
 from botyard.channels.repository import ChannelRepository
 from botyard.channels.schemas import Channel, ChannelCreate, ChannelSettings, ChannelUpdate, Credentials
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.config import Settings
 from botyard.db.base import iso, new_uuid
+from botyard.db.session import Database
 from botyard.egress import EgressClient
 from botyard.errors import AppError, ErrorCode
 from botyard.models import Channel as ChannelRow
@@ -49,10 +52,18 @@ async def create(
     account_uuid: str,
     chatbot_uuid: str,
     body: ChannelCreate,
+    database: Database,
 ) -> tuple[ChannelRow, str | None]:
-    """The new channel, and the generic channel's signing secret (shown this once; None for Telegram)."""
+    """The new channel, and the generic channel's signing secret (shown this once; None for Telegram). `database`
+    reads whether the bot is free before the provider is asked (a bot's webhook set for a second channel would take
+    the first one's messages), without taking `db`'s turn to write."""
     kind = ChannelType(body.type)
     given = _given(kind, body.credentials)
+    bot = bots.fingerprint(settings, kind.value, given.get("bot_token", ""))
+    if bot is not None:
+        async with database.transaction(write=False) as read:
+            if await ChannelRepository(read).bot_in_use(bot):
+                raise bots.in_use(kind.value)
     uuid = new_uuid()
     plain = dict(given)
     if kind == ChannelType.GENERIC:
@@ -72,9 +83,11 @@ async def create(
         name=body.name,
         enabled=body.enabled,
         settings=body.settings.model_dump(),
+        bot_fingerprint=bot,
         **_sealed(settings, plain, shown=given),
     )
-    await ChannelRepository(db).add(row)
+    if not await ChannelRepository(db).write_unless_bot_taken(row):
+        raise bots.in_use(kind.value)
     return row, shown_once
 
 
@@ -96,6 +109,10 @@ async def update(
     if body.credentials is not None:
         kind = ChannelType(row.type)
         plain = {**open_secrets(settings, row), **body.credentials.given()}
+        bot = bots.fingerprint(settings, row.type, plain.get("bot_token", ""))
+        if bot is not None and bot != row.bot_fingerprint and await repository.bot_in_use(bot, row.uuid):
+            raise bots.in_use(row.type)
+        values["bot_fingerprint"] = bot
         if kind == ChannelType.GENERIC:
             plain["callback_url"] = await check_url(egress, plain["callback_url"])
         elif kind == ChannelType.SLACK:
@@ -107,7 +124,9 @@ async def update(
     elif row.type == ChannelType.TELEGRAM and _mode(body, row) != row.settings.get("mode", "webhook"):
         await _connect_telegram(settings, egress, row.uuid, open_secrets(settings, row), _mode(body, row))
         values |= {"poll_holder": None, "poll_expires_at": None}
-    return await repository.update(row, values)
+    if not await repository.write_unless_bot_taken(row, values):
+        raise bots.in_use(row.type)
+    return row
 
 
 async def list_of_chatbot(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Sequence[ChannelRow]:

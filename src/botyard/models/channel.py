@@ -52,6 +52,7 @@ class Channel(UuidPk, Timestamps, Base):
     never returned, shown as a hint of its last characters. The inbound URL is `/channels/{uuid}/inbound`."""
 
     __tablename__ = "channel"
+    __table_args__ = (UniqueConstraint("bot_fingerprint", name="uq_channel_bot_fingerprint"),)
 
     chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"), index=True)
     type: Mapped[str] = mapped_column(String(16))
@@ -72,6 +73,9 @@ class Channel(UuidPk, Timestamps, Base):
     """The process that polls this channel (its lease, `channels.polling`); None: nobody."""
     poll_expires_at: Mapped[datetime | None] = mapped_column(default=None)
     """When the lease ends unless its holder renews it: another process may take it over after."""
+    bot_fingerprint: Mapped[str | None] = mapped_column(String(64), default=None)
+    """A keyed fingerprint of the Telegram or Slack bot token (`channels.bots`), unique: one channel per bot, since
+    two would take each other's updates. Never the token; None for a generic channel."""
 
 
 class ChannelEvent(UuidPk, Base):
