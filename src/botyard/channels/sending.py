@@ -2,10 +2,11 @@
 
 Replies of one conversation go out in order: a reply whose earlier one is still pending waits for it (its job comes
 back a second later, without counting an attempt). Sent: the stored answer rendered for the channel
-(`channels.render`); a long one in parts, and a retry sends only the parts the provider does not have yet. A network
-failure, a timeout, a 5xx or a 429 is tried again after `RETRY_DELAYS` (after the provider's `retry_after` when it
-is longer); any other refusal fails at once. Each outcome is written on the reply and on the channel's status, with
-the job's completion and the next attempt's job, in one transaction.
+(`channels.render`); a long one in parts, and a retry sends only the parts the provider does not have yet. Its
+choices (`channels.buttons`) go as buttons on its last part, or as numbered lines where the channel cannot show
+them. A network failure, a timeout, a 5xx or a 429 is tried again after `RETRY_DELAYS` (after the provider's
+`retry_after` when it is longer); any other refusal fails at once. Each outcome is written on the reply and on the
+channel's status, with the job's completion and the next attempt's job, in one transaction.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import generic, render, slack, telegram
+from botyard.channels import buttons, generic, render, slack, telegram
+from botyard.channels.buttons import Button
 from botyard.channels.calls import Callback, ProviderFailed, SlackApi, TelegramApi
-from botyard.channels.render import Reply
+from botyard.channels.render import Reply, markdown_escaped
 from botyard.channels.repository import ChannelRepository, ReplyRepository
 from botyard.channels.service import open_secrets
 from botyard.chat.service import messages_by_uuids
@@ -55,6 +57,8 @@ class Plan:
     kind: MessageKind | None = None
     """The live-chat row's kind (an operator's reply, the start or end announcement); None for the bot's answer."""
     operator: str | None = None
+    choices: tuple[str, ...] = ()
+    """The choices that go with the answer (its message's `meta_json.choices`)."""
 
 
 class ChannelSender:
@@ -94,30 +98,30 @@ class ChannelSender:
             await self._post(plan)
             return
         token = plan.secrets.get("bot_token", "")
-        if plan.channel.type == ChannelType.SLACK:
-            pieces = render.parts(plan.canonical, slack.MAX_MESSAGE_CHARS, render.SLACK)
-        else:
-            pieces = render.telegram_parts(plan.canonical, telegram.MAX_MESSAGE_CHARS)
+        pieces, shown = _pieces(plan)
         for number in range(plan.reply.parts_sent, len(pieces)):
+            keys = shown if number == len(pieces) - 1 else []  # the buttons go with the reply's last part
             if plan.channel.type == ChannelType.SLACK:
-                await self.slack.call(token, slack.post_message(plan.reply.thread, pieces[number]))
+                await self.slack.call(token, slack.post_message(plan.reply.thread, pieces[number], keys))
             else:
-                await self._telegram_message(token, plan.reply.recipient, pieces[number])
+                await self._telegram_message(token, plan.reply.recipient, pieces[number], keys)
             await ctx.write(partial(_parts_sent, reply_uuid=plan.reply.uuid, count=number + 1))
 
-    async def _telegram_message(self, token: str, chat_id: str, part: str) -> None:
+    async def _telegram_message(self, token: str, chat_id: str, part: str, keys: list[Button]) -> None:
         try:
-            await self.telegram.call(token, telegram.send_message(chat_id, part, ""))
+            await self.telegram.call(token, telegram.send_message(chat_id, part, "", keys))
         except ProviderFailed as failed:
             if failed.refusal is None or not failed.refusal.bad_markup:
                 raise
             plain = html.unescape(_TAG.sub("", part))  # never expected (`render`), but a reply is never lost to it
-            await self.telegram.call(token, telegram.send_message(chat_id, None, plain))
+            await self.telegram.call(token, telegram.send_message(chat_id, None, plain, keys))
 
     async def _post(self, plan: Plan) -> None:
         reply = plan.reply
+        keys = buttons.shown(reply.uuid, plan.choices, buttons.GENERIC)
+        text = (plan.canonical if keys else buttons.numbered(plan.canonical, plan.choices)).text
         event = generic.outbound(
-            reply.uuid, reply.recipient, reply.thread, plan.canonical.text, plan.citations, plan.kind, plan.operator
+            reply.uuid, reply.recipient, reply.thread, text, plan.citations, plan.kind, plan.operator, keys
         )
         body = json.dumps(event).encode()
         secret, url = plan.secrets.get("signing_secret", ""), plan.secrets.get("callback_url", "")
@@ -132,6 +136,19 @@ class ChannelSender:
             await _failed(session, reply, failed, self.clock())
 
 
+def _pieces(plan: Plan) -> tuple[list[str], list[Button]]:
+    """The reply rendered for Slack or Telegram, as messages within the channel's limits, and the buttons its last
+    message carries: none when the channel cannot show its choices, which are numbered lines at its end then. A
+    Slack message with buttons is a `section` block, whose text is shorter than a message's."""
+    on_slack = plan.channel.type == ChannelType.SLACK
+    keys = buttons.shown(plan.reply.uuid, plan.choices, buttons.SLACK if on_slack else buttons.TELEGRAM)
+    canonical = plan.canonical if keys else buttons.numbered(plan.canonical, plan.choices)
+    if on_slack:
+        limit = slack.MAX_SECTION_CHARS if keys else slack.MAX_MESSAGE_CHARS
+        return render.parts(canonical, limit, render.SLACK), keys
+    return render.telegram_parts(canonical, telegram.MAX_MESSAGE_CHARS), keys
+
+
 async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan | None:
     reply = await ReplyRepository(db).get(reply_uuid)
     if reply is None or reply.state != ReplyState.PENDING:
@@ -142,6 +159,7 @@ async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan |
     text, links, citations = reply.text, {}, []
     kind: MessageKind | None = None
     operator: str | None = None
+    choices: tuple[str, ...] = ()
     if reply.message_uuid is not None:
         message = (await messages_by_uuids(db, [reply.message_uuid])).get(reply.message_uuid)
         if message is None:
@@ -150,14 +168,12 @@ async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan |
         meta = MessageMeta.of(message)
         kind, operator = meta.kind, meta.operator_name
         if operator:  # an operator's live-chat reply goes out signed with their name
-            text = f"**{_markdown_escaped(operator)}:** {text}"
+            text = f"**{markdown_escaped(operator)}:** {text}"
         citations = [{"marker": marker, **entry} for marker, entry in public_citations(message.cite_data or {}).items()]
+        choices = tuple(meta.choices)
     waits = await ReplyRepository(db).waits_for_earlier(reply)
-    return Plan(reply, channel, open_secrets(settings, channel), Reply(text, links), citations, waits, kind, operator)
-
-
-def _markdown_escaped(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>#])", r"\\\1", text)
+    secrets = open_secrets(settings, channel)
+    return Plan(reply, channel, secrets, Reply(text, links), citations, waits, kind, operator, choices)
 
 
 async def _parts_sent(db: AsyncSession, *, reply_uuid: str, count: int) -> None:
