@@ -72,7 +72,7 @@ def test_a_question_about_something_the_knowledge_never_names_gets_an_unsure_rep
     assert "senior discount of 10 percent" in quote
     assert meta["confidence"] == end["confidence"] == "low"
     assert meta["doubt"]["unnamed"] == ["student"]
-    assert "person" not in text  # no hand-off agent: no offer of one
+    assert "person" not in text and "choices" not in meta  # no hand-off agent: no offer of one
 
 
 def test_a_covered_question_is_answered_confidently_without_a_frame(alice: Api, clinic: str) -> None:
@@ -126,6 +126,9 @@ def test_an_unsure_reply_offers_a_person_when_a_hand_off_agent_is_enabled(alice:
     text, meta, _ = _asked(alice, clinic, "Is there a student discount?")
     assert text.endswith("\n\nIf you'd like, I can put you in touch with a person.")
     assert meta["confidence"] == "low"
+    assert meta["choices"] == ["Talk to a person"]  # the offer's choice, a button on the channels
+    _, sure, _ = _asked(alice, clinic, "Is there a discount for seniors?")
+    assert sure["confidence"] == "high" and "choices" not in sure
 
 
 def test_the_decision_names_its_reasons() -> None:

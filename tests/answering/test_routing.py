@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from botyard import i18n
 from botyard.answering.routing.evidence import Reading, UnitIntent
 from botyard.answering.routing.intents import PROTOTYPES, Intent, clauses
 from botyard.answering.routing.rules import Candidate, Decision, best, decide, rated, small_talk, spam_reason
+from botyard.i18n import Language
 from tests.support.agents import SHIPPING, agent, disable_default
 from tests.support.api import Api
 from tests.support.chat import ask, messages, new_session
@@ -105,6 +107,16 @@ def test_asking_for_a_person_flags_the_session(alice: Api, shop: str) -> None:
     alice.ok(alice.post(f"/agent/{hand_off}/update", own))
     german, _ = answered_by(alice, new_session(alice, shop), "Ich möchte bitte mit einem Menschen sprechen")
     assert german == "Moment, Sam kommt gleich."
+
+
+def test_the_choice_that_goes_with_the_offer_of_a_person_reaches_the_hand_off(alice: Api, shop: str) -> None:
+    """A button pressed is asked as its text: "Talk to a person" must read as a request for a person in each
+    language the intents know it in."""
+    agent(alice, shop, "human-escalation", "Human hand-off", "Talk to a real person, a human operator, staff")
+    for language in ("en", "de", "es", "fr", "zh"):
+        choice = i18n.talk_to_person(Language(language))
+        _, meta = answered_by(alice, new_session(alice, shop), choice)
+        assert meta.get("agent_type") == "human-escalation", (language, choice, meta.get("routing"))
 
 
 def test_the_spam_rules() -> None:

@@ -5,8 +5,6 @@ stale, forged or unsigned event is refused and writes nothing; a `conversation_c
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import json
 import time
 from collections.abc import Iterator
@@ -18,7 +16,7 @@ from starlette.testclient import TestClient
 
 from botyard.models import ChannelEvent
 from tests.support.api import Api, assert_error
-from tests.support.channels import run_channel_jobs
+from tests.support.channels import run_channel_jobs, signed_headers
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.jobs import process
@@ -29,19 +27,6 @@ from tests.support.webhook_receiver import Receiver, receiver
 def callback() -> Iterator[Receiver]:
     with receiver() as running:
         yield running
-
-
-def signed_headers(secret: str, event_id: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
-    """The headers a sender computes from the specification (not with the service's code)."""
-    stamp = int(time.time()) if timestamp is None else timestamp
-    key = base64.b64decode(secret.removeprefix("whsec_"))
-    mac = hmac.new(key, f"{event_id}.{stamp}.".encode() + body, hashlib.sha256).digest()
-    return {
-        "webhook-id": event_id,
-        "webhook-timestamp": str(stamp),
-        "webhook-signature": "v1," + base64.b64encode(mac).decode(),
-        "content-type": "application/json",
-    }
 
 
 def helpdesk(alice: Api, url: str) -> tuple[dict[str, Any], str]:

@@ -87,9 +87,11 @@ def test_every_language_has_every_text() -> None:
             assert all(value.strip() for value in texts[table].values()), (language, table)
         assert "{title}" in texts["widget"]["chat_title"], language
         assert "{topic}" in texts["unsure_about"] and texts["unsure"].strip() and texts["offer_person"].strip()
+        assert 0 < len(texts["talk_to_person"].strip()) <= 75, language  # a button's label on every channel
         if language != "en":  # each its own words, not English left in place
             assert texts["no_answer"] != english["no_answer"] and texts["widget"]["send"] != "Send", language
             assert texts["unsure"] != english["unsure"] and texts["offer_person"] != english["offer_person"], language
+            assert texts["talk_to_person"] != english["talk_to_person"], language
             assert all(texts["agent_replies"][kind] != text for kind, text in english["agent_replies"].items())
 
 

@@ -4,6 +4,10 @@ without waiting 30 s)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -97,3 +101,16 @@ def run_channel_jobs(client: TestClient, clock: ManualClock, rounds: int = 200, 
 
     assert client.portal is not None
     client.portal.call(run)
+
+
+def signed_headers(secret: str, event_id: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
+    """The headers a generic channel's sender computes from the specification (not with the service's code)."""
+    stamp = int(time.time()) if timestamp is None else timestamp
+    key = base64.b64decode(secret.removeprefix("whsec_"))
+    mac = hmac.new(key, f"{event_id}.{stamp}.".encode() + body, hashlib.sha256).digest()
+    return {
+        "webhook-id": event_id,
+        "webhook-timestamp": str(stamp),
+        "webhook-signature": "v1," + base64.b64encode(mac).decode(),
+        "content-type": "application/json",
+    }

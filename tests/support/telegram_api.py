@@ -7,10 +7,12 @@ Unauthorized), records what it is asked, and checks messages as Telegram does:
 at most 4,096 characters of text once the entities are parsed, and in `parse_mode: HTML` only Telegram's tags
 (`b strong i em u ins s strike del span tg-spoiler a code pre blockquote tg-emoji`), properly nested, with `&lt;`,
 `&gt;`, `&amp;` and `&quot;` the only entities; anything else is 400 "can't parse entities"; a `chat_id` that is
-neither an integer nor `@username` is 400 "chat not found" (any integer is a chat here). A test scripts the
-next answers to `sendMessage` (`fail_next`): a 429 with `retry_after`, a 500, a network-level drop. It can go down
-(`down`: the port stays its own but refuses every connection, as a host whose server stopped) and come back on the
-same port (`up`), and calls a test's hook the moment it has given updates to a poller (`on_given`).
+neither an integer nor `@username` is 400 "chat not found" (any integer is a chat here). A message's `reply_markup`
+`inline_keyboard` is checked as Telegram does (rows of buttons with a `text`, each `callback_data` 1 to 64 bytes:
+else 400 BUTTON_DATA_INVALID). `answerCallbackQuery` answers a query once (again: 400 "query is too old"). A test
+scripts the next answers to `sendMessage` (`fail_next`): a 429 with `retry_after`, a 500, a network-level drop. It
+can go down (`down`: the port stays its own but refuses every connection, as a host whose server stopped) and come
+back on the same port (`up`), and calls a test's hook the moment it has given updates to a poller (`on_given`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class Sent:
     text: str
     """What the user reads (the HTML's text, its entities resolved)."""
     parse_mode: str | None
+    keyboard: list[list[dict[str, Any]]] = field(default_factory=list)
+    """The message's inline keyboard, as sent: rows of buttons (`text`, `callback_data`)."""
 
 
 @dataclass
@@ -71,6 +75,8 @@ class _State:
     """The `update_id`s `getUpdates` answered with, in order (a repeat after a lost answer appears again)."""
     on_given: Callable[[list[int]], None] | None = None
     """Called (in the server's thread) right after an answer carrying updates was written to the poller."""
+    answered: list[str] = field(default_factory=list)
+    """The callback queries answered, in order."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -118,6 +124,21 @@ def _a_chat(chat_id: Any) -> bool:
     """Whether `chat_id` names a chat as Telegram takes one: an integer (as a number or a string), or `@username`."""
     text = str(chat_id)
     return text.startswith("@") or text.removeprefix("-").isdigit()
+
+
+def _keyboard(markup: Any) -> list[list[dict[str, Any]]]:
+    """An `InlineKeyboardMarkup`'s rows, or ValueError as Telegram words its refusal."""
+    if markup is None:
+        return []
+    rows = markup.get("inline_keyboard") if isinstance(markup, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+        raise ValueError('field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays')
+    for button in (button for row in rows for button in row):
+        if not isinstance(button, dict) or not str(button.get("text", "")).strip():
+            raise ValueError("can't parse inline keyboard button: the text must be non-empty")
+        if not 1 <= len(str(button.get("callback_data", "")).encode()) <= 64:
+            raise ValueError("BUTTON_DATA_INVALID")
+    return rows
 
 
 class _Server(ThreadingHTTPServer):
@@ -211,12 +232,19 @@ class _Handler(BaseHTTPRequestHandler):
             mode = body.get("parse_mode")
             try:
                 text = visible_text(body["text"]) if mode == "HTML" else body["text"]
+                keyboard = _keyboard(body.get("reply_markup"))
             except ValueError as error:
                 return 400, {"ok": False, "error_code": 400, "description": f"Bad Request: {error}"}
             if len(text) > 4096:
                 return 400, {"ok": False, "error_code": 400, "description": "Bad Request: message is too long"}
-            state.sent.append(Sent(str(body["chat_id"]), text, mode))
+            state.sent.append(Sent(str(body["chat_id"]), text, mode, keyboard))
             return 200, {"ok": True, "result": {"message_id": len(state.sent), "text": text}}
+        if method == "answerCallbackQuery":
+            if body.get("callback_query_id") in state.answered:
+                too_old = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+                return 400, {"ok": False, "error_code": 400, "description": too_old}
+            state.answered.append(str(body.get("callback_query_id")))
+            return 200, {"ok": True, "result": True}
         return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
 
     def _answer(self, status: int, body: dict[str, Any]) -> None:
@@ -321,6 +349,10 @@ class TelegramApi:
         with self.state.lock:
             self.state.updates.extend(updates)
 
+    def answered(self) -> list[str]:
+        with self.state.lock:
+            return list(self.state.answered)
+
     @property
     def conflicts(self) -> int:
         with self.state.lock:
@@ -355,3 +387,20 @@ def update(update_id: int, text: str, *, user: int = 42, chat: int | None = None
     chat_part = {"id": chat if chat is not None else user, "type": "private", "first_name": "Ada"}
     body = {"message_id": update_id, "from": sender, "chat": chat_part, "date": 1764680000, "text": text, **message}
     return {"update_id": update_id, "message": body}
+
+
+def pressed(
+    update_id: int, data: str, *, user: int = 42, chat: int | None = None, query_id: str = ""
+) -> dict[str, Any]:
+    """A Telegram update of a button of the bot's message pressed (a `callback_query`), as Telegram sends one."""
+    sender = {"id": user, "is_bot": False, "first_name": "Ada", "last_name": "Lovelace", "language_code": "en"}
+    chat_part = {"id": chat if chat is not None else user, "type": "private", "first_name": "Ada"}
+    message = {"message_id": 1, "from": {"id": 123456, "is_bot": True, "first_name": "Shop"}, "chat": chat_part}
+    query = {
+        "id": query_id or f"{update_id}4382bf",
+        "from": sender,
+        "message": {**message, "date": 1764680000, "text": "..."},
+        "chat_instance": "-5531981296468112151",
+        "data": data,
+    }
+    return {"update_id": update_id, "callback_query": query}

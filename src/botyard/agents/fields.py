@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, Strict, StringConstraints, model_validator
+from pydantic_core import PydanticCustomError
 
 from botyard.llm import catalogue
 from botyard.schemas import RequestModel
@@ -23,6 +24,33 @@ def _catalogue_model(name: str) -> str:
     return name
 
 
+MAX_CHOICES = 10
+MAX_CHOICE_CHARS = 80
+"""Within what every channel shows as a button (Slack's 75-character label falls back to numbered lines)."""
+
+
+def _choices(value: object) -> list[str]:
+    """Up to `MAX_CHOICES` different texts of 1 to `MAX_CHOICE_CHARS` characters, trimmed; refused as a whole, with
+    the stable type `choices_invalid`, when one is not."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise PydanticCustomError("choices_invalid", "choices must be a list of strings")
+    trimmed = [item.strip() for item in value]
+    if len(trimmed) > MAX_CHOICES:
+        raise PydanticCustomError(
+            "choices_invalid",
+            "at most {limit} choices; {count} were given",
+            {"limit": MAX_CHOICES, "count": len(value)},
+        )
+    if any(not item or len(item) > MAX_CHOICE_CHARS for item in trimmed):
+        message = "each choice is 1 to {limit} characters long"
+        raise PydanticCustomError("choices_invalid", message, {"limit": MAX_CHOICE_CHARS})
+    if len(set(trimmed)) != len(trimmed):
+        raise PydanticCustomError("choices_invalid", "each choice must differ from the others")
+    return trimmed
+
+
+Choices = Annotated[list[str], BeforeValidator(_choices)]
+"""A pre-canned agent's choices: buttons offered with its reply, each pressed as the visitor's next message."""
 Flag = Annotated[bool, BeforeValidator(_flag)]
 """true/false or 0/1 on input; responses say which form they use."""
 Unit = Annotated[float, Strict(), Field(ge=0, le=1)]

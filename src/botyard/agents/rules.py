@@ -29,6 +29,7 @@ APPLIES_TO: dict[str, frozenset[str]] = {
     "bias": ROUTED,
     "stickness": ROUTED,
     "default_message": frozenset({PRE_CANNED, SPAM_DEFENSE}),
+    "choices": frozenset({PRE_CANNED}),
     "tags": frozenset({BACKGROUND}),
     "human_escalation_settings": frozenset({HUMAN_ESCALATION}),
 }

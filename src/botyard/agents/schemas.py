@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field, StringConstraints, field_validator, model_validator
 from typing_extensions import TypedDict
 
-from botyard.agents.fields import Bias, Flag, Lenient, ModelName, ShortText, Unit
+from botyard.agents.fields import Bias, Choices, Flag, Lenient, ModelName, ShortText, Unit
 from botyard.agents.function_schemas import ToolFunction
 from botyard.models.kinds import AgentType
 from botyard.schemas import Color, Name, Text, Uuid
@@ -68,6 +68,13 @@ class AgentSettings(Lenient):
     bias: Bias | None = Field(default=None, description="-1..1; favours (or disfavours) the agent in routing.")
     stickness: Unit | None = Field(default=None, description="0..1; also accepted as `stickiness`.")
     default_message: Text | None = Field(default=None, description="The reply of pre-canned and spam-defense agents.")
+    choices: Choices | None = Field(
+        default=None,
+        description="Pre-canned agents only (Botyard's own): up to 10 different texts of 1 to 80 characters offered "
+        "with `default_message`, as buttons where a channel shows them (else numbered lines); a choice pressed is "
+        "the visitor's next message. `[]` removes them; refused as a whole (422 `validation_error`, type "
+        "`choices_invalid`).",
+    )
     tags: list[TagInput] | None = Field(default=None, description="Background agents only.")
     use_all_sources: Flag | None = Field(default=None, description="User-facing agents only.")
     data_source_uuids: list[Uuid] | None = Field(
@@ -127,6 +134,8 @@ class AgentMeta(TypedDict):
     bias: NotRequired[float]
     stickness: NotRequired[float]
     default_message: NotRequired[str]
+    choices: NotRequired[list[str]]
+    """Pre-canned agents, once set (Botyard's own key)."""
     tags: NotRequired[list[Tag]]
 
 

@@ -18,7 +18,7 @@ from botyard.llm import catalogue
 from botyard.models import Agent, AgentMeta, EscalationSettings
 from botyard.sources.service import require_in_chatbot
 
-_META_KEYS = ("model", "temperature", "bias", "stickness", "default_message", "tags")
+_META_KEYS = ("model", "temperature", "bias", "stickness", "default_message", "choices", "tags")
 _COLUMNS = ("name", "description", "prompt", "enabled", "use_all_sources")
 _FLAGS = ("notifications_enabled", "sound_enabled")
 

@@ -50,6 +50,8 @@ def meta_out(agent: Agent) -> AgentMetaOut:
         meta["stickness"] = stored["stickness"]
     if agent.type in rules.DEFAULT_MESSAGES:
         meta["default_message"] = stored.get("default_message", rules.DEFAULT_MESSAGES[agent.type])
+    if rules.applies("choices", agent.type) and "choices" in stored:  # our own key: shown only once set
+        meta["choices"] = stored["choices"]
     if rules.applies("tags", agent.type):
         meta["tags"] = stored.get("tags", [])
     return meta

@@ -6,7 +6,8 @@ to the channel's inbound URL (`ingress`): the signature is checked on the raw by
 provider's own id (a repeat does nothing) and its answer queued, in one transaction, and the route answers at once.
 The `channel_answer` job (`answering`) joins a conversation's burst of messages into one question and asks it
 through the one answer pipeline; the `channel_send` job (`sending`) sends the reply rendered for the channel
-(`render`), in order within its conversation, retried through the provider's failures. Each provider's own shapes
-and rules are a module of their own (`telegram`, `generic`); their APIs are called through the egress client
-(`calls`). docs/channels.md says how an owner sets each one up.
+(`render`), its choices as the channel's buttons (`buttons`: a button pressed comes back as the customer's message),
+in order within its conversation, retried through the provider's failures. Each provider's own shapes and rules are
+a module of their own (`telegram`, `slack`, `generic`); their APIs are called through the egress client (`calls`).
+docs/channels.md says how an owner sets each one up.
 """

@@ -1,14 +1,17 @@
 """The `channel_answer` job: a channel conversation's messages answered, once its burst is over, through the one
 answer pipeline (agents, routing, variables, tool functions, honest confidence, review items: as in the widget).
 
-Each stored message queues this job due `burst_seconds` after it arrived. When one runs:
+Each stored message queues this job due `burst_seconds` after it arrived. When one runs (for a Telegram button
+pressed, after answering the press with `answerCallbackQuery`, once per press: a repeated update stores nothing):
 
 1. Its event is already answered (a repeat of the job): nothing to do.
 2. A message of its burst (the conversation's pending messages, each less than `burst_seconds` after the one
    before) arrived after it: that one's job, due later, answers the burst; nothing to do.
 3. Otherwise its burst's messages, in the provider's order, are joined into one question and asked
    in the chat session of (channel, user, thread): the one active within `session_idle_hours`, or a new one.
-   Meanwhile the channel shows that an answer is being made (`channels.indicator`).
+   A question that is only the number of one of the choices of the conversation's last reply asks that choice
+   (a channel that showed them as numbered lines, `buttons`). Meanwhile the channel shows that an answer is being
+   made (`channels.indicator`).
 4. The events are settled and the reply is queued to send (`channel_send`), in one transaction. Over the chatbot's
    rate limit, the reply is its `rate_limit_message`; while an operator has the conversation, the bot says nothing.
 
@@ -17,6 +20,7 @@ A crash between 3 and 4 asks the burst again when the job is retried: at least o
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -26,13 +30,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.answering.pipeline import Pipeline
 from botyard.answering.turn.records import Ask
 from botyard.answering.wire import collect
-from botyard.channels.calls import Callback, SlackApi, TelegramApi
+from botyard.channels import telegram
+from botyard.channels.calls import Callback, ProviderFailed, SlackApi, TelegramApi
 from botyard.channels.indicator import Indicators, shown
 from botyard.channels.repository import ChannelRepository, EventRepository, ReplyRepository
 from botyard.channels.schemas import ChannelSettings
 from botyard.channels.service import open_secrets
 from botyard.chat import ratelimit
-from botyard.chat.service import channel_session
+from botyard.chat.service import channel_session, messages_by_uuids
 from botyard.chatbots.service import by_uuid as chatbot_by_uuid
 from botyard.config import Settings
 from botyard.db.base import utcnow
@@ -41,7 +46,15 @@ from botyard.errors import AppError, ErrorCode
 from botyard.jobs.handler import JobContext
 from botyard.jobs.kinds import ChannelAnswer, ChannelSend
 from botyard.jobs.service import enqueue
-from botyard.models import Channel, ChannelEvent, ChannelEventState, ChannelReply, ChannelType, SessionMeta
+from botyard.models import (
+    Channel,
+    ChannelEvent,
+    ChannelEventState,
+    ChannelReply,
+    ChannelType,
+    MessageMeta,
+    SessionMeta,
+)
 
 
 @dataclass(frozen=True)
@@ -54,10 +67,8 @@ class Burst:
     session_uuid: str
     live: bool
     """An operator has the conversation (live chat)."""
-
-    @property
-    def question(self) -> str:
-        return "\n".join(event.text for event in self.events)
+    question: str
+    """The messages joined, or the choice their number names."""
 
     @property
     def last(self) -> ChannelEvent:
@@ -79,6 +90,7 @@ class ChannelAnswerer:
     def __init__(self, answers: Pipeline, settings: Settings, egress: EgressClient) -> None:
         self.answers = answers
         self.settings = settings
+        self.telegram = TelegramApi(egress, settings.telegram_api_url)
         self.indicators = Indicators(
             TelegramApi(egress, settings.telegram_api_url),
             SlackApi(egress, settings.slack_api_url),
@@ -88,6 +100,9 @@ class ChannelAnswerer:
 
     async def run(self, ctx: JobContext[ChannelAnswer]) -> None:
         event_uuid = ctx.payload.event_uuid
+        if ctx.payload.callback_query_id:
+            channel = await ctx.read(lambda db: _channel_of(db, event_uuid))
+            await self._answer_press(channel, ctx.payload.callback_query_id)
         burst = await ctx.write(lambda db: _burst(db, event_uuid))
         if burst is None:
             await ctx.finish(_nothing)
@@ -115,10 +130,23 @@ class ChannelAnswerer:
             return Answered(None)  # an operator has the conversation: the bot says nothing
         return Answered(run.prepared.message_uuid)
 
+    async def _answer_press(self, channel: Channel | None, callback_query_id: str) -> None:
+        """Telegram's button press answered, so that it stops showing as waiting; a failure only leaves it waiting
+        until Telegram gives up on it."""
+        token = open_secrets(self.settings, channel).get("bot_token") if channel is not None else None
+        if token:
+            with contextlib.suppress(ProviderFailed):
+                await self.telegram.call(token, telegram.answer_callback(callback_query_id))
+
     async def give_up(self, session: AsyncSession, payload: ChannelAnswer, reason: str) -> None:
         event = await EventRepository(session).get(payload.event_uuid)
         if event is not None:
             await ChannelRepository(session).note(event.channel_uuid, {"last_error": f"answer failed: {reason}"})
+
+
+async def _channel_of(db: AsyncSession, event_uuid: str) -> Channel | None:
+    event = await EventRepository(db).get(event_uuid)
+    return None if event is None else await ChannelRepository(db).get(event.channel_uuid)
 
 
 async def _burst(db: AsyncSession, event_uuid: str) -> Burst | None:
@@ -137,7 +165,21 @@ async def _burst(db: AsyncSession, event_uuid: str) -> Burst | None:
     idle = timedelta(hours=settings.session_idle_hours)
     user = (event.user_id, event.user_name)
     session = await channel_session(db, chatbot.uuid, channel.uuid, user, event.thread, idle, event.received_at)
-    return Burst(channel, burst, chatbot.account_uuid, session.uuid, SessionMeta.of(session).live_chat)
+    question = await _picked(db, channel.uuid, event.conversation, "\n".join(other.text for other in burst))
+    live = SessionMeta.of(session).live_chat
+    return Burst(channel, burst, chatbot.account_uuid, session.uuid, live, question)
+
+
+async def _picked(db: AsyncSession, channel_uuid: str, conversation: str, question: str) -> str:
+    """The choice a question names by its number ("2", as the numbered lines of the last reply show it), else the
+    question as it was written."""
+    number = question.strip().rstrip(".")
+    if not (number.isascii() and number.isdigit()) or len(number) > 2:
+        return question
+    message_uuid = await ReplyRepository(db).latest_answer(channel_uuid, conversation)
+    message = None if message_uuid is None else (await messages_by_uuids(db, [message_uuid])).get(message_uuid)
+    choices = MessageMeta.of(message).choices if message is not None else []
+    return choices[int(number) - 1] if 1 <= int(number) <= len(choices) else question
 
 
 def burst_of(event: ChannelEvent, pending: Sequence[ChannelEvent], quiet: timedelta) -> list[ChannelEvent]:

@@ -7,22 +7,24 @@ the channel's URL:
 
     {"id": "evt-1", "type": "message", "user": {"id": "u-7", "name": "Ada"}, "thread": "t-1", "text": "Hello?"}
 
-`id` is the event's own id (a repeat is answered once); `type` is `message`, `button` (a choice's `text`, as a
+`id` is the event's own id (a repeat is answered once); `type` is `message`, `button` (a button pressed: its
+`button_id`, one of the `buttons` a reply carried, is asked as that choice's text; without one, its `text`, as a
 message) or `conversation_closed` (nothing to answer). Outbound, POSTed to the channel's `callback_url`, with the
 same `user` and `thread`: `typing` (an answer is being made), `message` (`text` as Markdown, `citations`: the bot's
-answer or an operator's reply), `handoff` (an operator took the conversation over: `operator.name`, and the
-announcement as `text`) and `resolved` (the operator ended the live chat, the bot answers again; the announcement
-as `text`).
+answer or an operator's reply; the answer's choices as `buttons` `[{"id", "text"}]`), `handoff` (an operator took
+the conversation over: `operator.name`, and the announcement as `text`) and `resolved` (the operator ended the live
+chat, the bot answers again; the announcement as `text`).
 """
 
 from __future__ import annotations
 
 import hmac
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from botyard.channels.inbound import Delivery, NotTheShape, Said
+from botyard.channels.buttons import Button
+from botyard.channels.inbound import Delivery, NotTheShape, Pressed, Said
 from botyard.models import MessageKind
 from botyard.outbox import signing
 
@@ -54,9 +56,12 @@ def delivery(event: Any) -> Delivery:
         raise NotTheShape(f"type is one of {sorted(KNOWN_TYPES)}")
     if kind not in ANSWERED_TYPES:
         return Delivery(event["id"][:128], 0, None)
-    text = event.get("text")
+    text, button = event.get("text"), event.get("button_id")
+    if kind == "button" and isinstance(button, str) and isinstance(user, dict) and isinstance(user.get("id"), str):
+        pressed = Pressed(user["id"][:128], str(user.get("name", ""))[:200], button)
+        return Delivery(event["id"][:128], 0, None, pressed)
     if not isinstance(user, dict) or not isinstance(user.get("id"), str) or not isinstance(text, str):
-        raise NotTheShape("a message has user.id and text, strings")
+        raise NotTheShape("a message has user.id and text, strings; a button, user.id and button_id")
     thread = event.get("thread", "")
     said = Said(user["id"][:128], str(user.get("name", ""))[:200], str(thread)[:128], text.strip())
     return Delivery(event["id"][:128], 0, said if said.text else None)
@@ -74,8 +79,10 @@ def outbound(
     citations: list[dict[str, Any]],
     kind: MessageKind | None = None,
     operator: str | None = None,
+    buttons: Sequence[Button] = (),
 ) -> dict[str, Any]:
-    """The canonical reply as the generic channel receives it: `kind`, the live-chat row's, names its type."""
+    """The canonical reply as the generic channel receives it: `kind`, the live-chat row's, names its type; the
+    answer's choices as `buttons` (`[]`: none)."""
     event: dict[str, Any] = {
         "id": event_id,
         "type": OUTBOUND_TYPES.get(kind, "message") if kind is not None else "message",
@@ -84,6 +91,8 @@ def outbound(
         "text": text,
         "citations": citations,
     }
+    if event["type"] == "message":
+        event["buttons"] = [{"id": button.id, "text": button.text} for button in buttons]
     if event["type"] == "handoff" and operator:
         event["operator"] = {"name": operator}
     return event

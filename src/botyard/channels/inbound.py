@@ -1,8 +1,8 @@
 """What a provider's delivery says, in the words every channel shares: the pure part of ingress.
 
-A provider module reads its delivery into one `Delivery` (its own id, and a message or nothing to answer), after
-the signature was checked on the raw bytes. A body that is not the provider's shape is a `NotTheShape`: the route
-answers 200 so that the provider stops retrying, and logs it.
+A provider module reads its delivery into one `Delivery` (its own id, and a message, a button pressed, or nothing
+to answer), after the signature was checked on the raw bytes. A body that is not the provider's shape is a
+`NotTheShape`: the route answers 200 so that the provider stops retrying, and logs it.
 """
 
 from __future__ import annotations
@@ -30,10 +30,24 @@ class Said:
 
 
 @dataclass(frozen=True)
+class Pressed:
+    """A button an external user pressed: the choice's `token` (`buttons.token`: which reply, which choice), read
+    into the message it stands for when it is stored (`buttons.pressed`). `callback_query_id`: Telegram's, which
+    the answer's job answers (`answerCallbackQuery`) so that the button stops showing that it is waiting."""
+
+    user_id: str
+    user_name: str
+    token: str
+    callback_query_id: str = ""
+
+
+@dataclass(frozen=True)
 class Delivery:
     """One delivery: `external_id` is the provider's own id of it (what makes a repeat one), `position` its place
-    in the provider's order, `said` the message to answer (None: an edit, a bot's message, another kind of update)."""
+    in the provider's order, `said` the message to answer (None: an edit, a bot's message, another kind of update)
+    or `pressed` the button pressed."""
 
     external_id: str
     position: int
     said: Said | None
+    pressed: Pressed | None = None

@@ -1,17 +1,18 @@
 """The providers' deliveries: `POST /channels/{channel_uuid}/inbound`, the URL a channel gives its provider.
 
 In this order, each step before any work of the next: the channel (a missing or disabled one answers 404); the
-signature on the raw bytes, in constant time (401 `signature_invalid`, nothing written); the body read as the
-provider's delivery (not its shape: 200, logged, so that the provider stops retrying; too large: 413 by the
-service's body cap); then one transaction stores the event under its provider id and queues its answer, and the
-route answers 200 at once. No model, search or send runs inside the request (Slack gives up after 3 s, Telegram
-retries). A repeated delivery finds its id stored and does nothing.
+signature on the raw bytes, in constant time (401 `signature_invalid`, nothing written), before the body is parsed
+at all; the body read as the provider's delivery, a message or a button of a reply pressed (not its shape: 200,
+logged, so that the provider stops retrying; too large: 413 by the service's body cap); then one transaction stores
+the event under its provider id and queues its answer, and the route answers 200 at once. No model, search or send
+runs inside the request (Slack gives up after 3 s, Telegram retries). A repeated delivery finds its id stored and
+does nothing.
 
 The channel is read in a brief read and the delivery stored in a brief write (`Database.brief_write`: on SQLite
-its two inserts run on the loop's thread), so a delivery holds the process's one SQLite writer only for those two
-inserts and their commit, not while its signature is checked and its body parsed, and never across thread hops:
-with the request's ordinary unit of work, 200 deliveries a second queued behind each other's hops (p95 1.5 s on
-a loaded 2-core machine; see bench/channels.py).
+its two inserts run on the loop's thread; a button pressed also reads its reply and message by their keys), so a
+delivery holds the process's one SQLite writer only for those statements and their commit, not while its signature
+is checked and its body parsed, and never across thread hops: with the request's ordinary unit of work, 200
+deliveries a second queued behind each other's hops (p95 1.5 s on a loaded 2-core machine; see bench/channels.py).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ async def inbound(
     if not _signed(settings, channel, request, body):
         raise AppError(ErrorCode.SIGNATURE_INVALID, "The delivery's signature is not this channel's.")
     try:
-        delivery = _delivery(settings, channel, json.loads(body))
+        delivery = _delivery(settings, channel, _parsed(channel, request, body))
     except (ValueError, NotTheShape) as error:
         log.warning("channel %s: a delivery that is not the provider's shape (%s): ignored", channel.uuid, error)
         return {"ok": True, "ignored": "not the provider's shape"}
@@ -71,6 +72,13 @@ def _signed(settings: Settings, channel: Channel, request: Request, body: bytes)
     if channel.type == ChannelType.SLACK:
         return secret is not None and slack.signed(headers, body, secret)
     return secret is not None and generic.signed(headers, body, secret)
+
+
+def _parsed(channel: Channel, request: Request, body: bytes) -> Any:
+    """The body as the provider wrote it: JSON, or Slack's form-encoded interactivity request (a button pressed)."""
+    if channel.type == ChannelType.SLACK:
+        return slack.parsed(body, request.headers.get("content-type", ""))
+    return json.loads(body)
 
 
 def _delivery(settings: Settings, channel: Channel, parsed: Any) -> Delivery | slack.Challenge:

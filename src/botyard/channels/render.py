@@ -71,6 +71,11 @@ SLACK = Dialect(
 """Slack's mrkdwn (https://docs.slack.dev/messaging/formatting-message-text)."""
 
 
+def markdown_escaped(text: str) -> str:
+    """Plain text that Markdown reads as it is (a name, a choice put into a reply)."""
+    return re.sub(r"([\\`*_\[\]<>#])", r"\\\1", text)
+
+
 def telegram_parts(reply: Reply, limit: int) -> list[str]:
     """The reply as Telegram HTML messages, each at most `limit` characters."""
     return parts(reply, limit, TELEGRAM)

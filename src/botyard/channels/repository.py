@@ -149,6 +149,17 @@ class ReplyRepository(Repository[ChannelReply]):
         )
         return (await self.session.execute(statement.limit(1))).first() is not None
 
+    async def latest_answer(self, channel_uuid: str, conversation: str) -> str | None:
+        """The message of the conversation's latest reply, when that reply sends an answer (None: none, or the
+        channel's own text such as the rate limit's message)."""
+        statement = (
+            select(ChannelReply.message_uuid)
+            .where(ChannelReply.channel_uuid == channel_uuid, ChannelReply.conversation == conversation)
+            .order_by(ChannelReply.sequence.desc())
+            .limit(1)
+        )
+        return (await self.session.execute(statement)).scalar_one_or_none()
+
     async def record(self, reply_uuid: str, values: dict[str, Any]) -> None:
         statement = update(ChannelReply).where(ChannelReply.uuid == reply_uuid).values(values)
         await self.session.execute(statement.execution_options(synchronize_session=False))

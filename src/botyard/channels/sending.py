@@ -2,11 +2,12 @@
 
 Replies of one conversation go out in order: a reply whose earlier one is still pending waits for it (its job comes
 back a second later, without counting an attempt). Sent: the stored answer rendered for the channel
-(`channels.render`); a long one in parts, and a retry sends only the parts the provider does not have yet. A network
-failure, a timeout, a 5xx or a 429 is tried again after `RETRY_DELAYS` (after the provider's `retry_after` when it
-is longer); any other refusal fails at once. Each outcome is written on the reply and on the channel's status (a
-failure as its `last_error`, until a reply goes out again), with the job's completion and the next attempt's job, in
-one transaction.
+(`channels.render`); a long one in parts, and a retry sends only the parts the provider does not have yet. Its
+choices (`channels.buttons`) go as buttons on its last part, or as numbered lines where the channel cannot show
+them. A network failure, a timeout, a 5xx or a 429 is tried again after `RETRY_DELAYS` (after the provider's
+`retry_after` when it is longer); any other refusal fails at once. Each outcome is written on the reply and on the
+channel's status (a failure as its `last_error`, until a reply goes out again), with the job's completion and the
+next attempt's job, in one transaction.
 """
 
 from __future__ import annotations
@@ -14,16 +15,17 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import generic, render, slack, telegram
+from botyard.channels import buttons, generic, render, slack, telegram
+from botyard.channels.buttons import Button
 from botyard.channels.calls import Callback, ProviderFailed, SlackApi, TelegramApi
-from botyard.channels.render import Reply
+from botyard.channels.render import Reply, markdown_escaped
 from botyard.channels.repository import ChannelRepository, ReplyRepository
 from botyard.channels.service import open_secrets
 from botyard.chat.service import messages_by_uuids
@@ -57,6 +59,8 @@ class Plan:
     kind: MessageKind | None = None
     """The live-chat row's kind (an operator's reply, the start or end announcement); None for the bot's answer."""
     operator: str | None = None
+    choices: tuple[str, ...] = ()
+    """The choices that go with the answer (its message's `meta_json.choices`)."""
 
 
 class ChannelSender:
@@ -94,15 +98,17 @@ class ChannelSender:
     async def _send(self, ctx: JobContext[ChannelSend], plan: Plan) -> None:
         reply = plan.reply
         if plan.channel.type == ChannelType.GENERIC:
-            text, citations = plan.canonical.text, plan.citations
+            keys = buttons.shown(reply.uuid, plan.choices, buttons.GENERIC)
+            text = (plan.canonical if keys else buttons.numbered(plan.canonical, plan.choices)).text
             event = generic.outbound(
-                reply.uuid, reply.recipient, reply.thread, text, citations, plan.kind, plan.operator
+                reply.uuid, reply.recipient, reply.thread, text, plan.citations, plan.kind, plan.operator, keys
             )
             await self._post(plan.secrets, reply.uuid, event)
             return
-        pieces = _pieces(plan.channel, plan.canonical)
+        pieces, shown = _pieces(plan.channel, plan.canonical, reply.uuid, plan.choices)
         for number in range(reply.parts_sent, len(pieces)):
-            await self._piece(plan.channel, plan.secrets, reply.recipient, reply.thread, pieces[number])
+            keys = shown if number == len(pieces) - 1 else []  # the buttons go with the reply's last part
+            await self._piece(plan.channel, plan.secrets, reply.recipient, reply.thread, pieces[number], keys)
             await ctx.write(partial(_parts_sent, reply_uuid=reply.uuid, count=number + 1))
 
     async def send_now(self, channel: Channel, to: str, text: str) -> int:
@@ -114,26 +120,28 @@ class ChannelSender:
             event_id = new_uuid()
             await self._post(secrets, event_id, generic.outbound(event_id, to, "", canonical.text, []))
             return 1
-        pieces = _pieces(channel, canonical)
+        pieces, _ = _pieces(channel, canonical, "", ())
         for piece in pieces:
-            await self._piece(channel, secrets, to, to, piece)
+            await self._piece(channel, secrets, to, to, piece, [])
         return len(pieces)
 
-    async def _piece(self, channel: Channel, secrets: dict[str, str], recipient: str, thread: str, part: str) -> None:
+    async def _piece(
+        self, channel: Channel, secrets: dict[str, str], recipient: str, thread: str, part: str, keys: list[Button]
+    ) -> None:
         token = secrets.get("bot_token", "")
         if channel.type == ChannelType.SLACK:
-            await self.slack.call(token, slack.post_message(thread, part))
+            await self.slack.call(token, slack.post_message(thread, part, keys))
         else:
-            await self._telegram_message(token, recipient, part)
+            await self._telegram_message(token, recipient, part, keys)
 
-    async def _telegram_message(self, token: str, chat_id: str, part: str) -> None:
+    async def _telegram_message(self, token: str, chat_id: str, part: str, keys: list[Button]) -> None:
         try:
-            await self.telegram.call(token, telegram.send_message(chat_id, part, ""))
+            await self.telegram.call(token, telegram.send_message(chat_id, part, "", keys))
         except ProviderFailed as failed:
             if failed.refusal is None or not failed.refusal.bad_markup:
                 raise
             plain = html.unescape(_TAG.sub("", part))  # never expected (`render`), but a reply is never lost to it
-            await self.telegram.call(token, telegram.send_message(chat_id, None, plain))
+            await self.telegram.call(token, telegram.send_message(chat_id, None, plain, keys))
 
     async def _post(self, secrets: dict[str, str], event_id: str, event: dict[str, object]) -> None:
         body = json.dumps(event).encode()
@@ -149,11 +157,19 @@ class ChannelSender:
             await _failed(session, reply, failed, self.clock())
 
 
-def _pieces(channel: Channel, canonical: Reply) -> list[str]:
-    """The reply rendered for the channel's provider, in the messages it takes."""
-    if channel.type == ChannelType.SLACK:
-        return render.parts(canonical, slack.MAX_MESSAGE_CHARS, render.SLACK)
-    return render.telegram_parts(canonical, telegram.MAX_MESSAGE_CHARS)
+def _pieces(
+    channel: Channel, canonical: Reply, reply_uuid: str, choices: Sequence[str]
+) -> tuple[list[str], list[Button]]:
+    """The reply rendered for Slack or Telegram, as messages within the channel's limits, and the buttons its last
+    message carries: none when the channel cannot show its choices, which are numbered lines at its end then. A
+    Slack message with buttons is a `section` block, whose text is shorter than a message's."""
+    on_slack = channel.type == ChannelType.SLACK
+    keys = buttons.shown(reply_uuid, choices, buttons.SLACK if on_slack else buttons.TELEGRAM)
+    shown = canonical if keys else buttons.numbered(canonical, choices)
+    if on_slack:
+        limit = slack.MAX_SECTION_CHARS if keys else slack.MAX_MESSAGE_CHARS
+        return render.parts(shown, limit, render.SLACK), keys
+    return render.telegram_parts(shown, telegram.MAX_MESSAGE_CHARS), keys
 
 
 async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan | None:
@@ -166,6 +182,7 @@ async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan |
     text, links, citations = reply.text, {}, []
     kind: MessageKind | None = None
     operator: str | None = None
+    choices: tuple[str, ...] = ()
     if reply.message_uuid is not None:
         message = (await messages_by_uuids(db, [reply.message_uuid])).get(reply.message_uuid)
         if message is None:
@@ -174,14 +191,12 @@ async def _plan(db: AsyncSession, settings: Settings, reply_uuid: str) -> Plan |
         meta = MessageMeta.of(message)
         kind, operator = meta.kind, meta.operator_name
         if operator:  # an operator's live-chat reply goes out signed with their name
-            text = f"**{_markdown_escaped(operator)}:** {text}"
+            text = f"**{markdown_escaped(operator)}:** {text}"
         citations = [{"marker": marker, **entry} for marker, entry in public_citations(message.cite_data or {}).items()]
+        choices = tuple(meta.choices)
     waits = await ReplyRepository(db).waits_for_earlier(reply)
-    return Plan(reply, channel, open_secrets(settings, channel), Reply(text, links), citations, waits, kind, operator)
-
-
-def _markdown_escaped(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>#])", r"\\\1", text)
+    secrets = open_secrets(settings, channel)
+    return Plan(reply, channel, secrets, Reply(text, links), citations, waits, kind, operator, choices)
 
 
 async def _parts_sent(db: AsyncSession, *, reply_uuid: str, count: int) -> None:

@@ -1,6 +1,8 @@
 """Slack's Events API and Web API (https://docs.slack.dev/apis/events-api/): the signature check (with the
 official SDK's `SignatureVerifier`), an event read as a delivery, and the Web API calls a channel makes
 (`auth.test`, `chat.postMessage`). The calls themselves go through the egress client, not the SDK's HTTP client.
+The app's interactivity requests (a button of a reply pressed: `block_actions`, form-encoded as `payload=` JSON)
+come to the same URL, signed alike; one is read by its `trigger_id`, unique to the press.
 
 Slack signs each request with the app's signing secret: `X-Slack-Signature: v0=` + HMAC-SHA256 of
 `v0:{X-Slack-Request-Timestamp}:{body}`, refused when the timestamp is more than 5 minutes away. An event's
@@ -12,17 +14,24 @@ bot's own replies included).
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qs
 
 from slack_sdk.signature import SignatureVerifier
 
-from botyard.channels.inbound import Delivery, NotTheShape, Said
+from botyard.channels.buttons import Button
+from botyard.channels.inbound import Delivery, NotTheShape, Pressed, Said
 
 MAX_MESSAGE_CHARS = 3900
 """Slack shows up to 40,000 characters, but cuts a message's text for display after about 4,000: stay under it."""
+MAX_SECTION_CHARS = 3000
+"""A `section` block's text (a message with buttons) is at most 3,000 characters."""
+CHOICES_BLOCK = "botyard_choices"
+"""The `block_id` of a reply's buttons: an action of another block (another app's message) is not a choice."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,17 @@ def signed(headers: Mapping[str, str], body: bytes, signing_secret: str) -> bool
         return False
 
 
+def parsed(body: bytes, content_type: str) -> Any:
+    """The request's body: an event's JSON, or an interactivity request's `payload` (form-encoded JSON); ValueError
+    when it is neither."""
+    if content_type.split(";")[0].strip().lower() != "application/x-www-form-urlencoded":
+        return json.loads(body)
+    payload = parse_qs(body.decode(), strict_parsing=True).get("payload")
+    if not payload:
+        raise ValueError("an interactivity request carries a payload")
+    return json.loads(payload[0])
+
+
 def delivery(envelope: Any, bot_user_id: str = "") -> Delivery | Challenge:
     """The request as a delivery (or the URL's verification); `NotTheShape` when it is neither. `bot_user_id`:
     the bot's own user (its messages are not answered, its mention is taken out of the question)."""
@@ -46,6 +66,8 @@ def delivery(envelope: Any, bot_user_id: str = "") -> Delivery | Challenge:
         raise NotTheShape("a Slack request is a JSON object")
     if envelope.get("type") == "url_verification" and isinstance(envelope.get("challenge"), str):
         return Challenge(envelope["challenge"])
+    if envelope.get("type") == "block_actions":
+        return _pressed(envelope)
     event, event_id = envelope.get("event"), envelope.get("event_id")
     if envelope.get("type") != "event_callback" or not isinstance(event, dict) or not isinstance(event_id, str):
         raise NotTheShape("an event_callback has an event and an event_id")
@@ -62,6 +84,22 @@ def delivery(envelope: Any, bot_user_id: str = "") -> Delivery | Challenge:
     text = text.strip()
     said = Said(str(event["user"]), "", thread, text)
     return Delivery(event_id[:128], position, said if text else None)
+
+
+def _pressed(payload: dict[str, Any]) -> Delivery:
+    """A `block_actions` payload: a button of our choices block pressed (another block's action: nothing)."""
+    user, actions, trigger = payload.get("user"), payload.get("actions"), payload.get("trigger_id")
+    if not isinstance(user, dict) or not isinstance(user.get("id"), str) or not isinstance(trigger, str):
+        raise NotTheShape("a block_actions payload has a user with an id and a trigger_id")
+    if not isinstance(actions, list) or not actions or not isinstance(actions[0], dict):
+        raise NotTheShape("a block_actions payload has actions")
+    action = actions[0]
+    ts = str(action.get("action_ts", ""))
+    external, position = f"action:{trigger}"[:128], int(float(ts) * 1_000_000) if _number(ts) else 0
+    if action.get("block_id") != CHOICES_BLOCK or not isinstance(action.get("value"), str):
+        return Delivery(external, position, None)
+    name = str(user.get("name") or user.get("username") or "")
+    return Delivery(external, position, None, Pressed(user["id"], name, action["value"]))
 
 
 def _answered(event: dict[str, Any]) -> bool:
@@ -95,11 +133,27 @@ class Call:
 AUTH_TEST = Call("auth.test", {})
 
 
-def post_message(thread: str, text: str) -> Call:
+def post_message(thread: str, text: str, buttons: Sequence[Button] = ()) -> Call:
+    """A message in mrkdwn; with `buttons`, as Block Kit: its text a `section`, then an `actions` block of one
+    button per choice, each sending back its token as `value` (`text` stays, for notifications)."""
     channel, ts = recipient(thread)
     body: dict[str, Any] = {"channel": channel, "text": text, "mrkdwn": True}
     if ts:
         body["thread_ts"] = ts
+    if buttons:
+        elements = [
+            {
+                "type": "button",
+                "action_id": f"choice_{number}",
+                "text": {"type": "plain_text", "text": button.text, "emoji": True},
+                "value": button.id,
+            }
+            for number, button in enumerate(buttons)
+        ]
+        body["blocks"] = [
+            {"type": "section", "text": {"type": "mrkdwn", "text": text}},
+            {"type": "actions", "block_id": CHOICES_BLOCK, "elements": elements},
+        ]
     return Call("chat.postMessage", body)
 
 

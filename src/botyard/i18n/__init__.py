@@ -12,7 +12,16 @@ from botyard.i18n.languages import (
     primary_subtag,
     reply_language,
 )
-from botyard.i18n.texts import SmallTalk, agent_reply, no_answer, offer_person, small_talk, unsure, widget
+from botyard.i18n.texts import (
+    SmallTalk,
+    agent_reply,
+    no_answer,
+    offer_person,
+    small_talk,
+    talk_to_person,
+    unsure,
+    widget,
+)
 
 __all__ = [
     "DEFAULT",
@@ -29,6 +38,7 @@ __all__ = [
     "primary_subtag",
     "reply_language",
     "small_talk",
+    "talk_to_person",
     "unsure",
     "widget",
 ]

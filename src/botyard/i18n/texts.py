@@ -1,7 +1,7 @@
 """The texts Botyard itself writes to a chatbot's users, in each `Language` (`texts.json`): the no-answer reply, the
-frame of an unsure reply and the offer of a person, the small-talk replies, and the widget's own words (its labels,
-buttons and error notices; the owner's welcome message and placeholder when left at their defaults). A text missing
-in a language is the English one."""
+frame of an unsure reply and the offer of a person (with its choice, `talk_to_person`), the small-talk replies, and
+the widget's own words (its labels, buttons and error notices; the owner's welcome message and placeholder when left
+at their defaults). A text missing in a language is the English one."""
 
 from __future__ import annotations
 
@@ -49,6 +49,12 @@ def unsure(language: Language, topic: str | None) -> str:
 def offer_person(language: Language) -> str:
     """The offer of a person, closing an unsure reply when a human-escalation agent is enabled."""
     return _text(language, "offer_person")
+
+
+def talk_to_person(language: Language) -> str:
+    """The choice that goes with the offer of a person (a button on the channels that show them): pressed, it is
+    asked as the visitor's message, so its words must read as a request for a person (`routing.intents`)."""
+    return _text(language, "talk_to_person")
 
 
 def agent_reply(agent_type: str, language: Language) -> str | None:

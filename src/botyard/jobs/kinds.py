@@ -144,6 +144,8 @@ class OperatorMail(JobPayload):
 class ChannelAnswer(JobPayload):
     kind: ClassVar[str] = JobKind.CHANNEL_ANSWER
     event_uuid: str
+    callback_query_id: str = ""
+    """Telegram's button press the event came from ("" for none): answered when the job runs."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from botyard.models.meta import as_dict, as_number, as_str
+from botyard.models.meta import as_dict, as_number, as_str, as_strings
 
 if TYPE_CHECKING:
     from botyard.models.agent import Agent
@@ -24,7 +24,8 @@ class AgentTag:
 
 @dataclass(frozen=True)
 class AgentMeta:
-    """`agent.meta`: the type-specific settings (model, temperature, bias, stickness, default_message, tags)."""
+    """`agent.meta`: the type-specific settings (model, temperature, bias, stickness, default_message, choices,
+    tags)."""
 
     raw: Mapping[str, Any] = field(default_factory=dict)
 
@@ -51,6 +52,11 @@ class AgentMeta:
     @property
     def default_message(self) -> str | None:
         return as_str(self.raw.get("default_message"))
+
+    @property
+    def choices(self) -> list[str]:
+        """A pre-canned agent's choices, offered with its `default_message` (`agents.fields.Choices`)."""
+        return as_strings(self.raw.get("choices"))
 
     @property
     def no_answer_message(self) -> str | None:

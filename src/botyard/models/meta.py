@@ -27,6 +27,11 @@ def as_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def as_strings(value: object) -> list[str]:
+    """A stored list of strings (anything else in it left out; not a list: none)."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
 def as_number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
@@ -165,6 +170,12 @@ class MessageMeta:
         """How the agent was chosen: `{forced, reason}`."""
         found = self.raw.get("routing")
         return dict(found) if isinstance(found, Mapping) else None
+
+    @property
+    def choices(self) -> list[str]:
+        """The choices that go with the reply (a pre-canned agent's, the offer of a person's), in order: buttons
+        where a channel shows them, pressed as the visitor's next message."""
+        return as_strings(self.raw.get("choices"))
 
     @property
     def interrupted(self) -> bool:

@@ -30,7 +30,7 @@ from botyard.answering.offline.quote import (
     with_asked_kinds,
 )
 from botyard.answering.text import content_words, word_groups
-from botyard.i18n import offer_person, unsure
+from botyard.i18n import offer_person, talk_to_person, unsure
 from botyard.ingestion.tokens import count_tokens
 from botyard.llm.provider import TextDelta, Usage
 from botyard.models import SourceType
@@ -72,6 +72,8 @@ class OfflineAnswerer:
             completion_tokens=max(1, count_tokens(text)),
         )
         meta = {"answerer": self.name, **judgement.meta(), "quoted_sources": _quoted_sources(reply)}
+        if _offers_person(reply.text, judgement, request):  # the offer's choice, a button where a channel shows one
+            meta["choices"] = [talk_to_person(request.language)]
         yield Finished("stop", usage, meta=meta)
 
 
@@ -146,9 +148,14 @@ def _framed(text: str, judgement: Judgement, request: AnswerRequest) -> str:
         return text
     topic = _as_written(request.query, set(judgement.lacking))
     parts = [unsure(request.language, topic), text]
-    if request.offers_person:
+    if _offers_person(text, judgement, request):
         parts.append(offer_person(request.language))
     return "\n\n".join(parts)
+
+
+def _offers_person(text: str, judgement: Judgement, request: AnswerRequest) -> bool:
+    """Whether the reply offers a person: an unsure one, when a person can be asked for."""
+    return judgement.confidence is Confidence.LOW and bool(text) and request.offers_person
 
 
 _WORD = re.compile(r"\w+(?:['\u2019-]\w+)*")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from botyard.agents.roster import EnabledAgents
-from botyard.agents.rules import DEFAULT_MESSAGES, HUMAN_ESCALATION, SPAM_DEFENSE, USER_FACING
+from botyard.agents.rules import DEFAULT_MESSAGES, HUMAN_ESCALATION, PRE_CANNED, SPAM_DEFENSE, USER_FACING
 from botyard.answering.base import Answerer
 from botyard.answering.routing import variables
 from botyard.answering.routing.evidence import Reading, VectorCache, clause_vectors_of, read
@@ -63,6 +63,8 @@ class ChosenAgent:
     type: str = USER_FACING
     reply: str | None = None
     """A fixed reply instead of an answer from the sources (pre-canned, spam-defense, human-escalation)."""
+    choices: tuple[str, ...] = ()
+    """A pre-canned agent's choices, offered with its reply (stored in the message's meta)."""
     forced: bool = False
     """No choice was made: the only enabled agent, or a spam rule."""
     tools: list[Tool] = field(default_factory=list)
@@ -183,6 +185,7 @@ def chosen(
         variables=_variables(card, session_variables),
         type=card.type,
         reply=_reply(card),
+        choices=tuple(card.meta.choices) if card.type == PRE_CANNED else (),
         tools=card.tools,
         forced=forced,
         reason=reason,

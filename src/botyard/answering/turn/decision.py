@@ -38,6 +38,12 @@ def without_search(prepared: Prepared) -> tuple[Reply, str] | None:
     return None
 
 
+def canned_choices(prepared: Prepared, reply: Reply) -> tuple[str, ...]:
+    """The choices that go with a reply decided before any search: a pre-canned agent's own, with its fixed reply."""
+    agent = prepared.agent
+    return agent.choices if reply is Reply.CANNED and agent is not None else ()
+
+
 def _in_visitors_language(reply: str, agent_type: str, prepared: Prepared) -> str:
     """An agent's fixed reply; our own default one (the owner left it as it came) in the visitor's language."""
     if reply != agent_reply(agent_type, DEFAULT):

@@ -54,7 +54,7 @@ async def events(parts: AnswerParts, decided: Decided, query: str) -> AsyncGener
     if decided.reply is Reply.LIVE_CHAT:
         yield Finished("stop", Usage(max(1, count_tokens(query)), 0), meta={"kind": MessageKind.LIVE_CHAT_USER})
     elif decided.request is None:
-        async for event in canned(decided.canned, query):
+        async for event in canned(decided.canned, query, decided.choices):
             yield event
     else:
         async with aclosing(parts.answerer.answer(decided.request)) as answered:  # type: ignore[type-var]

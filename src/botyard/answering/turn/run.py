@@ -113,7 +113,8 @@ class AnswerRun:
         if retrieved is not None:
             yield retrieved
         if settled is not None:
-            decided = Decided(reply=settled[0], cited=[], canned=settled[1])
+            replied, text = settled
+            decided = Decided(reply=replied, cited=[], canned=text, choices=decision.canned_choices(prepared, replied))
         else:
             assert retrieved is not None
             decided = await reply.after_search(self.parts, prepared, retrieved)

@@ -19,12 +19,14 @@ from botyard.answering.turn.search import Retrieved
 @dataclass(frozen=True, kw_only=True)
 class Decided:
     """What replies (`decision.Reply`), the numbered hits it may cite (`cited`), and either what the answerer is
-    asked (`request`) or the fixed text that replies (`canned`; "" for live chat, where nobody replies)."""
+    asked (`request`) or the fixed text that replies (`canned`; "" for live chat, where nobody replies) with the
+    choices that go with it (`choices`: a pre-canned agent's)."""
 
     reply: Reply
     cited: list[CitedHit]
     request: AnswerRequest | None = None
     canned: str = ""
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
