@@ -199,6 +199,18 @@ def run(args: argparse.Namespace) -> int:
             asked = [question.text for question in questions(knowledge, args.replies + 3, 0.0, 2)]
             api_answer(client, bot, asked[0])  # the index is built once, before anything is timed
             print(f"{args.chunks} chunks, burst_seconds {args.burst}", flush=True)
+            # First: the intake phases leave thousands of answers queued, due after their burst wait, which the
+            # replies would wait behind.
+            if "reply" in args.phase:
+                channel_ms, api_ms = [], []
+                for number, text in enumerate(asked[1 : args.replies + 1]):
+                    channel_ms.append(delivery_to_reply(client, recorder, channel, secret, number, text))
+                    api_ms.append(api_answer(client, bot, text))
+                print("reply, one question at a time:")
+                print(figures("delivery to the provider's receipt", channel_ms))
+                print(figures("the HTTP API's full answer", api_ms))
+                over = statistics.median(channel_ms) - args.burst * 1000 - statistics.median(api_ms)
+                print(f"  p50 delivery-to-reply beyond the burst wait and the API's answer: {over:.0f} ms (goal < 100)")
             if "serial" in args.phase:
                 times, cpu_ms = serial_intake(server.port, server.pid, intake, intake_secret, args.serial)
                 print(f"serial intake, {args.serial} deliveries one after another:", flush=True)
@@ -213,16 +225,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  server CPU per delivery: {cpu_ms:.2f} ms", flush=True)
                 if args.ack_burst < args.seconds:
                     time.sleep(args.drain)  # let the queued answers go, so the next phase meets an idle server
-            if "reply" in args.phase:
-                channel_ms, api_ms = [], []
-                for number, text in enumerate(asked[1 : args.replies + 1]):
-                    channel_ms.append(delivery_to_reply(client, recorder, channel, secret, number, text))
-                    api_ms.append(api_answer(client, bot, text))
-                print("reply, one question at a time:")
-                print(figures("delivery to the provider's receipt", channel_ms))
-                print(figures("the HTTP API's full answer", api_ms))
-                over = statistics.median(channel_ms) - args.burst * 1000 - statistics.median(api_ms)
-                print(f"  p50 delivery-to-reply beyond the burst wait and the API's answer: {over:.0f} ms (goal < 100)")
     recorder.shutdown()
     return 0
 
