@@ -17,8 +17,7 @@ from starlette.testclient import TestClient
 
 from botyard.models import ChatbotEvent, ChatSession, Message, MessageFeedback
 from tests.support.api import Api, assert_error
-from tests.support.channel_visits import signed
-from tests.support.channels import run_channel_jobs
+from tests.support.channels import run_channel_jobs, signed_headers
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.jobs import process
@@ -176,7 +175,7 @@ def test_a_message_answered_on_a_channel_counts_on_that_channel(
     channel = alice.ok(alice.post(f"/chatbot/{bot}/channel/create", body))
     event = {"id": "evt-1", "type": "message", "user": {"id": "u-7", "name": "Ada"}, "text": "When are you open?"}
     raw = json.dumps(event).encode()
-    headers = signed(channel["signing_secret"], "evt-1", raw) | {"content-type": "application/json"}
+    headers = signed_headers(channel["signing_secret"], "evt-1", raw)
     assert client.post(f"/channels/{channel['uuid']}/inbound", content=raw, headers=headers).status_code == 200
     run_channel_jobs(client, ManualClock())
     [reply] = [received.event for received in callback.received if received.event["type"] == "message"]

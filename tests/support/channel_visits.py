@@ -4,17 +4,14 @@ service's code), and a conversation of the API beside them."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import json
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from tests.support.browser import Service
+from tests.support.channels import signed_headers
 from tests.support.dashboard import QUESTION
 from tests.support.waiting import wait_for
 
@@ -31,16 +28,6 @@ class Channels:
     shop: dict[str, Any]
 
 
-def signed(secret: str, event_id: str, body: bytes) -> dict[str, str]:
-    """The headers of a signed delivery: `v1,` and the base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`, keyed with
-    the base64 after `whsec_`."""
-    stamp = int(time.time())
-    key = base64.b64decode(secret.removeprefix("whsec_"))
-    mac = hmac.new(key, f"{event_id}.{stamp}.".encode() + body, hashlib.sha256).digest()
-    signature = "v1," + base64.b64encode(mac).decode()
-    return {"webhook-id": event_id, "webhook-timestamp": str(stamp), "webhook-signature": signature}
-
-
 def generic(server: Service, bot: str, name: str, callback_url: str) -> dict[str, Any]:
     """A generic channel answering at once (no burst to wait out); its `signing_secret` kept."""
     body = {"type": "generic", "name": name, "credentials": {"callback_url": callback_url}}
@@ -53,7 +40,7 @@ def generic(server: Service, bot: str, name: str, callback_url: str) -> dict[str
 def say(server: Service, channel: dict[str, Any], user: str, name: str, text: str) -> None:
     event = {"id": f"evt-{user}", "type": "message", "user": {"id": user, "name": name}, "thread": user, "text": text}
     body = json.dumps(event).encode()
-    headers = signed(channel["signing_secret"], event["id"], body) | {"Content-Type": "application/json"}
+    headers = signed_headers(channel["signing_secret"], event["id"], body)
     answer = httpx.post(f"{server.base}/channels/{channel['uuid']}/inbound", content=body, headers=headers, timeout=30)
     assert answer.status_code == 200 and answer.json() == {"ok": True}, answer.text
 
