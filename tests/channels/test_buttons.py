@@ -16,12 +16,10 @@ from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
 from botyard.config import Settings
-from botyard.identity.accounts.service import issue_key
-from botyard.main import create_app
 from botyard.models import ChannelEvent, ChatSession
 from tests.support.agents import PERSON, agent, disable_default
 from tests.support.api import Api, assert_error
-from tests.support.channels import PUBLIC_URL, run_channel_jobs, signed_headers
+from tests.support.channels import owner_app, run_channel_jobs, signed_headers
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.fake_dns import FakeDns
@@ -89,11 +87,9 @@ def owner(
     bot_api: TelegramApi,
     workspace: SlackApi,
 ) -> Iterator[Api]:
-    urls = {"public_url": PUBLIC_URL, "telegram_api_url": bot_api.url, "slack_api_url": workspace.url}
-    with TestClient(create_app(settings.model_copy(update=urls), resolver=fake_dns, clock=clock)) as own:
-        issued = Db(own).run(lambda session: issue_key(session, "owner@example.com"))
-        issued_keys.append(issued.key)
-        yield Api(own, issued.key)
+    urls = {"telegram_api_url": bot_api.url, "slack_api_url": workspace.url}
+    with owner_app(settings, fake_dns, clock, issued_keys, **urls) as own:
+        yield own
 
 
 def clinic_with_hand_off(api: Api) -> str:

@@ -14,12 +14,10 @@ from starlette.testclient import TestClient
 
 from botyard.channels.polling import ChannelPollers
 from botyard.config import Settings
-from botyard.identity.accounts.service import issue_key
-from botyard.main import create_app
 from botyard.models import Channel, ChannelEvent
 from botyard.runtime import Runtime
 from tests.support.api import Api
-from tests.support.channels import run_channel_jobs
+from tests.support.channels import owner_app, run_channel_jobs
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.fake_dns import FakeDns
@@ -49,11 +47,9 @@ def owner(
     bot_api: TelegramApi,
 ) -> Iterator[Api]:
     """An owner on an app that keeps the suite's default address (http://localhost:8000: no webhook could reach it)."""
-    patched = settings.model_copy(update={"telegram_api_url": bot_api.url})
-    with TestClient(create_app(patched, resolver=fake_dns, clock=clock), raise_server_exceptions=False) as own:
-        issued = Db(own).run(lambda session: issue_key(session, "owner@example.com"))
-        issued_keys.append(issued.key)
-        yield Api(own, issued.key)
+    urls = {"public_url": settings.public_url, "telegram_api_url": bot_api.url}
+    with owner_app(settings, fake_dns, clock, issued_keys, **urls) as own:
+        yield own
 
 
 def polling_channel(api: Api) -> dict[str, Any]:

@@ -13,11 +13,9 @@ from sqlalchemy import select
 from starlette.testclient import TestClient
 
 from botyard.config import Settings
-from botyard.identity.accounts.service import issue_key
-from botyard.main import create_app
 from botyard.models import ChannelReply
 from tests.support.api import Api
-from tests.support.channels import PUBLIC_URL, run_channel_jobs
+from tests.support.channels import owner_app, run_channel_jobs
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.fake_dns import FakeDns
@@ -47,11 +45,8 @@ def owner(
     clock: ManualClock,
     bot_api: TelegramApi,
 ) -> Iterator[Api]:
-    patched = settings.model_copy(update={"public_url": PUBLIC_URL, "telegram_api_url": bot_api.url})
-    with TestClient(create_app(patched, resolver=fake_dns, clock=clock), raise_server_exceptions=False) as own:
-        issued = Db(own).run(lambda session: issue_key(session, "owner@example.com"))
-        issued_keys.append(issued.key)
-        yield Api(own, issued.key)
+    with owner_app(settings, fake_dns, clock, issued_keys, telegram_api_url=bot_api.url) as own:
+        yield own
 
 
 def shop_channel(api: Api) -> str:

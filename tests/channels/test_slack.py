@@ -14,11 +14,9 @@ from sqlalchemy import func, select
 from starlette.testclient import TestClient
 
 from botyard.config import Settings
-from botyard.identity.accounts.service import issue_key
-from botyard.main import create_app
 from botyard.models import ChannelEvent, ChannelReply, ChatSession
 from tests.support.api import Api, assert_error
-from tests.support.channels import PUBLIC_URL, run_channel_jobs
+from tests.support.channels import owner_app, run_channel_jobs
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.fake_dns import FakeDns
@@ -55,11 +53,8 @@ def owner(
     clock: ManualClock,
     workspace: SlackApi,
 ) -> Iterator[Api]:
-    patched = settings.model_copy(update={"public_url": PUBLIC_URL, "slack_api_url": workspace.url})
-    with TestClient(create_app(patched, resolver=fake_dns, clock=clock), raise_server_exceptions=False) as own:
-        issued = Db(own).run(lambda session: issue_key(session, "owner@example.com"))
-        issued_keys.append(issued.key)
-        yield Api(own, issued.key)
+    with owner_app(settings, fake_dns, clock, issued_keys, slack_api_url=workspace.url) as own:
+        yield own
 
 
 def connect(api: Api) -> dict[str, Any]:
