@@ -12,7 +12,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.jobs.handler import JobContext
-from botyard.jobs.kinds import PAYLOADS, JobKind, PayloadError, ProcessSource, SyncChatbot, TagSession
+from botyard.jobs.kinds import (
+    PAYLOADS,
+    ChannelAnswer,
+    JobKind,
+    PayloadError,
+    ProcessSource,
+    SyncChatbot,
+    TagSession,
+)
 from botyard.jobs.runner import JobRunner
 from botyard.jobs.service import enqueue
 from botyard.models import Job
@@ -31,7 +39,7 @@ OLD_ROWS: dict[str, dict[str, Any]] = {
     "run_tests": {"test_run_uuid": "6f" * 16},
     "watch_test_sets": {"chatbot_uuid": "2b" * 16},
     "operator_mail": {"session_uuid": "3c" * 16, "about": "contact", "message_uuid": "4d" * 16},
-    "channel_answer": {"event_uuid": "7a" * 16},
+    "channel_answer": {"event_uuid": "7a" * 16, "callback_query_id": ""},
     "channel_send": {"reply_uuid": "8b" * 16},
     "channel_relay": {"session_uuid": "3c" * 16, "message_uuid": "4d" * 16},
 }
@@ -65,6 +73,7 @@ def test_a_payload_is_stored_as_older_versions_stored_it(kind: str) -> None:
 def test_an_older_row_without_an_optional_field_reads_with_its_default() -> None:
     assert TagSession.from_json({"session_uuid": "s"}) == TagSession("s", message_uuid="")
     assert SyncChatbot.from_json({"chatbot_uuid": "b"}) == SyncChatbot("b", run_at="")
+    assert ChannelAnswer.from_json({"event_uuid": "e"}) == ChannelAnswer("e", callback_query_id="")
     assert ProcessSource.from_json({"data_source_uuid": "d", "added_later": 1}) == ProcessSource("d")
     with pytest.raises(PayloadError, match="process_source payload without data_source_uuid"):
         ProcessSource.from_json({"crawl_uuid": "c"})
