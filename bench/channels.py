@@ -17,6 +17,11 @@ A `botyard serve` (SQLite, jobs in process, the offline answerer) holds a chatbo
   Bot API's receipt of the reply) and through the HTTP API (`/message/stream` to the end of its body) in turn; the
   channel's burst wait (`burst_seconds`) is set to `--burst`. Goal: delivery-to-reply within 100 ms plus the burst
   wait of the API's full answer (p50).
+- `whatsapp`: as `ack`, with WhatsApp Cloud API deliveries (Meta's signed batches of one message, a new number
+  each) to a WhatsApp channel whose Graph API is the same loopback server (`_whatsapp`). Goal: p95 under 20 ms at
+  200 a second.
+- `mail`: `--mails` mails one after another into an email channel's mailbox (IMAP with IDLE, bench/_mail_phase.py):
+  the time from a mail's arrival to its reply at the SMTP server. Goal: within 5 s.
 """
 
 from __future__ import annotations
@@ -35,9 +40,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import _whatsapp
 import httpx
 from _chat_http import auth
 from _harness import Server, percentile, process_cpu_seconds
+from _mail_phase import mail_env, mail_phase, mail_servers
 from chat import Knowledge, Vocabulary, load_knowledge, make_themes, questions
 
 from botyard.config import Settings
@@ -64,8 +71,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def do_GET(self) -> None:
+        self._json(_whatsapp.graph_answer(self.path))
+
+    def _json(self, answer: dict[str, Any]) -> None:
+        data = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        if self.path.startswith("/v23.0/"):
+            self._json(_whatsapp.graph_answer(self.path))
+            return
         method = self.path.rsplit("/", 1)[-1]
         if method == "setWebhook":
             self.server.webhook = body
@@ -96,9 +117,20 @@ def update(number: int, user: int, text: str) -> dict[str, Any]:
     return {"update_id": number, "message": message}
 
 
-async def acknowledgements(base: str, channel: str, secret: str, rate: float, seconds: float) -> list[float]:
-    """Milliseconds of each delivery's answer, sent at `rate` a second (new users: no burst joins them)."""
-    url, headers = f"{base}/channels/{channel}/inbound", {"X-Telegram-Bot-Api-Secret-Token": secret}
+def telegram_delivery(secret: str) -> Any:
+    """Telegram's deliveries of the ack phase: body and headers of the one of `number`."""
+
+    def one(number: int) -> tuple[bytes, dict[str, str]]:
+        raw = json.dumps(update(number, 10_000 + number, "hello")).encode()
+        return raw, {"X-Telegram-Bot-Api-Secret-Token": secret, "Content-Type": "application/json"}
+
+    return one
+
+
+async def acknowledgements(base: str, channel: str, make: Any, rate: float, seconds: float) -> list[float]:
+    """Milliseconds of each delivery's answer, sent at `rate` a second (new users: no burst joins them); `make`
+    builds the body and headers of delivery `number`."""
+    url = f"{base}/channels/{channel}/inbound"
     times: list[float] = []
     failures = 0
     limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
@@ -107,7 +139,8 @@ async def acknowledgements(base: str, channel: str, secret: str, rate: float, se
         async def one(number: int) -> None:
             nonlocal failures
             started = time.perf_counter()
-            response = await client.post(url, json=update(number, 10_000 + number, "hello"), headers=headers)
+            content, headers = make(number)
+            response = await client.post(url, content=content, headers=headers)
             times.append((time.perf_counter() - started) * 1000)
             failures += response.status_code != 200
 
@@ -179,6 +212,11 @@ def figures(label: str, values: Sequence[float]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    with mail_servers() as (imap, outbox):
+        return _run(args, imap, outbox)
+
+
+def _run(args: argparse.Namespace, imap: Any, outbox: Any) -> int:
     recorder = _Recorder()
     threading.Thread(target=recorder.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     with tempfile.TemporaryDirectory() as scratch:
@@ -186,7 +224,9 @@ def run(args: argparse.Namespace) -> int:
         env = {
             "BOTYARD_PUBLIC_URL": PUBLIC_URL,
             "BOTYARD_TELEGRAM_API_URL": f"http://127.0.0.1:{recorder.server_address[1]}",
+            "BOTYARD_GRAPH_API_URL": f"http://127.0.0.1:{recorder.server_address[1]}",
             "BOTYARD_LOG_LEVEL": "warning",
+            **mail_env(outbox),
         }
         server = Server(data_dir, env)
         key = server.create_key()
@@ -211,13 +251,16 @@ def run(args: argparse.Namespace) -> int:
                 print(figures("the HTTP API's full answer", api_ms))
                 over = statistics.median(channel_ms) - args.burst * 1000 - statistics.median(api_ms)
                 print(f"  p50 delivery-to-reply beyond the burst wait and the API's answer: {over:.0f} ms (goal < 100)")
+            if "mail" in args.phase:
+                mail_phase(client, bot, imap, outbox, args.mails, asked[-1])
             if "serial" in args.phase:
                 times, cpu_ms = serial_intake(server.port, server.pid, intake, intake_secret, args.serial)
                 print(f"serial intake, {args.serial} deliveries one after another:", flush=True)
                 print(figures("acknowledgement", times) + f"   server CPU per delivery: {cpu_ms:.2f} ms", flush=True)
             if "ack" in args.phase:
                 cpu = process_cpu_seconds(server.pid)
-                acks = asyncio.run(acknowledgements(server.base, intake, intake_secret, args.rate, args.seconds))
+                make = telegram_delivery(intake_secret)
+                acks = asyncio.run(acknowledgements(server.base, intake, make, args.rate, args.seconds))
                 cpu_ms = (process_cpu_seconds(server.pid) - cpu) * 1000 / len(acks)
                 print(f"ack at {args.rate:g}/s for {args.seconds:g} s (burst_seconds {args.ack_burst:g}):", flush=True)
                 print(figures("acknowledgement", acks) + f"   goal p95 < 20 ms: {percentile(acks, 0.95) < 20}")
@@ -225,25 +268,38 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  server CPU per delivery: {cpu_ms:.2f} ms", flush=True)
                 if args.ack_burst < args.seconds:
                     time.sleep(args.drain)  # let the queued answers go, so the next phase meets an idle server
+            if "whatsapp" in args.phase:
+                whatsapp(server, client, bot, args)
     recorder.shutdown()
     return 0
+
+
+def whatsapp(server: Server, client: httpx.Client, bot: str, args: argparse.Namespace) -> None:
+    channel = _whatsapp.connect(client, bot, args.ack_burst)
+    acks = asyncio.run(acknowledgements(server.base, channel, _whatsapp.delivery, args.rate, args.seconds))
+    print(f"whatsapp at {args.rate:g}/s for {args.seconds:g} s (burst_seconds {args.ack_burst:g}):", flush=True)
+    print(figures("acknowledgement", acks) + f"   goal p95 < 20 ms: {percentile(acks, 0.95) < 20}", flush=True)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument(
-        "--phase", action="append", choices=["serial", "ack", "reply"], help="phases to run (default: all)"
+        "--phase",
+        action="append",
+        choices=["serial", "ack", "reply", "whatsapp", "mail"],
+        help="phases to run (default: all)",
     )
     parser.add_argument("--serial", type=int, default=2000, help="deliveries of the serial phase")
     parser.add_argument("--rate", type=float, default=200.0, help="deliveries a second (ack phase)")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long the ack phase sends")
     parser.add_argument("--drain", type=float, default=30.0, help="seconds left for the ack phase's answers")
     parser.add_argument("--replies", type=int, default=30, help="questions of the reply phase")
+    parser.add_argument("--mails", type=int, default=20, help="mails of the mail phase")
     parser.add_argument("--burst", type=float, default=1.0, help="the reply channel's burst_seconds")
     parser.add_argument("--ack-burst", type=float, default=30.0, help="the ack channel's burst_seconds (max 30)")
     args = parser.parse_args(argv)
-    args.phase = args.phase or ["serial", "ack", "reply"]
+    args.phase = args.phase or ["serial", "ack", "reply", "whatsapp", "mail"]
     return args
 
 

@@ -61,6 +61,8 @@ class ErrorCode(StrEnum):
     CHANNEL_REFUSED = "channel_refused"
     CHANNEL_SEND_FAILED = "channel_send_failed"
     CHANNEL_BOT_IN_USE = "channel_bot_in_use"
+    CHANNEL_WINDOW_CLOSED = "channel_window_closed"
+    VERIFY_TOKEN_INVALID = "verify_token_invalid"  # noqa: S105 (an error code)
     INTERNAL_ERROR = "internal_error"
 
     @property
@@ -107,6 +109,8 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.CHANNEL_REFUSED: 422,
     ErrorCode.CHANNEL_SEND_FAILED: 422,
     ErrorCode.CHANNEL_BOT_IN_USE: 409,
+    ErrorCode.CHANNEL_WINDOW_CLOSED: 422,
+    ErrorCode.VERIFY_TOKEN_INVALID: 403,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 """Each code's one status: a code is raised by its name alone (`AppError(ErrorCode.CONFLICT, ...)`), so a code can

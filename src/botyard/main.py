@@ -42,6 +42,7 @@ from botyard.identity.http.setup import router as setup_router
 from botyard.identity.http.signin import router as signin_router
 from botyard.identity.http.sso import router as sso_router
 from botyard.identity.sso.setup import provider_of
+from botyard.integrations.router import router as integrations_router
 from botyard.live.event_stream import StreamSlots
 from botyard.live.inbox.router import router as inbox_router
 from botyard.live.router import router as live_router
@@ -147,6 +148,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         hit_testing_router,
         webhooks_router,
         channels_router,
+        integrations_router,
         about_router,
         service_settings_router,
         unanswered_router,

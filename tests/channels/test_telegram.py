@@ -300,6 +300,8 @@ def test_live_chat_on_telegram_the_operator_speaks_on_the_channel_and_the_bot_is
         lambda s: s.scalars(select(ChatSession.uuid).where(ChatSession.channel_uuid == channel["uuid"]))
     ).all()
     owner.ok(owner.post(f"/session/{session}/live-chat/start"))
+    [held] = owner.ok(owner.get(f"/chatbot/{bot}/inbox"))["sessions"]
+    assert held["channel"] == {"uuid": channel["uuid"], "user_id": "42", "user_name": "Ada Lovelace"}  # who, where
     run_channel_jobs(owner.client, clock)
     assert bot_api.sent()[-1].text == "You are now chatting with a person."
     clock.advance(5)

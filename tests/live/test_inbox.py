@@ -41,8 +41,10 @@ def test_a_waiting_conversation_shows_what_it_asked_and_since_when(alice: Api) -
     assert item["unread"] == 2 and listed["unread"] == 2 and item["seen_at"] is None
     assert set(item) == {
         "uuid", "created_at", "modified_at", "human_requested", "live_chat", "waiting_since", "preview", "unread",
-        "seen_at", "tags",
+        "seen_at", "tags", "channel", "channel_type", "channel_window_closes_at",
     }  # fmt: skip
+    assert item["channel"] is None  # a widget or API conversation: no channel
+    assert item["channel_type"] is None and item["channel_window_closes_at"] is None
 
 
 def test_the_longest_waiting_comes_first_and_live_ones_after(alice: Api) -> None:

@@ -32,6 +32,7 @@ from botyard.answering.turn.records import Ask
 from botyard.answering.wire import collect
 from botyard.channels import telegram
 from botyard.channels.calls import Callback, ProviderFailed, SlackApi, TelegramApi
+from botyard.channels.graph import MetaSender
 from botyard.channels.indicator import Indicators, shown
 from botyard.channels.repository import ChannelRepository, EventRepository, ReplyRepository
 from botyard.channels.schemas import ChannelSettings
@@ -96,6 +97,7 @@ class ChannelAnswerer:
             SlackApi(egress, settings.slack_api_url),
             Callback(egress),
             utcnow,
+            MetaSender(settings, egress, utcnow),
         )
 
     async def run(self, ctx: JobContext[ChannelAnswer]) -> None:

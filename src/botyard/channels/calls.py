@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from botyard.channels import slack, telegram
+from botyard.channels import meta, slack, telegram
 from botyard.egress import EgressClient, EgressError, EgressHTTPError, EgressLimits, EgressRefused
 
 LIMITS = EgressLimits(connect_timeout=5, read_timeout=15, total_timeout=20, max_bytes=1024 * 1024, max_redirects=0)
@@ -19,13 +19,20 @@ class ProviderFailed(Exception):
     provider said so); `refusal` is Telegram's own answer, when it gave one."""
 
     def __init__(
-        self, reason: str, *, passing: bool, retry_after: float | None = None, refusal: telegram.Refusal | None = None
+        self,
+        reason: str,
+        *,
+        passing: bool,
+        retry_after: float | None = None,
+        refusal: telegram.Refusal | None = None,
+        graph: meta.GraphRefusal | None = None,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.passing = passing
         self.retry_after = retry_after
         self.refusal = refusal
+        self.graph = graph
 
 
 @dataclass
@@ -92,6 +99,43 @@ class SlackApi:
         if answer.get("ok") is not True:
             reason = str(answer.get("error", "unknown error"))
             raise ProviderFailed(f"Slack: {reason}", passing=reason not in slack.PERMANENT)
+        return answer
+
+
+@dataclass
+class GraphApi:
+    """Meta's Graph API at `base_url` (a setting, so that tests point it at a server on loopback), at the one
+    version `meta.GRAPH_VERSION`; the access token goes in the `Authorization` header, never in the URL."""
+
+    egress: EgressClient
+    base_url: str
+
+    def __post_init__(self) -> None:
+        self.egress = self.egress.with_limits(LIMITS)
+
+    async def call(self, token: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """GET `path` (without `body`) or POST `body` to it: Meta's answer; `ProviderFailed` when Meta refused the
+        call (its `graph` refusal then) or could not be reached."""
+        url = f"{self.base_url.rstrip('/')}{path}"
+        headers = {"Authorization": f"Bearer {token}"}
+        try:
+            if body is None:
+                result = await self.egress.fetch(url, headers=headers)
+            else:
+                result = await self.egress.fetch(url, method="POST", headers=headers, json=body)
+        except EgressHTTPError as error:
+            refused = meta.refusal(error.result.status, _json(error.result.body))
+            after = _retry_after(error.result.headers.get("retry-after"))
+            raise ProviderFailed(
+                f"Meta: {refused}", passing=refused.passing, retry_after=after, graph=refused
+            ) from None
+        except EgressRefused as error:
+            raise ProviderFailed(f"refused by the egress policy: {error.reason}", passing=False) from None
+        except EgressError as error:
+            raise ProviderFailed(f"Meta unreachable: {error.reason}", passing=True) from None
+        answer = _json(result.body)
+        if not isinstance(answer, dict):
+            raise ProviderFailed("Meta answered without JSON", passing=True)
         return answer
 
 

@@ -7,7 +7,9 @@ to answer), after the signature was checked on the raw bytes. A body that is not
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 
 class NotTheShape(ValueError):
@@ -45,9 +47,21 @@ class Pressed:
 class Delivery:
     """One delivery: `external_id` is the provider's own id of it (what makes a repeat one), `position` its place
     in the provider's order, `said` the message to answer (None: an edit, a bot's message, another kind of update)
-    or `pressed` the button pressed."""
+    or `pressed` the button pressed; `details` what the provider told beside the text (`channel_event.details`:
+    WhatsApp's number as Meta gave it, an email's headers)."""
 
     external_id: str
     position: int
     said: Said | None
     pressed: Pressed | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Status:
+    """How far a message the provider took has gone (`channel_receipt`): `status` sent, delivered, read or failed
+    (`error`: the provider's code and title, Meta's or Twilio's), under the provider's id of the message."""
+
+    provider_id: str
+    status: str
+    error: str = ""

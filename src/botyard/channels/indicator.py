@@ -7,6 +7,8 @@
   else it refuses, and the reply comes without an indicator. Only a thread has one: a direct message outside an
   assistant thread has no thread to set it on.
 - The generic channel: one signed `typing` event POSTed to the callback URL; its `message` ends it.
+- WhatsApp: the customer's message marked as read with the typing indicator (shown until the reply, 25 s at most);
+  Messenger and Instagram: `mark_seen` then `typing_on` (20 s), repeated (`channels.graph`).
 
 An indicator is a courtesy: a failure to show it is dropped (the reply is what matters) and stops its repetition.
 """
@@ -21,6 +23,8 @@ from datetime import datetime
 
 from botyard.channels import slack, telegram
 from botyard.channels.calls import Callback, ProviderFailed, SlackApi, TelegramApi
+from botyard.channels.graph import MESSENGER_TYPING_EVERY, MetaSender
+from botyard.channels.meta import META_TYPES
 from botyard.models import Channel, ChannelEvent, ChannelType
 from botyard.outbox import signing
 
@@ -67,12 +71,18 @@ class Indicators:
     """What shows "typing" on each kind of channel, through the providers' clients (and so the egress client)."""
 
     def __init__(
-        self, telegram_api: TelegramApi, slack_api: SlackApi, callback: Callback, clock: Callable[[], datetime]
+        self,
+        telegram_api: TelegramApi,
+        slack_api: SlackApi,
+        callback: Callback,
+        clock: Callable[[], datetime],
+        meta: MetaSender | None = None,
     ) -> None:
         self.telegram_api = telegram_api
         self.slack_api = slack_api
         self.callback = callback
         self.clock = clock
+        self.meta = meta
 
     def of(self, channel: Channel, secrets: dict[str, str], last: ChannelEvent) -> tuple[Show | None, float | None]:
         """How the channel shows that an answer is made for the conversation of `last`, and how often to repeat
@@ -86,6 +96,9 @@ class Indicators:
                 return None, None
             token, call = secrets["bot_token"], slack.set_status(where, ts, SLACK_STATUS)
             return (lambda: self.slack_api.call(token, call)), None
+        if channel.type in META_TYPES and self.meta is not None and secrets.get("access_token"):
+            every = None if channel.type == ChannelType.WHATSAPP else MESSENGER_TYPING_EVERY
+            return self.meta.typing(channel, secrets, last), every
         if channel.type == ChannelType.GENERIC and secrets.get("callback_url"):
             return (lambda: self._post_typing(secrets, last)), None
         return None, None

@@ -21,12 +21,15 @@ import json
 import logging
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import PlainTextResponse
 
-from botyard.channels import generic, intake, slack, telegram
+from botyard.channels import generic, intake, meta, slack, telegram
 from botyard.channels.inbound import Delivery, NotTheShape
+from botyard.channels.meta_ingress import meta_delivery, subscribed
 from botyard.channels.repository import ChannelRepository
 from botyard.channels.service import open_secret
+from botyard.channels.sms import webhook as sms
 from botyard.config import Settings
 from botyard.deps import AppClock, AppDatabase, AppSettings
 from botyard.errors import AppError, ErrorCode, error_responses, not_found
@@ -38,18 +41,24 @@ router = APIRouter(tags=["channels"])
 
 @router.post(
     "/channels/{channel_uuid}/inbound",
-    responses=error_responses({ErrorCode.SIGNATURE_INVALID: "the delivery is not signed with this channel's secret."}),
+    response_model=dict[str, Any],
+    responses={
+        **error_responses({ErrorCode.SIGNATURE_INVALID: "the delivery is not signed with this channel's secret."}),
+        200: {"content": {"text/xml": {}}, "description": "Stored; to Twilio (SMS), empty TwiML."},
+    },
 )
 async def inbound(
     channel_uuid: str, request: Request, database: AppDatabase, settings: AppSettings, clock: AppClock
-) -> dict[str, Any]:
-    """A provider's delivery to a channel (Telegram's update, Slack's event, the generic channel's signed event).
-    Answers `{"ok": true}` once stored (or when there is nothing to store); `duplicate: true` for a repeat; Slack's
-    URL verification with its `challenge`."""
+) -> dict[str, Any] | Response:
+    """A provider's delivery to a channel (Telegram's update, Slack's event, the generic channel's signed event,
+    Twilio's form-encoded webhook). Answers `{"ok": true}` once stored (or when there is nothing to store);
+    `duplicate: true` for a repeat; Slack's URL verification with its `challenge`; Twilio, `<Response/>`."""
     body = await request.body()
     channel = await database.read_briefly(lambda db: ChannelRepository(db).get(channel_uuid))
     if channel is None or not channel.enabled:
         raise not_found("Channel")
+    if channel.type == ChannelType.SMS:
+        return await sms.inbound(settings, database, channel, request, body, clock())
     if not _signed(settings, channel, request, body):
         raise AppError(ErrorCode.SIGNATURE_INVALID, "The delivery's signature is not this channel's.")
     try:
@@ -59,12 +68,35 @@ async def inbound(
         return {"ok": True, "ignored": "not the provider's shape"}
     if isinstance(delivery, slack.Challenge):
         return {"challenge": delivery.challenge}
+    if isinstance(delivery, meta.Batch):
+        batch = delivery
+        new = await database.write_briefly(lambda db: intake.store_batch(db, channel, batch, clock()))
+        return {"ok": True} if new or not batch.deliveries else {"ok": True, "duplicate": True}
     stored = await database.write_briefly(lambda db: intake.store(db, channel, delivery, clock()))
     return {"ok": True} if stored else {"ok": True, "duplicate": True}
 
 
+@router.get(
+    "/channels/{channel_uuid}/inbound",
+    response_class=PlainTextResponse,
+    responses=error_responses({ErrorCode.VERIFY_TOKEN_INVALID: "the verify token is not this channel's."}),
+)
+async def subscription(
+    channel_uuid: str, request: Request, database: AppDatabase, settings: AppSettings
+) -> PlainTextResponse:
+    """Meta's webhook verification (WhatsApp, Messenger, Instagram): `hub.challenge` echoed as text when
+    `hub.verify_token` is the channel's; 403 otherwise."""
+    channel = await database.read_briefly(lambda db: ChannelRepository(db).get(channel_uuid))
+    if channel is None or not channel.enabled or channel.type not in meta.META_TYPES:
+        raise not_found("Channel")
+    return subscribed(settings, channel, request.query_params)
+
+
 def _signed(settings: Settings, channel: Channel, request: Request, body: bytes) -> bool:
     headers = {name.lower(): value for name, value in request.headers.items()}
+    if channel.type in meta.META_TYPES:
+        secret = open_secret(settings, channel, "app_secret")
+        return secret is not None and meta.signed(headers, body, secret)
     if channel.type == ChannelType.TELEGRAM:
         secret = open_secret(settings, channel, "webhook_secret")
         return secret is not None and telegram.signed(headers, secret)
@@ -81,7 +113,9 @@ def _parsed(channel: Channel, request: Request, body: bytes) -> Any:
     return json.loads(body)
 
 
-def _delivery(settings: Settings, channel: Channel, parsed: Any) -> Delivery | slack.Challenge:
+def _delivery(settings: Settings, channel: Channel, parsed: Any) -> Delivery | slack.Challenge | meta.Batch:
+    if channel.type in meta.META_TYPES:
+        return meta_delivery(settings, channel, parsed)
     if channel.type == ChannelType.TELEGRAM:
         return telegram.delivery(parsed)
     if channel.type == ChannelType.SLACK:

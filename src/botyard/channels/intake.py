@@ -11,8 +11,9 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import buttons
+from botyard.channels import buttons, receipts
 from botyard.channels.inbound import Delivery, Pressed, Said
+from botyard.channels.meta import Batch
 from botyard.channels.repository import EventRepository, ReplyRepository
 from botyard.channels.schemas import ChannelSettings
 from botyard.chat.service import messages_by_uuids
@@ -36,6 +37,7 @@ async def store(db: AsyncSession, channel: Channel, delivery: Delivery, now: dat
         "position": delivery.position,
         "received_at": now,
         "state": ChannelEventState.PENDING if said else ChannelEventState.IGNORED,
+        "details": dict(delivery.details),
     }
     if said is not None:
         values |= {
@@ -56,6 +58,16 @@ async def store(db: AsyncSession, channel: Channel, delivery: Delivery, now: dat
             run_after=now + timedelta(seconds=wait),
         )
     return True
+
+
+async def store_batch(db: AsyncSession, channel: Channel, batch: Batch, now: datetime) -> int:
+    """Each message of a batch (Meta's one POST of several) as its own event, and its statuses recorded on the
+    receipts, in the one transaction: how many messages were new."""
+    stored = 0
+    for delivery in batch.deliveries:
+        stored += await store(db, channel, delivery, now)
+    await receipts.record(db, channel.uuid, batch.statuses, now)
+    return stored
 
 
 async def _pressed(db: AsyncSession, channel: Channel, press: Pressed) -> Said | None:

@@ -1,4 +1,7 @@
-"""Telegram without a public address: long polling (`getUpdates`), for a channel whose `mode` is `polling`.
+"""The channels a process listens to: Telegram without a public address (long polling, `getUpdates`, for a
+channel whose `mode` is `polling`), and every email channel's mailbox (`channels.email.listener`: IMAP, `IDLE`).
+What follows says it of Telegram; a mailbox is held, renewed, fenced and taken over the same way, its last UID as
+the offset.
 
 Exactly one process polls a bot, across every process and machine: the one that holds the channel's lease
 (`channel.poll_holder` until `poll_expires_at`, `BOTYARD_CHANNEL_POLL_LEASE_SECONDS` after its last renewal), taken
@@ -24,6 +27,8 @@ from typing import Any
 
 from botyard.channels import intake, telegram
 from botyard.channels.calls import ProviderFailed, TelegramApi
+from botyard.channels.email.listener import MailboxListeners
+from botyard.channels.email.receiver import MailReceiver
 from botyard.channels.inbound import NotTheShape
 from botyard.channels.repository import ChannelRepository
 from botyard.channels.service import open_secrets
@@ -31,7 +36,7 @@ from botyard.config import Settings
 from botyard.db.base import utcnow
 from botyard.db.session import Database
 from botyard.egress import EgressClient
-from botyard.models import Channel
+from botyard.models import Channel, ChannelType
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +69,8 @@ class ChannelPollers:
         self.lease = timedelta(seconds=settings.channel_poll_lease_seconds)
         within = min(LONG_POLL_SECONDS, int(settings.channel_poll_lease_seconds // 3))
         self.long_poll_seconds = within if long_poll_seconds is None else long_poll_seconds
+        self.mailboxes = MailboxListeners(database, settings, clock)
+        self.receiver = MailReceiver(database, settings, clock) if settings.channel_mail_smtp_port is not None else None
         self.me = secrets.token_hex(16)
         """This process's name in the leases."""
         self.polling: dict[str, asyncio.Task[None]] = {}
@@ -72,6 +79,8 @@ class ChannelPollers:
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._loop(), name="channel-pollers")
+        if self.receiver is not None:
+            self._receiving = asyncio.create_task(self.receiver.start(), name="channel-mail-receiver")
 
     async def stop(self) -> None:
         """Stop polling and give the leases back, so that another process takes over at once."""
@@ -85,6 +94,9 @@ class ChannelPollers:
             with contextlib.suppress(Exception):
                 await self._release(channel_uuid)
         self.polling.clear()
+        await self.mailboxes.close_all()
+        if self.receiver is not None:
+            await self.receiver.stop()
 
     async def _loop(self) -> None:
         while not self._stopping.is_set():
@@ -128,11 +140,13 @@ class ChannelPollers:
         now = self.clock()
         async with self.database.transaction() as db:
             channels = ChannelRepository(db)
-            if not await channels.take_lease(channel_uuid, self.me, now, now + self.lease):
-                return False
-            channel = await channels.get(channel_uuid)
+            held = await channels.take_lease(channel_uuid, self.me, now, now + self.lease)
+            channel = await channels.get(channel_uuid) if held else None
         if channel is None:
+            await self.mailboxes.close(channel_uuid)
             return False
+        if channel.type == ChannelType.EMAIL:
+            return await self.mailboxes.turn(channel, self.me, self.long_poll_seconds)
         token = open_secrets(self.settings, channel).get("bot_token", "")
         try:
             updates = await self.api.call(token, telegram.get_updates(channel.poll_offset, self.long_poll_seconds))

@@ -1,5 +1,5 @@
-"""The channel tables (`channel`, `channel_event`, `channel_reply`): SQL lives here only, and `channels` is their
-one writer."""
+"""The channel tables (`channel`, `channel_event`, `channel_reply`, `channel_receipt`): SQL lives here only, and
+`channels` is their one writer."""
 
 from __future__ import annotations
 
@@ -13,7 +13,16 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from botyard.db.repository import ChatbotPartRepository, Repository
-from botyard.models import Channel, ChannelEvent, ChannelEventState, ChannelReply, ChannelType, ReplyState
+from botyard.models import (
+    Channel,
+    ChannelEvent,
+    ChannelEventState,
+    ChannelReceipt,
+    ChannelReply,
+    ChannelType,
+    ReceiptStatus,
+    ReplyState,
+)
 
 
 class ChannelRepository(ChatbotPartRepository[Channel]):
@@ -63,12 +72,20 @@ class ChannelRepository(ChatbotPartRepository[Channel]):
         await self.session.execute(statement.execution_options(synchronize_session=False))
 
     async def polling(self) -> Sequence[str]:
-        """The enabled Telegram channels whose mode is polling."""
-        statement = select(Channel.uuid, Channel.settings).where(
-            Channel.type == ChannelType.TELEGRAM, Channel.enabled.is_(True)
+        """The enabled channels a process listens to: Telegram's whose mode is polling, and every mailbox."""
+        statement = select(Channel.uuid, Channel.type, Channel.settings).where(
+            Channel.type.in_((ChannelType.TELEGRAM, ChannelType.EMAIL)), Channel.enabled.is_(True)
         )
         rows = (await self.session.execute(statement)).all()
-        return [uuid for uuid, settings in rows if (settings or {}).get("mode") == "polling"]
+        return [
+            uuid
+            for uuid, kind, settings in rows
+            if kind == ChannelType.EMAIL or (settings or {}).get("mode") == "polling"
+        ]
+
+    async def enabled_of_type(self, kind: ChannelType) -> Sequence[Channel]:
+        statement = select(Channel).where(Channel.type == kind, Channel.enabled.is_(True))
+        return (await self.session.scalars(statement.order_by(Channel.created_at))).all()
 
     async def take_lease(self, channel_uuid: str, holder: str, now: datetime, until: datetime) -> bool:
         """Hold (or keep holding) the channel's polling lease until `until`: one conditional UPDATE, so two
@@ -90,13 +107,13 @@ class ChannelRepository(ChatbotPartRepository[Channel]):
         )
         await self.session.execute(statement.execution_options(synchronize_session=False))
 
-    async def move_offset(self, channel_uuid: str, holder: str, offset: int) -> bool:
-        """Store the next `getUpdates` offset, only while `holder` still holds the lease (fenced)."""
-        statement = (
-            update(Channel)
-            .where(Channel.uuid == channel_uuid, Channel.poll_holder == holder)
-            .values(poll_offset=offset)
-        )
+    async def move_offset(
+        self, channel_uuid: str, holder: str, offset: int, state: dict[str, Any] | None = None
+    ) -> bool:
+        """Store the next `getUpdates` offset (a mailbox's last UID, and its `state`), only while `holder` still
+        holds the lease (fenced)."""
+        values: dict[str, Any] = {"poll_offset": offset} | ({} if state is None else {"poll_state": state})
+        statement = update(Channel).where(Channel.uuid == channel_uuid, Channel.poll_holder == holder).values(values)
         result = await self.session.execute(statement.execution_options(synchronize_session=False))
         return bool(getattr(result, "rowcount", 0))
 
@@ -124,6 +141,16 @@ class EventRepository(Repository[ChannelEvent]):
             .order_by(ChannelEvent.position, ChannelEvent.received_at)
         )
         return (await self.session.scalars(statement)).all()
+
+    async def latest_of_conversation(self, channel_uuid: str, conversation: str) -> ChannelEvent | None:
+        """The conversation's latest message of the customer's (its window, where WhatsApp sends a reply)."""
+        statement = (
+            select(ChannelEvent)
+            .where(ChannelEvent.channel_uuid == channel_uuid, ChannelEvent.conversation == conversation)
+            .order_by(ChannelEvent.received_at.desc(), ChannelEvent.position.desc())
+            .limit(1)
+        )
+        return (await self.session.scalars(statement)).first()
 
     async def settle(self, uuids: Sequence[str], state: ChannelEventState) -> None:
         statement = update(ChannelEvent).where(ChannelEvent.uuid.in_(uuids)).values(state=state)
@@ -169,3 +196,88 @@ class ReplyRepository(Repository[ChannelReply]):
         if since is not None:
             statement = statement.where(ChannelReply.created_at >= since)
         return (await self.session.scalars(statement.order_by(ChannelReply.created_at))).all()
+
+
+FORWARD = {
+    ReceiptStatus.DELIVERED.value: (ReceiptStatus.SENT.value,),
+    ReceiptStatus.READ.value: (ReceiptStatus.SENT.value, ReceiptStatus.DELIVERED.value),
+    ReceiptStatus.FAILED.value: (ReceiptStatus.SENT.value, ReceiptStatus.DELIVERED.value),
+}
+"""Each status a receipt can move to, from the statuses it may be in before."""
+
+
+class ReceiptRepository(Repository[ChannelReceipt]):
+    model = ChannelReceipt
+
+    async def add_new(self, values: dict[str, Any]) -> None:
+        """A message the provider took, unless its id is stored already (a retry that sent it again under the same
+        id): one statement, on both databases."""
+        dialect = self.session.get_bind().dialect.name
+        insert = postgres_insert if dialect == "postgresql" else sqlite_insert
+        await self.session.execute(insert(ChannelReceipt).values(values).on_conflict_do_nothing())
+
+    async def move(self, channel_uuid: str, provider_id: str, status: str, error: str, now: datetime) -> str | None:
+        """Move the receipt of `provider_id` forward to `status`: the reply it belongs to when it moved (""
+        for a customer's message; None: unknown, or the move would go backward)."""
+        before = FORWARD.get(status)
+        if before is None or not provider_id:
+            return None
+        statement = (
+            update(ChannelReceipt)
+            .where(
+                ChannelReceipt.channel_uuid == channel_uuid,
+                ChannelReceipt.provider_id == provider_id,
+                ChannelReceipt.status.in_(before),
+            )
+            .values(status=status, error=error, status_at=now)
+            .returning(ChannelReceipt.reply_uuid)
+        )
+        moved = (await self.session.execute(statement.execution_options(synchronize_session=False))).first()
+        return None if moved is None else (moved[0] or "")
+
+    async def of_reply(self, reply_uuid: str) -> Sequence[ChannelReceipt]:
+        statement = select(ChannelReceipt).where(ChannelReceipt.reply_uuid == reply_uuid)
+        return (await self.session.scalars(statement.order_by(ChannelReceipt.created_at))).all()
+
+
+class MailThreadRepository(Repository[ChannelEvent]):
+    """What the email channel reads of its events and receipts to join a mail to its thread
+    (`channels.email.threads`); its replies' `Message-ID`s are receipts like every channel's (`ReceiptRepository`)."""
+
+    model = ChannelEvent
+
+    async def thread_of(self, channel_uuid: str, message_ids: Sequence[str]) -> str | None:
+        """The thread of the first of `message_ids` (stored ids of mails) that is one of this channel's, a mail
+        received or a reply sent; None when none is."""
+        for message_id in message_ids:
+            received = select(ChannelEvent.thread).where(
+                ChannelEvent.channel_uuid == channel_uuid,
+                ChannelEvent.external_id == message_id,
+                ChannelEvent.thread != "",
+            )
+            thread = (await self.session.execute(received.limit(1))).scalar_one_or_none()
+            if thread:
+                return str(thread)
+            sent = select(ChannelReceipt.conversation).where(
+                ChannelReceipt.channel_uuid == channel_uuid, ChannelReceipt.provider_id == message_id
+            )
+            conversation = (await self.session.execute(sent.limit(1))).scalar_one_or_none()
+            if conversation:
+                return str(conversation).partition(":")[0]
+        return None
+
+    async def has_thread(self, channel_uuid: str, thread: str) -> bool:
+        statement = select(ChannelEvent.uuid).where(
+            ChannelEvent.channel_uuid == channel_uuid, ChannelEvent.thread == thread
+        )
+        return (await self.session.execute(statement.limit(1))).first() is not None
+
+    async def latest(self, channel_uuid: str, conversation: str) -> ChannelEvent | None:
+        """The conversation's latest mail received (what a reply answers, in its thread)."""
+        statement = (
+            select(ChannelEvent)
+            .where(ChannelEvent.channel_uuid == channel_uuid, ChannelEvent.conversation == conversation)
+            .order_by(ChannelEvent.received_at.desc(), ChannelEvent.position.desc())
+            .limit(1)
+        )
+        return (await self.session.scalars(statement)).first()

@@ -22,12 +22,16 @@ from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import buttons, generic, render, slack, telegram
+from botyard.channels import buttons, generic, graph, render, slack, telegram
 from botyard.channels.buttons import Button
 from botyard.channels.calls import Callback, ProviderFailed, SlackApi, TelegramApi
+from botyard.channels.email.replies import MailReplies
+from botyard.channels.meta import META_TYPES
 from botyard.channels.render import Reply, markdown_escaped
 from botyard.channels.repository import ChannelRepository, ReplyRepository
 from botyard.channels.service import open_secrets
+from botyard.channels.sms import sending as sms_sending
+from botyard.channels.sms.api import TwilioApi
 from botyard.chat.service import messages_by_uuids
 from botyard.chat.wire import citation_links, public_citations
 from botyard.config import Settings
@@ -74,6 +78,9 @@ class ChannelSender:
         self.telegram = TelegramApi(egress, settings.telegram_api_url)
         self.slack = SlackApi(egress, settings.slack_api_url)
         self.callback = Callback(egress)
+        self.sms = sms_sending.SmsSender(settings, TwilioApi(egress, settings.twilio_api_url), clock)
+        self.meta = graph.MetaSender(settings, egress, clock)
+        self.mail = MailReplies(settings)
         self.clock = clock
 
     async def run(self, ctx: JobContext[ChannelSend]) -> None:
@@ -97,6 +104,14 @@ class ChannelSender:
 
     async def _send(self, ctx: JobContext[ChannelSend], plan: Plan) -> None:
         reply = plan.reply
+        if plan.channel.type in META_TYPES:
+            by_operator = plan.kind is not None
+            out = graph.Outgoing(reply, plan.channel, plan.secrets, plan.canonical, plan.choices, by_operator)
+            await self.meta.send(out, ctx.read, ctx.write)
+            return
+        if plan.channel.type == ChannelType.EMAIL:
+            await self.mail.send(ctx, reply, plan.channel, plan.secrets, plan.canonical, plan.choices)
+            return
         if plan.channel.type == ChannelType.GENERIC:
             keys = buttons.shown(reply.uuid, plan.choices, buttons.GENERIC)
             text = (plan.canonical if keys else buttons.numbered(plan.canonical, plan.choices)).text
@@ -104,6 +119,9 @@ class ChannelSender:
                 reply.uuid, reply.recipient, reply.thread, text, plan.citations, plan.kind, plan.operator, keys
             )
             await self._post(plan.secrets, reply.uuid, event)
+            return
+        if plan.channel.type == ChannelType.SMS:
+            await self.sms.send(ctx, reply, plan.secrets, sms_sending.texts(plan.canonical, plan.choices))
             return
         pieces, shown = _pieces(plan.channel, plan.canonical, reply.uuid, plan.choices)
         for number in range(reply.parts_sent, len(pieces)):
@@ -116,10 +134,17 @@ class ChannelSender:
         way a reply is (the test message of the dashboard): how many parts went; `ProviderFailed` when one did not.
         Nothing is stored: the provider's answer is all there is to it."""
         secrets, canonical = open_secrets(self.settings, channel), Reply(text, {})
+        if channel.type in META_TYPES:
+            return await self.meta.send_now(channel, secrets, to, canonical)
+        if channel.type == ChannelType.EMAIL:
+            await self.mail.send_test(channel, secrets, to, canonical)
+            return 1
         if channel.type == ChannelType.GENERIC:
             event_id = new_uuid()
             await self._post(secrets, event_id, generic.outbound(event_id, to, "", canonical.text, []))
             return 1
+        if channel.type == ChannelType.SMS:
+            return await self.sms.send_now(channel, secrets, to, sms_sending.texts(canonical, ()))
         pieces, _ = _pieces(channel, canonical, "", ())
         for piece in pieces:
             await self._piece(channel, secrets, to, to, piece, [])
@@ -235,6 +260,11 @@ _AT_FAULT = {
     ChannelType.TELEGRAM: "check the chat id (Telegram lets a bot write only to a chat that has written to it first)",
     ChannelType.SLACK: "check the channel id and that the bot is in that channel (invite it with /invite)",
     ChannelType.GENERIC: "check that the callback URL answers a signed POST with a 2xx",
+    ChannelType.SMS: "check the number (E.164) and, on a trial account, that it is a verified caller ID",
+    ChannelType.WHATSAPP: "check the number (in international form) and that it wrote to yours in the last 24 hours",
+    ChannelType.MESSENGER: "check the page-scoped id and that the person wrote to the page in the last 24 hours",
+    ChannelType.INSTAGRAM: "check the Instagram-scoped id and that the person wrote to you in the last 24 hours",
+    ChannelType.EMAIL: "check the address, and the channel's SMTP server (or the service's BOTYARD_SMTP_*)",
 }
 
 

@@ -16,10 +16,13 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import bots, slack, telegram
+from botyard.channels import bots, graph, slack, telegram
 from botyard.channels.calls import ProviderFailed, SlackApi, TelegramApi
+from botyard.channels.email import connect as email
+from botyard.channels.meta import META_TYPES
 from botyard.channels.repository import ChannelRepository
 from botyard.channels.schemas import Channel, ChannelCreate, ChannelSettings, ChannelUpdate, Credentials
+from botyard.channels.sms import api as sms
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.config import Settings
 from botyard.db.base import iso, new_uuid
@@ -36,6 +39,11 @@ REQUIRED = {
     ChannelType.TELEGRAM: ("bot_token",),
     ChannelType.SLACK: ("bot_token", "signing_secret"),
     ChannelType.GENERIC: ("callback_url",),
+    ChannelType.SMS: ("account_sid", "auth_token"),
+    ChannelType.WHATSAPP: ("access_token", "app_secret", "phone_number_id"),
+    ChannelType.MESSENGER: ("access_token", "app_secret", "page_id"),
+    ChannelType.INSTAGRAM: ("access_token", "app_secret", "instagram_account_id"),
+    ChannelType.EMAIL: (),  # checked by `email.connect`, which knows which of its many are needed
 }
 """The credentials each type needs; the service makes the rest (Telegram's webhook secret, the generic signing
 secret)."""
@@ -59,21 +67,13 @@ async def create(
     the first one's messages), without taking `db`'s turn to write."""
     kind = ChannelType(body.type)
     given = _given(kind, body.credentials)
-    bot = bots.fingerprint(settings, kind.value, given.get("bot_token", ""))
+    bot = bots.fingerprint(settings, kind.value, bots.key(kind.value, given))
     if bot is not None:
         async with database.transaction(write=False) as read:
             if await ChannelRepository(read).bot_in_use(bot):
                 raise bots.in_use(kind.value)
     uuid = new_uuid()
-    plain = dict(given)
-    if kind == ChannelType.GENERIC:
-        plain["callback_url"] = await check_url(egress, given["callback_url"])
-        plain["signing_secret"] = new_secret()
-    elif kind == ChannelType.SLACK:
-        await _connect_slack(settings, egress, plain)
-    else:
-        plain["webhook_secret"] = secrets.token_urlsafe(32)
-        await _connect_telegram(settings, egress, uuid, plain, body.settings.mode)
+    plain, listen, given = await _connected(settings, egress, uuid, body, given)
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
     shown_once = plain.get("signing_secret") if kind == ChannelType.GENERIC else None
     row = ChannelRow(
@@ -82,8 +82,9 @@ async def create(
         type=kind.value,
         name=body.name,
         enabled=body.enabled,
-        settings=body.settings.model_dump(),
+        settings=body.settings.model_dump(exclude_none=True),
         bot_fingerprint=bot,
+        **listen,
         **_sealed(settings, plain, shown=given),
     )
     if not await ChannelRepository(db).write_unless_bot_taken(row):
@@ -105,18 +106,27 @@ async def update(
     row = await repository.get_owned(account_uuid, channel_uuid)
     values: dict[str, Any] = body.given()
     if body.settings is not None:
-        values["settings"] = body.settings.model_dump()
+        values["settings"] = body.settings.model_dump(exclude_none=True)
     if body.credentials is not None:
         kind = ChannelType(row.type)
         plain = {**open_secrets(settings, row), **body.credentials.given()}
-        bot = bots.fingerprint(settings, row.type, plain.get("bot_token", ""))
+        if kind == ChannelType.SMS:
+            plain = sms.changed(plain, body.credentials)
+        bot = bots.fingerprint(settings, row.type, bots.key(row.type, plain))
         if bot is not None and bot != row.bot_fingerprint and await repository.bot_in_use(bot, row.uuid):
             raise bots.in_use(row.type)
         values["bot_fingerprint"] = bot
-        if kind == ChannelType.GENERIC:
+        if kind == ChannelType.EMAIL:
+            plain, listen = await email.checked(settings, egress, body.credentials, open_secrets(settings, row))
+            values |= listen if listen["poll_state"] != row.poll_state else {}
+        elif kind == ChannelType.GENERIC:
             plain["callback_url"] = await check_url(egress, plain["callback_url"])
         elif kind == ChannelType.SLACK:
             await _connect_slack(settings, egress, plain)
+        elif kind == ChannelType.SMS:
+            await sms.connect(settings, egress, plain)
+        elif kind.value in META_TYPES:
+            await graph.connect(settings, egress, kind, plain)
         elif "bot_token" in body.credentials.given():
             await _connect_telegram(settings, egress, row.uuid, plain, _mode(body, row))
         values.pop("credentials")
@@ -177,7 +187,7 @@ def to_wire(
         "enabled": row.enabled,
         "inbound_url": inbound_url(settings, row.uuid),
         "credentials": {name: f"••••{hint}" for name, hint in row.hints.items()},
-        "settings": {**ChannelSettings().model_dump(), **row.settings},
+        "settings": {**ChannelSettings().model_dump(exclude_none=True), **row.settings},
         "status": {
             "last_event_at": None if last_event_at is None else iso(last_event_at),
             "last_sent_at": None if row.last_sent_at is None else iso(row.last_sent_at),
@@ -189,7 +199,35 @@ def to_wire(
     }
     if signing_secret is not None:
         wire["signing_secret"] = signing_secret
+    if row.type in META_TYPES:  # it guards only the subscription handshake: the owner may need it again (meta)
+        wire["verify_token"] = open_secret(settings, row, "verify_token") or ""
     return wire
+
+
+async def _connected(
+    settings: Settings, egress: EgressClient, uuid: str, body: ChannelCreate, given: dict[str, str]
+) -> tuple[dict[str, str], dict[str, Any], dict[str, str]]:
+    """A new channel's credentials checked with its provider, with what the service makes itself (a signing secret,
+    a webhook or verify token): the credentials to seal, where its listener starts (email), and those the owner
+    gave (which the API hints at)."""
+    kind, plain = ChannelType(body.type), dict(given)
+    if kind == ChannelType.EMAIL:
+        plain, listen = await email.checked(settings, egress, body.credentials)
+        return plain, listen, plain
+    if kind == ChannelType.GENERIC:
+        plain["callback_url"] = await check_url(egress, given["callback_url"])
+        plain["signing_secret"] = new_secret()
+    elif kind == ChannelType.SLACK:
+        await _connect_slack(settings, egress, plain)
+    elif kind == ChannelType.SMS:
+        await sms.connect(settings, egress, plain)
+    elif kind.value in META_TYPES:
+        plain["verify_token"] = secrets.token_urlsafe(32)
+        await graph.connect(settings, egress, kind, plain)
+    else:
+        plain["webhook_secret"] = secrets.token_urlsafe(32)
+        await _connect_telegram(settings, egress, uuid, plain, body.settings.mode)
+    return plain, {}, given
 
 
 def _given(kind: ChannelType, credentials: Credentials) -> dict[str, str]:
@@ -198,7 +236,8 @@ def _given(kind: ChannelType, credentials: Credentials) -> dict[str, str]:
     if missing:
         details = [{"field": f"credentials.{name}", "message": "required", "type": "missing"} for name in missing]
         raise AppError(ErrorCode.VALIDATION_ERROR, f"A {kind} channel needs credentials.{missing[0]}", details)
-    return {name: given[name] for name in REQUIRED[kind]}
+    chosen = {name: given[name] for name in REQUIRED[kind]}
+    return (chosen | sms.sender(credentials)) if kind == ChannelType.SMS else chosen
 
 
 def _mode(body: ChannelUpdate, row: ChannelRow) -> str:

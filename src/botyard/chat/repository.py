@@ -266,6 +266,18 @@ class MessageRepository(Repository[Message]):
             found += await self.all(statement.order_by(Message.created_at, Message.uuid))
         return found
 
+    async def latest_of_chatbot(self, chatbot_uuid: str, limit: int) -> Sequence[Message]:
+        """The chatbot's latest answered messages (a query and its finished answer), newest first."""
+        statement = (
+            select(Message)
+            .join(ChatSession, ChatSession.uuid == Message.session_uuid)
+            .where(ChatSession.chatbot_uuid == chatbot_uuid, Message.query != "")
+            .where(Message.state != MessageState.STREAMING)
+            .order_by(Message.created_at.desc(), Message.uuid.desc())
+            .limit(limit)
+        )
+        return await self.all(statement)
+
     async def of_chatbot_among(self, chatbot_uuid: str, uuids: Sequence[str]) -> Sequence[Message]:
         """The messages among `uuids` that belong to a session of the chatbot."""
         found: list[Message] = []

@@ -221,6 +221,16 @@ async def message_on_wire(db: AsyncSession, message: Message) -> MessageOut:
     return shown
 
 
+async def latest_on_wire(
+    db: AsyncSession, account_uuid: str, chatbot_uuid: str, limit: int
+) -> list[tuple[str, MessageOut]]:
+    """The account's chatbot's latest answered messages, newest first, each with its session's uuid and the hosted
+    keys (what Zapier's and Make's polling triggers list)."""
+    chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
+    messages = await MessageRepository(db).latest_of_chatbot(chatbot.uuid, limit)
+    return [(message.session_uuid, await message_on_wire(db, message)) for message in messages]
+
+
 async def delete_message(db: AsyncSession, account_uuid: str, message_uuid: str) -> None:
     if not await _owned_messages(db, account_uuid, [message_uuid]):
         raise not_found("Message")

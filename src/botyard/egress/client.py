@@ -115,6 +115,16 @@ class EgressClient:
             target = await self._policy.check(parse_url(url))
         return str(target.parsed.url)
 
+    async def check_server(self, host: str, port: int) -> None:
+        """Check a server of another protocol that an account gave (an email channel's IMAP or SMTP server) as a
+        fetch's host is checked: no private, loopback or link-local address unless the operator's allowlist has it,
+        a name that resolves to one answered as one that does not resolve. Its port is the protocol's own.
+
+        Raises EgressRefused or EgressNetworkError ("dns failure"), as `check_url` does."""
+        url = f"https://{host}:{port}/"
+        async with self._deadline(url):
+            await self._policy.check(parse_url(url), any_port=True)
+
     async def fetch(
         self,
         url: str,

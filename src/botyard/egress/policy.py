@@ -113,15 +113,16 @@ class Policy:
         self._allowlist = allowlist
         self._ports = frozenset(ports)
 
-    async def check(self, parsed: ParsedURL) -> Target:
-        """Resolve (unless the host is a literal address) and check; raise EgressRefused or EgressNetworkError."""
+    async def check(self, parsed: ParsedURL, *, any_port: bool = False) -> Target:
+        """Resolve (unless the host is a literal address) and check; raise EgressRefused or EgressNetworkError.
+        `any_port`: the port is another protocol's own (a mail server's), not one of the allowed HTTP ports."""
         shown = str(parsed.url)
         addresses = (parsed.ip,) if parsed.ip is not None else await self._resolve(parsed.host, parsed.port, shown)
         addresses = tuple(dict.fromkeys(canonical(ip) for ip in addresses))
         trusted = self._allowlist.has_host(parsed.host) or all(self._allowlist.has_address(ip) for ip in addresses)
         if trusted:
             return Target(parsed, addresses)
-        if parsed.port not in self._ports:
+        if parsed.port not in self._ports and not any_port:
             raise EgressRefused(self._port_refused(parsed.port), Reason.PORT_NOT_ALLOWED, url=shown)
         for ip in addresses:
             why = None if self._allowlist.has_address(ip) else why_not_global(ip)

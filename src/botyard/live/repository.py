@@ -1,13 +1,16 @@
-"""The operators' events: appended in the transaction of what they report, read in id order."""
+"""The operators' events: appended in the transaction of what they report, read in id order; and what live chat
+reads of a channel conversation for Meta's 24-hour window."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.repository import Repository
-from botyard.models import ChatbotEvent
+from botyard.models import Channel, ChatbotEvent, Message
 
 
 class ChatbotEventRepository(Repository[ChatbotEvent]):
@@ -70,3 +73,29 @@ class ChatbotEventRepository(Repository[ChatbotEvent]):
             .order_by(ChatbotEvent.id)
         )
         return [(event_id, chatbot, session) for event_id, chatbot, session in await self.session.execute(statement)]
+
+
+class ChannelWindowRepository:
+    """What live chat reads of a channel conversation for Meta's 24-hour window (`live.channel_window`)."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def last_customer_messages(self, session_uuids: Sequence[str]) -> dict[str, datetime]:
+        """When each session's customer last wrote (its latest row with a query)."""
+        if not session_uuids:
+            return {}
+        statement = (
+            select(Message.session_uuid, func.max(Message.created_at))
+            .where(Message.session_uuid.in_(session_uuids), Message.query != "")
+            .group_by(Message.session_uuid)
+        )
+        return {uuid: when for uuid, when in (await self.session.execute(statement)).all() if when is not None}
+
+    async def channel_types(self, channel_uuids: Sequence[str]) -> dict[str, tuple[str, dict[str, object]]]:
+        """Each channel's type and settings."""
+        if not channel_uuids:
+            return {}
+        statement = select(Channel.uuid, Channel.type, Channel.settings).where(Channel.uuid.in_(channel_uuids))
+        rows = (await self.session.execute(statement)).all()
+        return {uuid: (kind, settings or {}) for uuid, kind, settings in rows}

@@ -24,6 +24,7 @@ from botyard.db.base import iso
 from botyard.errors import AppError, ErrorCode
 from botyard.jobs.kinds import ChannelRelay
 from botyard.jobs.service import enqueue
+from botyard.live import channel_window
 from botyard.live.notify import About, queue_mail
 from botyard.live.repository import ChatbotEventRepository
 from botyard.live.wakeup import announce
@@ -154,6 +155,7 @@ async def reply(
     session = await get_owned_session(db, account_uuid, session_uuid)
     if not is_live(session):
         raise AppError(ErrorCode.LIVE_CHAT_INACTIVE, "No operator has this session: start a live chat first")
+    await channel_window.check_reply(db, session, now)  # Meta's 24 hours: refused before anything is written
     message = await add_transcript_row(db, session, text, MessageKind.OPERATOR, now, operator)
     await record(db, session, ChatbotEventKind.OPERATOR_MESSAGE, now, message_uuid=message.uuid, **_signed(operator))
     return message

@@ -4,7 +4,17 @@ from botyard.models.account import Account, ApiKey
 from botyard.models.agent import Agent, AgentDataSource
 from botyard.models.agent_meta import AgentMeta, AgentTag, EscalationSettings
 from botyard.models.audit_event import AuditEvent
-from botyard.models.channel import Channel, ChannelEvent, ChannelEventState, ChannelReply, ChannelType, ReplyState
+from botyard.models.channel import (
+    Channel,
+    ChannelEvent,
+    ChannelEventState,
+    ChannelOptOut,
+    ChannelReceipt,
+    ChannelReply,
+    ChannelType,
+    ReceiptStatus,
+    ReplyState,
+)
 from botyard.models.chat_session import ChatSession
 from botyard.models.chatbot import Chatbot
 from botyard.models.chatbot_event import ChatbotEvent
@@ -14,6 +24,7 @@ from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.handoff_settings import HandoffSettings
 from botyard.models.index_snapshot import IndexSnapshot, IndexSnapshotPiece
 from botyard.models.instance_settings import InstanceSettings
+from botyard.models.integration_hook import IntegrationHook
 from botyard.models.invitation import Invitation
 from botyard.models.job import Job
 from botyard.models.kinds import (
@@ -73,6 +84,8 @@ __all__ = [
     "Channel",
     "ChannelEvent",
     "ChannelEventState",
+    "ChannelOptOut",
+    "ChannelReceipt",
     "ChannelReply",
     "ChannelType",
     "ChatSession",
@@ -93,6 +106,7 @@ __all__ = [
     "IndexSnapshot",
     "IndexSnapshotPiece",
     "InstanceSettings",
+    "IntegrationHook",
     "Invitation",
     "Job",
     "JobStatus",
@@ -108,6 +122,7 @@ __all__ = [
     "Permission",
     "RateLimitHit",
     "Rating",
+    "ReceiptStatus",
     "ReplyState",
     "Role",
     "SessionDocument",

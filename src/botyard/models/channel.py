@@ -1,15 +1,18 @@
-"""Channels: where a chatbot answers besides the widget (Telegram, a signed generic channel), the events that
-arrive on each, and the replies that go out.
+"""Channels: where a chatbot answers besides the widget (Telegram, Slack, WhatsApp, Messenger, Instagram, email,
+SMS, a signed generic channel), the events that arrive on each, and the replies that go out.
 
 A `channel_event` is one delivery of the provider's, keyed by the provider's own id (Telegram's `update_id`, the
 generic channel's `id`) under a unique constraint: a repeated delivery finds its row and does nothing. A
 `channel_reply` is one message to send, in order within its conversation (`sequence`), with the outcome of its
-latest attempt.
+latest attempt. A `channel_receipt` is one message the provider took, under the provider's own id of it (Meta's
+`wamid`/`mid`, Twilio's `MessageSid`, an email's `Message-ID`): where its delivery and read statuses are recorded, and
+how a reply to it (an email's `In-Reply-To`) finds its conversation. A `channel_opt_out` is an external user who
+asked to hear nothing more on a channel (SMS `STOP`) until they ask again (`START`).
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -25,6 +28,20 @@ class ChannelType(StrEnum):
     TELEGRAM = "telegram"
     SLACK = "slack"
     GENERIC = "generic"
+    WHATSAPP = "whatsapp"
+    MESSENGER = "messenger"
+    INSTAGRAM = "instagram"
+    EMAIL = "email"
+    SMS = "sms"
+
+
+WINDOWED_TYPES = frozenset({ChannelType.WHATSAPP.value, ChannelType.MESSENGER.value, ChannelType.INSTAGRAM.value})
+"""Meta's channels, where a business may write freely only within `MESSAGING_WINDOW` of the customer's last message;
+after it WhatsApp takes only an approved template, and Messenger and Instagram a person's reply tagged `HUMAN_AGENT`
+within `HUMAN_AGENT_WINDOW`. Here, below both the channels that send and the live chat that refuses an operator's
+reply, so that the rule is written once."""
+MESSAGING_WINDOW = timedelta(hours=24)
+HUMAN_AGENT_WINDOW = timedelta(days=7)
 
 
 class ChannelEventState(StrEnum):
@@ -76,6 +93,8 @@ class Channel(UuidPk, Timestamps, Base):
     bot_fingerprint: Mapped[str | None] = mapped_column(String(64), default=None)
     """A keyed fingerprint of the Telegram or Slack bot token (`channels.bots`), unique: one channel per bot, since
     two would take each other's updates. Never the token; None for a generic channel."""
+    poll_state: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    """What a listener of its own keeps beside `poll_offset` (an IMAP mailbox's `UIDVALIDITY`, say)."""
 
 
 class ChannelEvent(UuidPk, Base):
@@ -100,6 +119,9 @@ class ChannelEvent(UuidPk, Base):
     position: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), default=0)
     state: Mapped[str] = mapped_column(String(16), default=ChannelEventState.PENDING.value)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    """What the provider told beside the text, that a reply or the operator needs (an email's `Message-ID`,
+    `References` and subject, its attachments' names; a WhatsApp number as Meta delivered it)."""
 
 
 class ChannelReply(UuidPk, Base):
@@ -126,3 +148,45 @@ class ChannelReply(UuidPk, Base):
     last_error: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(default=None)
+    details: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    """How it goes out beyond its text (an email's headers, the template a reply outside WhatsApp's 24-hour window
+    was sent as)."""
+
+
+class ReceiptStatus(StrEnum):
+    """`channel_receipt.status`: how far a message the provider took has gone (it only moves forward)."""
+
+    SENT = "sent"
+    DELIVERED = "delivered"
+    READ = "read"
+    FAILED = "failed"
+
+
+class ChannelReceipt(UuidPk, Base):
+    """One message the provider took (a reply's part, or a customer's message for threading), by the provider's own
+    id of it; its delivery and read statuses as the provider reports them."""
+
+    __tablename__ = "channel_receipt"
+    __table_args__ = (UniqueConstraint("channel_uuid", "provider_id", name="uq_channel_receipt_provider"),)
+
+    channel_uuid: Mapped[str] = mapped_column(ForeignKey("channel.uuid", ondelete="CASCADE"))
+    provider_id: Mapped[str] = mapped_column(String(255))
+    reply_uuid: Mapped[str | None] = mapped_column(String(32), default=None, index=True)
+    """The reply it was a part of (None: a message of the customer's, kept for threading)."""
+    conversation: Mapped[str] = mapped_column(String(255), default="")
+    status: Mapped[str] = mapped_column(String(16), default=ReceiptStatus.SENT.value)
+    error: Mapped[str] = mapped_column(Text, default="")
+    """The provider's reason when it could not deliver (Meta's error code and title)."""
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    status_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ChannelOptOut(Base):
+    """An external user who asked a channel to send nothing more (SMS `STOP`): nothing is sent to them on it until
+    they write `START`."""
+
+    __tablename__ = "channel_opt_out"
+
+    channel_uuid: Mapped[str] = mapped_column(ForeignKey("channel.uuid", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    opted_out_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -59,5 +59,9 @@ OWNERS: Mapping[str, str] = MappingProxyType(
         "channel": "channels",
         "channel_event": "channels",
         "channel_reply": "channels",
+        "channel_receipt": "channels",
+        "channel_opt_out": "channels",
+        # Zapier and Make
+        "integration_hook": "integrations",
     }
 )

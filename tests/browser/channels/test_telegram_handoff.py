@@ -1,6 +1,7 @@
 """The hand-off round trip on Telegram, in Chromium: a customer on Telegram (the fake Bot API delivering updates to
 the channel's inbound URL) asks for a person; the conversation appears in the operator's Inbox; the operator, signed
-in with their password, takes it over and replies, and Telegram receives the reply signed with the operator's name;
+in with their password, sees who it is and on which channel, takes it over and replies, and Telegram receives the
+reply signed with the operator's name;
 while the operator has it the bot says nothing to the customer's next message; the operator hands it back, and the
 bot answers the next question from the knowledge. An operator sees the Channels page read-only.
 Screenshot: `tests/artifacts/channels-handoff.png`."""
@@ -63,7 +64,10 @@ def test_a_telegram_customer_is_handed_to_an_operator_and_back(
     [session] = shop_service.api("GET", f"/chatbot/{bot}/conversations", params={"channel": channel["uuid"]})
     entry = page.locator(f"button[data-session='{session['uuid']}']")
     expect(entry).to_contain_text(ASKING)
+    expect(entry).to_contain_text("Ada Lovelace on Parcel bot (Telegram)")  # who, and on which channel
     entry.click()
+    title = page.get_by_role("heading", name="Ada Lovelace on Parcel bot (Telegram), since", exact=False)
+    expect(title).to_be_visible()
     transcript = page.get_by_role("log", name="Transcript")
     expect(transcript).to_contain_text(ASKING)
 

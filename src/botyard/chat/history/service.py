@@ -12,7 +12,14 @@ from botyard.chat.history.export import csv_header, csv_rows, export_rows, json_
 from botyard.chat.history.repository import HistoryRepository, SessionFigures
 from botyard.chat.history.repository import QueuedSession as QueuedSession  # what `operator_queue` returns
 from botyard.chat.history.retention import schedule_purge
-from botyard.chat.history.schemas import PREVIEW_LENGTH, Conversation, ExportFormat, ExportRow, Retention
+from botyard.chat.history.schemas import (
+    PREVIEW_LENGTH,
+    Conversation,
+    ConversationChannel,
+    ExportFormat,
+    ExportRow,
+    Retention,
+)
 from botyard.chat.repository import SessionFilter
 from botyard.chat.service import get_owned_session
 from botyard.chatbots.service import get_owned as get_owned_chatbot
@@ -48,10 +55,15 @@ def _conversation(found: SessionFigures) -> Conversation:
         "outcome": session.outcome,
         "outcome_reason": session.outcome_reason,
         "tags": meta.tags,
-        "channel": None
-        if session.channel_uuid is None
-        else {"uuid": session.channel_uuid, "user_id": session.channel_user, "user_name": session.channel_user_name},
+        "channel": conversation_channel(session),
     }
+
+
+def conversation_channel(session: ChatSession) -> ConversationChannel | None:
+    """The channel a conversation is held on, with its customer there (None: the widget or the API)."""
+    if session.channel_uuid is None:
+        return None
+    return {"uuid": session.channel_uuid, "user_id": session.channel_user, "user_name": session.channel_user_name}
 
 
 async def operator_queue(db: AsyncSession, chatbot_uuid: str) -> list[tuple[QueuedSession, str | None]]:

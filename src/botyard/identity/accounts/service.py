@@ -45,6 +45,12 @@ async def instance_account_uuid(db: AsyncSession) -> str | None:
     return first.uuid if first is not None else None
 
 
+async def email_of(db: AsyncSession, account_uuid: str) -> str | None:
+    """The account's email (None: no such account)."""
+    account = await AccountRepository(db).get(account_uuid)
+    return None if account is None else account.email
+
+
 async def issue_key(db: AsyncSession, email: str) -> IssuedKey:
     """Create the account if needed and a new key for it; the plain key exists only in the returned object."""
     account = await get_or_create_account(db, email)

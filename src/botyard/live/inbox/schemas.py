@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from typing_extensions import TypedDict
 
+from botyard.chat.history.schemas import ConversationChannel
+
 
 class InboxSession(TypedDict):
     """A conversation in the operators' inbox: it asked for a person, or an operator has it (not a hosted object)."""
@@ -21,6 +23,13 @@ class InboxSession(TypedDict):
     seen_at: str | None
     """When an operator last opened it (null: never)."""
     tags: list[str]
+    channel: ConversationChannel | None
+    """The channel it is held on, with the customer's id and name there (null: the widget or the API)."""
+    channel_type: str | None
+    """The channel the customer writes on (`whatsapp`, `telegram`, ...); null: the widget or the API."""
+    channel_window_closes_at: str | None
+    """WhatsApp, Messenger, Instagram: when Meta's 24-hour window closes (24 hours after the customer's last
+    message; after it only a template, or a person's tagged reply, reaches them); null elsewhere."""
 
 
 class Inbox(TypedDict):

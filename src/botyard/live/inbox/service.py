@@ -6,9 +6,10 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat.history.service import QueuedSession, operator_queue, preview, waiting
+from botyard.chat.history.service import QueuedSession, conversation_channel, operator_queue, preview, waiting
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.db.base import iso
+from botyard.live import channel_window
 from botyard.live import service as live
 from botyard.live.inbox.schemas import Inbox, InboxSession, Seen, Waiting, WaitingSession
 from botyard.models import SessionMeta
@@ -16,7 +17,9 @@ from botyard.models import SessionMeta
 
 async def inbox(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Inbox:
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
-    entries = [_entry(found, asking) for found, asking in await operator_queue(db, chatbot.uuid)]
+    queue = await operator_queue(db, chatbot.uuid)
+    windows = await channel_window.channels_of(db, [found.session for found, _ in queue])
+    entries = [_entry(found, asking, windows) for found, asking in queue]
     # Triage order: the waiting ones first, the longest waiting first (ISO times sort as text); then the others,
     # the latest activity first.
     waiting = sorted((entry for entry in entries if entry["waiting_since"]), key=lambda e: e["waiting_since"] or "")
@@ -24,7 +27,7 @@ async def inbox(db: AsyncSession, account_uuid: str, chatbot_uuid: str) -> Inbox
     return {"unread": sum(entry["unread"] for entry in sessions), "sessions": sessions}
 
 
-def _entry(found: QueuedSession, asking: str | None) -> InboxSession:
+def _entry(found: QueuedSession, asking: str | None, windows: dict[str, tuple[str, str | None]]) -> InboxSession:
     session, meta = found.session, SessionMeta.of(found.session)
     waiting = session.human_requested and not session.live_chat
     return {
@@ -38,6 +41,9 @@ def _entry(found: QueuedSession, asking: str | None) -> InboxSession:
         "unread": found.unread,
         "seen_at": iso(session.operator_seen_at) if session.operator_seen_at else None,
         "tags": meta.tags,
+        "channel": conversation_channel(session),
+        "channel_type": windows.get(session.uuid, (None, None))[0],
+        "channel_window_closes_at": windows.get(session.uuid, (None, None))[1],
     }
 
 

@@ -1,13 +1,20 @@
 // The Channels page's "Add a channel" form: Telegram (a bot token, webhook or polling), Slack (the app manifest
-// to paste, then its bot token and signing secret) or the generic signed channel (the owner's callback URL).
+// to paste, then its bot token and signing secret), the generic signed channel (the owner's callback URL) or email
+// (a mailbox: `channel-email.js`).
 import { post } from "./api.js";
+import { smsPart } from "./channel-sms.js";
+import { META_TYPES, metaParts } from "./channel-meta.js";
+import { emailPart } from "./channel-email.js";
 import { serviceInfo } from "./service.js";
 import { busy, clear, field, h, notice, select } from "./ui.js";
 
 const TYPES = [
   ["telegram", "Telegram"],
   ["slack", "Slack"],
+  ["sms", "SMS (Twilio)"],
   ["generic", "Generic (your own system, signed JSON)"],
+  ...META_TYPES,
+  ["email", "Email (a mailbox: IMAP and SMTP)"],
 ];
 const MODES = [
   ["webhook", "Webhook: Telegram delivers to this service (needs a public https address)"],
@@ -98,7 +105,11 @@ export async function addChannelForm(ctx, onAdded) {
   const burst = numberInput(1, 0, 30, 0.5);
   const idle = numberInput(24, 1, 2160, 1);
   const manifest = h("textarea", { rows: "13", readonly: true, class: "code", spellcheck: "false" });
+  const sms = smsPart();
+  const meta = metaParts(field);
+  const mail = emailPart();
   const parts = {
+    ...meta.parts,
     telegram: h(
       "fieldset",
       {},
@@ -134,6 +145,8 @@ export async function addChannelForm(ctx, onAdded) {
           "signing secret (shown once).",
       ),
     ),
+    sms: sms.fieldset,
+    email: mail.fieldset,
   };
   const drawType = () => {
     for (const [key, part] of Object.entries(parts)) part.hidden = key !== type.value;
@@ -162,14 +175,20 @@ export async function addChannelForm(ctx, onAdded) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const kind = type.value;
-    const credentials =
-      kind === "telegram"
+    const credentials = meta.readers[kind]
+      ? meta.readers[kind]()
+      : kind === "telegram"
         ? { bot_token: token.value.trim() }
         : kind === "slack"
           ? { bot_token: slackToken.value.trim(), signing_secret: signingSecret.value.trim() }
-          : { callback_url: callback.value.trim() };
+          : kind === "sms"
+            ? sms.credentials()
+          : kind === "email"
+            ? mail.credentials().given
+            : { callback_url: callback.value.trim() };
     const missing = Object.entries(credentials).find(([, value]) => !value);
     if (missing) return note.error(`Fill in the ${missing[0].replace("_", " ")}.`);
+    if (kind === "email") Object.assign(credentials, mail.credentials().optional);
     const settings = {
       mode: kind === "telegram" ? mode.value : "webhook",
       burst_seconds: Number(burst.value),
@@ -179,6 +198,9 @@ export async function addChannelForm(ctx, onAdded) {
       const body = { type: kind, name: name.value.trim(), credentials, settings };
       const channel = await post(`/chatbot/${ctx.chatbot.uuid}/channel/create`, body);
       for (const secret of [token, slackToken, signingSecret, callback, name]) secret.value = "";
+      sms.clear();
+      meta.readers[kind]?.clear();
+      mail.reset();
       drawType();
       note.ok(`Channel added: ${channel.name || channel.type}.`);
       await onAdded(channel);

@@ -2,7 +2,17 @@
 // chatbot's channels, by its name and its type as people say it (GET /chatbot/{uuid}/channels).
 import { get } from "./api.js";
 
-const TYPES = { web: "Web", telegram: "Telegram", slack: "Slack", generic: "Generic" };
+const TYPES = {
+  web: "Web",
+  telegram: "Telegram",
+  slack: "Slack",
+  generic: "Generic",
+  whatsapp: "WhatsApp",
+  messenger: "Messenger",
+  instagram: "Instagram",
+  email: "Email",
+  sms: "SMS",
+};
 export const WEB_LABEL = "Web (widget and API)";
 
 export const typeLabel = (type) => TYPES[type] ?? type;

@@ -5,6 +5,7 @@
 import { Permission } from "/static/shared/names.js";
 import { get, post, request } from "./api.js";
 import { addChannelForm, copyBox, slackManifest } from "./channel-add.js";
+import { metaWebhook } from "./channel-meta.js";
 import { typeLabel } from "./channel-names.js";
 import {
   append,
@@ -29,6 +30,11 @@ const TO_HINT = {
   telegram: "A chat id: a private chat's is the user's id (it must have written to the bot first).",
   slack: "A channel or DM id (C…, D…) the bot is in.",
   generic: "The user id the callback receives (user.id).",
+  sms: "A phone number in international form (+14155550100).",
+  whatsapp: "A number in international form (it must have written to yours in the last 24 hours).",
+  messenger: "A page-scoped id (the person must have written to the page in the last 24 hours).",
+  instagram: "An Instagram-scoped id (the person must have written to you in the last 24 hours).",
+  email: "An email address: the mail goes out through the channel's SMTP server.",
 };
 
 export async function render(ctx) {
@@ -47,8 +53,9 @@ export async function render(ctx) {
     h(
       "p",
       { class: "lead" },
-      "Answer where your customers write: Telegram, Slack, or your own system. A channel's messages get the same " +
-        "answers as the widget's, and its conversations reach the Inbox when someone asks for a person.",
+      "Answer where your customers write: WhatsApp, Messenger, Instagram, email, SMS, Telegram, Slack, or your " +
+        "own system. A channel's messages get the same answers as the widget's, and its conversations reach the " +
+        "Inbox when someone asks for a person.",
     ),
     readOnly,
     secretBox,
@@ -152,8 +159,9 @@ function channelCard(ctx, channel, draw) {
     h("h2", { id: `channel-${channel.uuid}` }, label),
     h("p", { class: "actions" }, ...badges),
     statusFacts(channel),
-    copyBox("Inbound URL", channel.inbound_url),
+    channel.type === "email" ? null : copyBox("Inbound URL", channel.inbound_url), // a mailbox is read, not posted to
     manifest,
+    metaWebhook(channel, copyBox),
     h("div", { class: "actions", "data-needs": "manage" }, toggle, remove),
     note.element,
     settingsForm(channel, draw),
@@ -192,6 +200,7 @@ function settingsForm(channel, draw) {
           mode: channel.type === "telegram" ? mode.value : channel.settings.mode,
           burst_seconds: Number(burst.value),
           session_idle_hours: Number(idle.value),
+          ...(channel.settings.template ? { template: channel.settings.template } : {}),
         },
       });
       note.ok("Channel saved.");

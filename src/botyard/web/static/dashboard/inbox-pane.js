@@ -31,10 +31,12 @@ export class SessionPane {
     clear(this.element, this.title, this.badges, this.state, this.log, actions, this.replyForm, this.note.element);
   }
 
-  draw(session, messages) {
+  /** `who`: who the conversation is with and where ("Ada on Parcel bot (Telegram)"), when the list says. */
+  draw(session, messages, who) {
     const live = Boolean(session.meta.live_chat);
     const requested = Boolean(session.meta.human_requested);
-    this.title.textContent = `Visitor of ${formatDate(session.created_at)}`;
+    const since = `since ${formatDate(session.created_at)}`;
+    this.title.textContent = who ? `${who[0].toUpperCase()}${who.slice(1)}, ${since}` : `Visitor ${since}`;
     clear(this.log, ...transcript(messages));
     if (!messages.length) this.log.append(h("p", { class: "empty" }, "No messages yet."));
     this.log.scrollTop = this.log.scrollHeight;

@@ -5,6 +5,8 @@
 import { ChatbotEventKind } from "/static/shared/names.js";
 import { readEvents } from "/static/shared/sse.js";
 import { ApiError, get, openStream, post } from "./api.js";
+import { channelLabel, channelsOf } from "./channel-names.js";
+import { windowLine } from "./channel-window.js";
 import { SessionPane } from "./inbox-pane.js";
 import { busy, clear, h, heading, notice } from "./ui.js";
 
@@ -34,6 +36,14 @@ export function waited(iso, now = Date.now()) {
   return `${Math.floor(hours / 24)} d`;
 }
 
+/** Who a conversation is with and where: "Ada on Parcel bot (Telegram)", "a visitor on the web". */
+export function whoAndWhere(entry, channels) {
+  if (!entry?.channel) return "a visitor on the web";
+  const channel = channels.get(entry.channel.uuid);
+  const who = entry.channel.user_name || entry.channel.user_id || "a customer";
+  return `${who} on ${channel ? channelLabel(channel) : "a deleted channel"}`;
+}
+
 /** Tells the shell the chatbot's unread total (the badge on the Inbox link). */
 export function announceUnread(chatbot, unread) {
   window.dispatchEvent(new CustomEvent("botyard:inbox-unread", { detail: { chatbot, unread } }));
@@ -50,6 +60,7 @@ class Inbox {
     this.ctx = ctx;
     this.bot = ctx.chatbot.uuid;
     this.entries = [];
+    this.channels = new Map();
     this.openUuid = ctx.params[1] ?? null;
     this.lastId = "";
     this.loading = null;
@@ -64,6 +75,7 @@ class Inbox {
 
   async start() {
     this.layout();
+    this.channels = await channelsOf(this.bot, this.ctx.signal);
     // Connect first: the stream starts from "now", so nothing that happens after the list is read is missed.
     let first = null;
     try {
@@ -145,7 +157,12 @@ class Inbox {
     const open = h(
       "button",
       { type: "button", class: "open", "data-session": entry.uuid, "aria-current": current },
-      h("span", { class: "preview", dir: "auto" }, entry.preview || "No question yet", h("span", { class: "sub" }, state)),
+      h(
+        "span",
+        { class: "preview", dir: "auto" },
+        entry.preview || "No question yet",
+        h("span", { class: "sub" }, `${state} · ${whoAndWhere(entry, this.channels)}${windowLine(entry)}`),
+      ),
       unread,
     );
     open.addEventListener("click", () => this.open(entry.uuid));
@@ -182,7 +199,8 @@ class Inbox {
       get(`/session/${uuid}`, { signal: this.ctx.signal }),
       get(`/session/${uuid}/messages`, { signal: this.ctx.signal }),
     ]);
-    if (uuid === this.openUuid) this.pane.draw(session, messages);
+    const entry = this.entries.find((found) => found.uuid === uuid);
+    if (uuid === this.openUuid) this.pane.draw(session, messages, entry && whoAndWhere(entry, this.channels));
   }
 
   logActivity(text, time) {
