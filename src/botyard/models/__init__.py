@@ -19,9 +19,11 @@ from botyard.models.chat_session import ChatSession
 from botyard.models.chatbot import Chatbot
 from botyard.models.chatbot_event import ChatbotEvent
 from botyard.models.chunk import Chunk
+from botyard.models.contact import Contact, ContactIdentity
 from botyard.models.crawl import Crawl, CrawlPage
 from botyard.models.data_source import DataSource, SourceFile
 from botyard.models.handoff_settings import HandoffSettings
+from botyard.models.inbox import CannedReply, ConversationNote, ConversationRead
 from botyard.models.index_snapshot import IndexSnapshot, IndexSnapshotPiece
 from botyard.models.instance_settings import InstanceSettings
 from botyard.models.integration_hook import IntegrationHook
@@ -33,6 +35,7 @@ from botyard.models.kinds import (
     AuditObject,
     ChatbotEventKind,
     ConversationOutcome,
+    ConversationStatus,
     CrawlMode,
     CrawlPageState,
     CrawlState,
@@ -81,6 +84,7 @@ __all__ = [
     "AuditAction",
     "AuditEvent",
     "AuditObject",
+    "CannedReply",
     "Channel",
     "ChannelEvent",
     "ChannelEventState",
@@ -93,7 +97,12 @@ __all__ = [
     "ChatbotEvent",
     "ChatbotEventKind",
     "Chunk",
+    "Contact",
+    "ContactIdentity",
+    "ConversationNote",
     "ConversationOutcome",
+    "ConversationRead",
+    "ConversationStatus",
     "Crawl",
     "CrawlMode",
     "CrawlPage",

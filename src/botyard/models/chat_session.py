@@ -26,6 +26,7 @@ class ChatSession(UuidPk, Timestamps, Base):
         Index("ix_chat_session_flags", "chatbot_uuid", "human_requested", "live_chat"),
         Index("ix_chat_session_activity", "chatbot_uuid", "modified_at"),
         Index("ix_chat_session_channel", "channel_uuid", "channel_user", "channel_thread", "modified_at"),
+        Index("ix_chat_session_work", "chatbot_uuid", "status", "assignee_uuid"),
     )
 
     chatbot_uuid: Mapped[str] = mapped_column(ForeignKey("chatbot.uuid", ondelete="CASCADE"), index=True)
@@ -47,6 +48,24 @@ class ChatSession(UuidPk, Timestamps, Base):
     operator_seen_at: Mapped[datetime | None] = mapped_column(default=None)
     """When an operator last opened the conversation in the inbox: the visitor's messages written after it are the
     unread ones (any operator of the account; opening it marks it read for all)."""
+
+    contact_uuid: Mapped[str | None] = mapped_column(
+        ForeignKey("contact.uuid", ondelete="SET NULL"), default=None, index=True
+    )
+    """The person who writes (`contacts`); None for a conversation opened through the API with nothing to know them
+    by."""
+    visitor_page: Mapped[str] = mapped_column(Text, default="", server_default="")
+    """The page the widget's visitor was on when the conversation began."""
+    status: Mapped[str] = mapped_column(String(16), default="open", server_default="open")
+    """The team's work on it (`ConversationStatus`): open, pending (waiting for the customer), snoozed until
+    `snoozed_until`, resolved."""
+    snoozed_until: Mapped[datetime | None] = mapped_column(default=None)
+    assignee_uuid: Mapped[str | None] = mapped_column(
+        ForeignKey("account_user.uuid", ondelete="SET NULL"), default=None
+    )
+    """The person of the account it is assigned to (None: nobody)."""
+    resolved_at: Mapped[datetime | None] = mapped_column(default=None)
+    """When a person last resolved it (the team's resolution time); None while it is not resolved."""
 
     @validates("meta")
     def _flags_follow_meta(self, key: str, meta: dict[str, Any] | None) -> dict[str, Any] | None:

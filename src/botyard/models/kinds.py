@@ -107,6 +107,19 @@ class ConversationOutcome(StrEnum):
     """A person was asked for, or took the conversation over (it stays handed off)."""
 
 
+class ConversationStatus(StrEnum):
+    """`chat_session.status`: where the team's work on a conversation stands (set by people, not by the bot)."""
+
+    OPEN = "open"
+    """Someone should look at it (every conversation begins open)."""
+    PENDING = "pending"
+    """The team answered and waits for the customer."""
+    SNOOZED = "snoozed"
+    """Put aside until `snoozed_until`; open again after it, or when the customer writes."""
+    RESOLVED = "resolved"
+    """Done; a new message from the customer opens it again."""
+
+
 class OutcomeReason(StrEnum):
     """`chat_session.outcome_reason`: why a conversation is unresolved or handed off."""
 
