@@ -57,12 +57,10 @@ def phone(number: str) -> Identity | None:
         return None
 
 
-def visitor(chatbot_uuid: str, device_id: str) -> Identity | None:
-    """The widget's visitor on this chatbot's widget; None without a device id."""
+def visitor(chatbot_uuid: str, device_id: str) -> list[Identity]:
+    """The widget's visitor on this chatbot's widget (none without a device id)."""
     device = device_id.strip()
-    if not device:
-        return None
-    return Identity(IdentityKind.VISITOR, f"{chatbot_uuid}:{device}"[:MAX_VALUE])
+    return [Identity(IdentityKind.VISITOR, f"{chatbot_uuid}:{device}"[:MAX_VALUE])] if device else []
 
 
 def of_channel(channel_type: str, channel_uuid: str, user_id: str) -> list[Identity]:
