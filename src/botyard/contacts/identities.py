@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import phonenumbers
+
 from botyard.contacts import phones
 from botyard.models.channel import ChannelType
 from botyard.models.kinds import IdentityKind
@@ -50,11 +52,12 @@ def email(address: str) -> Identity | None:
 
 
 def phone(number: str) -> Identity | None:
-    """The number in E.164; None when it is not one in international form."""
+    """The number in E.164; None when it is not one in international form (or too short or long to be one)."""
     try:
-        return Identity(IdentityKind.PHONE, phones.canonical(number))
+        e164 = phones.canonical(number)
     except phones.NotAPhoneNumber:
         return None
+    return Identity(IdentityKind.PHONE, e164) if phonenumbers.is_possible_number(phonenumbers.parse(e164)) else None
 
 
 def visitor(chatbot_uuid: str, device_id: str) -> list[Identity]:

@@ -186,9 +186,9 @@ async def update(db: AsyncSession, account_uuid: str, contact_uuid: str, values:
 async def merge(db: AsyncSession, account_uuid: str, into_uuid: str, other_uuid: str) -> Contact:
     """The other contact joins `into`: its identities and conversations move, `into`'s empty fields (and missing
     attributes) are filled from it, and it is deleted; all in the caller's transaction."""
+    into = await get_owned(db, account_uuid, into_uuid)
     if into_uuid == other_uuid:
         raise AppError(ErrorCode.MERGE_WITH_ITSELF, "A contact cannot be merged with itself: pick another contact.")
-    into = await get_owned(db, account_uuid, into_uuid)
     other = await get_owned(db, account_uuid, other_uuid)
     await IdentityRepository(db).move(other.uuid, into.uuid)
     await contact_sessions.move(db, other.uuid, into.uuid)
