@@ -73,7 +73,7 @@ def test_a_contact_of_two_channels_is_merged_shows_both_conversations_and_is_ren
     merge.get_by_role("button", name="Find").click()
     merge.get_by_role("button", name="Merge into this contact").click()
     page.get_by_role("dialog").get_by_role("button", name="Merge").click()
-    expect(page.get_by_role("status")).to_have_text(f"Merged “Ada on the helpdesk {tag}”.")
+    expect(page.get_by_text(f"Merged “Ada on the helpdesk {tag}”.")).to_be_visible()
     expect(conversations).to_have_count(2)
     expect(conversations.filter(has_text="Generic")).to_contain_text("Where is my parcel?")
     widget_row = conversations.filter(has_text="Widget")
