@@ -10,7 +10,8 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat import contact_sessions, session_state
+from botyard.chat import session_state
+from botyard.chat.contact_sessions import service as contact_sessions
 from botyard.chatbots import service as chatbots
 from botyard.contacts import identities
 from botyard.contacts.identities import Identity
