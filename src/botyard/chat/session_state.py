@@ -37,3 +37,10 @@ def end_live_chat(session: ChatSession) -> None:
 def mark_seen(session: ChatSession, at: datetime) -> None:
     """An operator opened the session at `at`: the visitor's messages until then are read."""
     session.operator_seen_at = at
+
+
+def link_contact(session: ChatSession, contact_uuid: str, page: str = "") -> None:
+    """The session is the contact's (`contacts.recognise`); `page`, the widget's page, is kept from the first time."""
+    session.contact_uuid = contact_uuid
+    if page and not session.visitor_page:
+        session.visitor_page = page

@@ -21,6 +21,10 @@ class AuditAction(StrEnum):
     SIGNIN_FAILED = "signin_failed"
     PASSWORD_RESET = "password_reset"  # noqa: S105 (a word, not a password)
     INVITATION_ACCEPTED = "invitation_accepted"
+    MERGED = "merged"
+    """Another object was joined into this one (a contact)."""
+    EXPORTED = "exported"
+    """Personal data was exported (a contact's, for their right of access)."""
 
 
 class AuditObject(StrEnum):
@@ -46,3 +50,4 @@ class AuditObject(StrEnum):
     INVITATION = "invitation"
     SESSION = "session"
     """A dashboard sign-in."""
+    CONTACT = "contact"

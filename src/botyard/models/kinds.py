@@ -120,6 +120,23 @@ class ConversationStatus(StrEnum):
     """Done; a new message from the customer opens it again."""
 
 
+class IdentityKind(StrEnum):
+    """`contact_identity.kind`: what a channel knows a contact by (`contacts.identities`)."""
+
+    EMAIL = "email"
+    """The address, lower-cased: the email channel, the widget's visitor who gave it, the after-hours form."""
+    PHONE = "phone"
+    """The number in E.164 (`contacts.phones`): WhatsApp and SMS."""
+    TELEGRAM = "telegram"
+    SLACK = "slack"
+    MESSENGER = "messenger"
+    INSTAGRAM = "instagram"
+    WEBHOOK = "webhook"
+    """The generic channel's user id, after the channel's uuid (`channel_uuid:user`): its ids are the owner's own."""
+    VISITOR = "visitor"
+    """The widget's device id, after the chatbot's uuid (`chatbot_uuid:device_id`)."""
+
+
 class OutcomeReason(StrEnum):
     """`chat_session.outcome_reason`: why a conversation is unresolved or handed off."""
 

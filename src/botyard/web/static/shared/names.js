@@ -67,6 +67,26 @@ export const ConversationOutcome = Object.freeze({
   HANDED_OFF: "handed_off",
 });
 
+/** `chat_session.status`: where the team's work on a conversation stands. */
+export const ConversationStatus = Object.freeze({
+  OPEN: "open",
+  PENDING: "pending",
+  SNOOZED: "snoozed",
+  RESOLVED: "resolved",
+});
+
+/** `contact_identity.kind`: what a channel knows a contact by. */
+export const IdentityKind = Object.freeze({
+  EMAIL: "email",
+  PHONE: "phone",
+  TELEGRAM: "telegram",
+  SLACK: "slack",
+  MESSENGER: "messenger",
+  INSTAGRAM: "instagram",
+  WEBHOOK: "webhook",
+  VISITOR: "visitor",
+});
+
 /** Why a conversation is unresolved or handed off. */
 export const OutcomeReason = Object.freeze({
   VISITOR_ASKED: "visitor_asked",
@@ -186,6 +206,8 @@ export const AuditAction = Object.freeze({
   SIGNIN_FAILED: "signin_failed",
   PASSWORD_RESET: "password_reset",
   INVITATION_ACCEPTED: "invitation_accepted",
+  MERGED: "merged",
+  EXPORTED: "exported",
 });
 
 /** What kind of object an audit log event is about (`audit_event.object_type`). */
@@ -207,4 +229,5 @@ export const AuditObject = Object.freeze({
   MEMBER: "member",
   INVITATION: "invitation",
   SESSION: "session",
+  CONTACT: "contact",
 });
