@@ -37,13 +37,13 @@ const ROUTES = [
 const BOT_PAGES = [
   ["inbox", "Inbox", true],
   ["knowledge", "Knowledge", true],
+  ["review", "Review", true], // two clicks from any page to a thumbs-down to fix (tests/browser/unanswered)
   ["analytics", "Analytics", true],
   ["conversations", "Conversations"],
   ["agents", "Agents"],
   ["channels", "Channels"],
   ["playground", "Playground"],
   ["hit-testing", "Hit testing"],
-  ["review", "Review"],
   ["tests", "Tests"],
 ];
 const CURRENT = "botyard.chatbot";
