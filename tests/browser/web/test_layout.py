@@ -127,6 +127,7 @@ def test_an_operator_sees_the_chatbot_read_only_and_no_delete(browser: Browser, 
             "Your role (operator) cannot change settings: an admin or the owner of the account can."
         )
         expect(page.get_by_label("Name")).to_be_disabled()
+        measure(page, "a person's header (presence, their name)", 1280)
         expect(page.get_by_role("button", name="Save settings")).to_have_count(0)
         tabs = page.get_by_role("navigation", name="Chatbot sections")
         expect(tabs.get_by_role("link", name="Danger zone")).to_have_count(0)
