@@ -141,6 +141,12 @@ def test_an_operator_sees_the_chatbot_read_only_and_no_delete(browser: Browser, 
         expect(page.get_by_role("button", name="Delete chatbot")).to_have_count(0)
         page.goto(f"{server.base}/dashboard#/chatbots")
         expect(page.get_by_role("button", name="Delete Read-only bot")).to_have_count(0)
+        [agent] = server.api("GET", f"/chatbot/{bot}/agents")
+        page = board.open(f"/bot/{bot}/agents/{agent['uuid']}", f"Agent: {agent['name']}")
+        expect(page.get_by_role("note")).to_have_text(
+            "Your role (operator) cannot change agents: an editor, an admin or the owner of the account can."
+        )
+        expect(page.get_by_label("Name", exact=True)).to_be_disabled()
         assert board.problems == []
     finally:
         context.close()
@@ -164,7 +170,7 @@ def test_dialogs_close_when_the_address_changes(board: Dashboard, server: Servic
     page.go_back()  # Back, with the confirmation open: it closes, answered "no"
     expect(page.get_by_role("dialog")).to_have_count(0)
     expect(page.get_by_role("heading", level=1)).to_have_text("Chatbots")
-    page.get_by_label("Name").fill(f"{name} 2")
+    page.get_by_label("Name", exact=True).fill(f"{name} 2")
     page.get_by_role("button", name="Create chatbot").click(timeout=10_000)  # nothing lies over the page any more
     expect(page.get_by_role("status")).to_contain_text(f"Created {name} 2.")
     assert len(server.api("GET", f"/chatbot/{bot}/data-sources")) == 1

@@ -89,6 +89,9 @@ function showUnread(chatbot, count) {
   inboxBadge.hidden = !count || chatbot !== currentChatbot()?.uuid;
   inboxBadge.textContent = String(count);
   inboxBadge.setAttribute("aria-label", `${count} unread`);
+  // On a phone the Inbox link is in the Menu's list: its button shows a dot while the badge has a count.
+  menuButton.dataset.unread = String(!inboxBadge.hidden);
+  menuButton.title = inboxBadge.hidden ? "" : `Inbox: ${count} unread`;
 }
 
 async function readUnread(chatbot, signal) {

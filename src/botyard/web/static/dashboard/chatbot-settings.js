@@ -3,7 +3,21 @@
 // manage the chatbot sees the settings read-only, with the reason, and no delete.
 import { Permission, Visibility } from "/static/shared/names.js";
 import { get, post, request } from "./api.js";
-import { append, busy, checkbox, clear, confirmDialog, field, h, heading, lines, notice, select } from "./ui.js";
+import {
+  append,
+  busy,
+  checkbox,
+  clear,
+  confirmDialog,
+  field,
+  h,
+  heading,
+  lines,
+  lockedUnless,
+  notice,
+  readOnlyNote,
+  select,
+} from "./ui.js";
 import { handoffSection } from "./handoff-settings.js";
 import { tabbed } from "./tabs.js";
 import { webhooksSection } from "./webhooks.js";
@@ -58,8 +72,7 @@ export async function render(ctx) {
   const title = heading(`Chatbot: ${bot.name}`);
   const embed = h("section", { "aria-labelledby": "embed-h" });
   const manages = ctx.can(Permission.MANAGE);
-  // A disabled fieldset disables every control inside, those its section adds once loaded too.
-  const locked = (element) => (manages ? element : h("fieldset", { class: "locked", disabled: true }, element));
+  const locked = (element) => lockedUnless(manages, element);
   const sections = [
     { key: "settings", label: "Settings", element: locked(settingsForm(ctx, bot, saved)) },
     { key: "embed", label: "Embed", element: embed },
@@ -70,13 +83,7 @@ export async function render(ctx) {
   ];
   if (manages) sections.push({ key: "danger", label: "Danger zone", element: dangerZone(ctx, bot) });
   const tabs = tabbed(`#/chatbot/${bot.uuid}`, sections, "Chatbot sections");
-  const reason = manages
-    ? null
-    : h(
-        "p",
-        { class: "read-only-note", role: "note" },
-        `Your role (${ctx.me?.role ?? "viewer"}) cannot change settings: an admin or the owner of the account can.`,
-      );
+  const reason = manages ? null : readOnlyNote(ctx.me, "settings", "an admin or the owner of the account");
   append(ctx.main, [title, reason, tabs.nav, ...tabs.panels]);
   drawEmbed(embed, bot);
   tabs.show(ctx.params[1]);

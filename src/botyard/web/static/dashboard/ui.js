@@ -129,6 +129,18 @@ export function confirmDialog(message, confirmLabel = "Delete", extra = null) {
   });
 }
 
+/** What the caller's role may not change, shown read-only: inside a disabled fieldset every control is disabled, those
+ * a section adds once loaded too. `allowed`: the role may change it (then `element` is returned as it is). */
+export function lockedUnless(allowed, element) {
+  return allowed ? element : h("fieldset", { class: "locked", disabled: true }, element);
+}
+
+/** The reason beside controls shown read-only: "Your role (operator) cannot change settings: <who> can." */
+export function readOnlyNote(me, what, who) {
+  const role = me?.role ?? "viewer";
+  return h("p", { class: "read-only-note", role: "note" }, `Your role (${role}) cannot change ${what}: ${who} can.`);
+}
+
 /** A keyboard-reachable region around a data table. On a phone (dashboard.css) each row is a card: its first cell on
  * top, the others on lines of their own, each after its column's name (data-label, kept up to date here as pages
  * redraw their rows), so no column is cut off and the page never scrolls sideways. */
