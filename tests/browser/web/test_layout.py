@@ -97,7 +97,10 @@ def test_every_page_fits_at_1280_and_on_a_phone(browser: Browser, server: Servic
         for href in hrefs:
             visit(page, server.base, href)
             measure(page, href, width)
+            if href.endswith("/knowledge"):
+                page.screenshot(path=artifacts / f"layout-knowledge-{width}.png", full_page=True)
         header_menu(page, "more")
+        page.screenshot(path=artifacts / f"layout-menu-{width}.png")
         nav.get_by_role("link", name="Review", exact=True).click()  # a link of a menu closes it
         expect(page.get_by_role("heading", level=1)).to_contain_text("Review")
         expect(page.locator("header [aria-expanded='true']")).to_have_count(0)
