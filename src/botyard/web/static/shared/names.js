@@ -71,6 +71,14 @@ export const ConversationOutcome = Object.freeze({
   HANDED_OFF: "handed_off",
 });
 
+/** Where the team's work on a conversation stands (`chat_session.status`). */
+export const ConversationStatus = Object.freeze({
+  OPEN: "open",
+  PENDING: "pending",
+  SNOOZED: "snoozed",
+  RESOLVED: "resolved",
+});
+
 /** Why a conversation is unresolved or handed off. */
 export const OutcomeReason = Object.freeze({
   VISITOR_ASKED: "visitor_asked",
