@@ -2,7 +2,7 @@
 // filters and the search box, then one row per conversation in the order the API gives (who waits longest first).
 // A row names the person, never "Visitor of <date>": two visitors who wrote the same words must be told apart.
 import { ConversationStatus } from "/static/shared/names.js";
-import { typeLabel } from "./channel-names.js";
+import { channelLabel, typeLabel } from "./channel-names.js";
 import { windowLine } from "./channel-window.js";
 import { clear, h, select, uid } from "./ui.js";
 
@@ -61,9 +61,13 @@ export function personName(entry) {
   return words ? `Visitor: “${words}”` : "Visitor";
 }
 
-/** Where it is held: "Web" (the widget or the API) or the channel's type as people say it. */
-export function channelName(entry) {
-  return entry?.channel_type ? typeLabel(entry.channel_type) : "Web";
+/** Where it is held: "Web" (the widget or the API), else the chatbot's channel by name and type ("Parcel bot
+ * (Telegram)"), else the channel's type as people say it. */
+export function channelName(entry, channels = new Map()) {
+  const channel = entry?.channel?.uuid ? channels.get(entry.channel.uuid) : null;
+  if (channel) return channelLabel(channel);
+  if (entry?.channel_type) return typeLabel(entry.channel_type);
+  return entry?.channel ? "a deleted channel" : "Web";
 }
 
 export class ListPane {
@@ -180,7 +184,7 @@ export class ListPane {
         h(
           "span",
           { class: "sub" },
-          [channelName(entry), state, status, `${assignee}${windowLine(entry)}`].filter(Boolean).join(" · "),
+          [channelName(entry, this.inbox.channels), state, status, `${assignee}${windowLine(entry)}`].filter(Boolean).join(" · "),
         ),
       ),
     );

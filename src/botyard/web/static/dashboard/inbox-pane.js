@@ -107,7 +107,7 @@ export class SessionPane {
     const status = this.status();
     const assignee = this.assigned();
     this.facts.textContent = [
-      channelName(this.entry),
+      channelName(this.entry ?? { channel: session.meta?.channel }, this.inbox.channels),
       `since ${formatDate(session.created_at)}`,
       STATUS_LABEL[status] ?? status,
       assignee ? `assigned to ${assignee.name || "someone"}` : "unassigned",

@@ -8,7 +8,7 @@ import { ChatbotEventKind, Permission } from "/static/shared/names.js";
 import { readEvents } from "/static/shared/sse.js";
 import { get, openStream, post } from "./api.js";
 import { CannedManager, CannedStore } from "./canned.js";
-import { channelLabel, channelsOf } from "./channel-names.js";
+import { channelsOf } from "./channel-names.js";
 import { ContextPane } from "./inbox-context.js";
 import { InboxKeys } from "./inbox-keys.js";
 import { ListPane, VIEWS } from "./inbox-list.js";
@@ -42,14 +42,6 @@ const VISITOR_EVENTS = [
   ChatbotEventKind.CONTACT_FORM_SENT,
 ];
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-
-/** Who a conversation is with and where: "Ada on Parcel bot (Telegram)", "a visitor on the web". */
-export function whoAndWhere(entry, channels) {
-  if (!entry?.channel) return "a visitor on the web";
-  const channel = channels.get(entry.channel.uuid);
-  const who = entry.channel.user_name || entry.channel.user_id || "a customer";
-  return `${who} on ${channel ? channelLabel(channel) : "a deleted channel"}`;
-}
 
 /** Tells the shell the chatbot's unread total (the badge on the Inbox link). */
 export function announceUnread(chatbot, unread) {
