@@ -21,6 +21,7 @@ from botyard.identity.caller import CurrentAccount, CurrentPrincipal
 from botyard.identity.users.availability import operator_name
 from botyard.live import service as live
 from botyard.live.event_stream import MAX_EVENT_ID, AppEventWatch, StreamedEvent, event_response, start_after
+from botyard.live.inbox import work
 from botyard.live.schemas import OperatorReply
 from botyard.live.wakeup import chatbot_topic
 from botyard.models import Permission
@@ -59,9 +60,10 @@ _EVENTS: Responses = {
 async def start_live_chat(uuid: str, db: DbSession, principal: CurrentPrincipal) -> Session:
     """Take the session over: the start announcement is added to the transcript and the AI stops answering it
     (the user's messages are stored for the operator). A person signed in to the dashboard signs it with their name
-    (`meta_json.operator_name`, and the event's). 409 `live_chat_active` if an operator already has it."""
+    (`meta_json.operator_name`, and the event's), and has the conversation when nobody had it (assigned, event
+    `conversation_assigned`). 409 `live_chat_active` if an operator already has it."""
     name = await operator_name(db, principal)
-    return service.session_to_wire(await live.start(db, principal.account_uuid, uuid, utcnow(), name))
+    return service.session_to_wire(await work.take_over(db, principal, uuid, name, utcnow()))
 
 
 @router.post(

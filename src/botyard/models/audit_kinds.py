@@ -43,6 +43,8 @@ class AuditObject(StrEnum):
     """An unanswered question or a reviewed answer."""
     TEST_SET = "test_set"
     CONVERSATION = "conversation"
+    CANNED_REPLY = "canned_reply"
+    """One of the account's canned replies (what the team inserts with `/shortcut`)."""
     WEBHOOK = "webhook"
     CHANNEL = "channel"
     KEY = "key"

@@ -85,6 +85,15 @@ class ChatbotEventKind(StrEnum):
     """The visitor asked for a person after office hours: the form for an email address and a message is shown."""
     CONTACT_FORM_SENT = "contact_form_sent"
     """The visitor left an email address and a message through that form ({message_uuid, email, message})."""
+    CONVERSATION_ASSIGNED = "conversation_assigned"
+    """A person of the team has the conversation now, or nobody ({assignee_uuid, assignee_name, by_uuid})."""
+    CONVERSATION_STATUS = "conversation_status"
+    """A person set the conversation's status ({status, snoozed_until, by_uuid})."""
+    NOTE_ADDED = "note_added"
+    """A private note of the team ({note_uuid, author_uuid, author_name, text}): operators only, never the widget,
+    a channel or a webhook."""
+    NOTE_DELETED = "note_deleted"
+    """A private note was deleted ({note_uuid}): operators only."""
 
 
 class WidgetRole(StrEnum):

@@ -104,8 +104,8 @@ class HistoryRepository(Repository[ChatSession]):
         return [QueuedSession(row[0], row[1], row[2]) for row in (await self.session.execute(statement)).all()]
 
     async def waiting_of_account(self, account_uuid: str, limit: int) -> list[tuple[ChatSession, str]]:
-        """The account's sessions that wait for a person (asked, and no operator has them), with their chatbot's
-        name, the longest waiting first."""
+        """The account's sessions that wait for a person (asked, and nobody has them: no operator live, no
+        assignee), with their chatbot's name, the longest waiting first."""
         statement = (
             select(ChatSession, Chatbot.name)
             .join(Chatbot, Chatbot.uuid == ChatSession.chatbot_uuid)
@@ -113,6 +113,7 @@ class HistoryRepository(Repository[ChatSession]):
                 Chatbot.account_uuid == account_uuid,
                 ChatSession.human_requested.is_(True),
                 ChatSession.live_chat.is_(False),
+                ChatSession.assignee_uuid.is_(None),
             )
             .order_by(ChatSession.modified_at, ChatSession.uuid)
             .limit(limit)

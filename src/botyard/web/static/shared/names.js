@@ -44,6 +44,10 @@ export const ChatbotEventKind = Object.freeze({
   CONVERSATION_SEEN: "conversation_seen",
   CONTACT_FORM_OFFERED: "contact_form_offered",
   CONTACT_FORM_SENT: "contact_form_sent",
+  CONVERSATION_ASSIGNED: "conversation_assigned",
+  CONVERSATION_STATUS: "conversation_status",
+  NOTE_ADDED: "note_added",
+  NOTE_DELETED: "note_deleted",
 });
 
 /** `role` of an entry of the widget's conversation. */
@@ -223,6 +227,7 @@ export const AuditObject = Object.freeze({
   QUESTION: "question",
   TEST_SET: "test_set",
   CONVERSATION: "conversation",
+  CANNED_REPLY: "canned_reply",
   WEBHOOK: "webhook",
   CHANNEL: "channel",
   KEY: "key",
