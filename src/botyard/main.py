@@ -28,6 +28,7 @@ from botyard.chat.router import router as chat_router
 from botyard.chatbots.handoff.router import router as handoff_router
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
+from botyard.contacts.router import router as contacts_router
 from botyard.cors import Origins, ServiceCors
 from botyard.crawl.router import router as crawl_router
 from botyard.db.base import utcnow
@@ -144,6 +145,7 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         session_documents_router,
         live_router,
         inbox_router,
+        contacts_router,
         handoff_router,
         hit_testing_router,
         webhooks_router,

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import phonenumbers
+
 from botyard.contacts import phones
 from botyard.models.channel import ChannelType
 from botyard.models.kinds import IdentityKind
@@ -50,19 +52,18 @@ def email(address: str) -> Identity | None:
 
 
 def phone(number: str) -> Identity | None:
-    """The number in E.164; None when it is not one in international form."""
+    """The number in E.164; None when it is not one in international form (or too short or long to be one)."""
     try:
-        return Identity(IdentityKind.PHONE, phones.canonical(number))
+        e164 = phones.canonical(number)
     except phones.NotAPhoneNumber:
         return None
+    return Identity(IdentityKind.PHONE, e164) if phonenumbers.is_possible_number(phonenumbers.parse(e164)) else None
 
 
-def visitor(chatbot_uuid: str, device_id: str) -> Identity | None:
-    """The widget's visitor on this chatbot's widget; None without a device id."""
+def visitor(chatbot_uuid: str, device_id: str) -> list[Identity]:
+    """The widget's visitor on this chatbot's widget (none without a device id)."""
     device = device_id.strip()
-    if not device:
-        return None
-    return Identity(IdentityKind.VISITOR, f"{chatbot_uuid}:{device}"[:MAX_VALUE])
+    return [Identity(IdentityKind.VISITOR, f"{chatbot_uuid}:{device}"[:MAX_VALUE])] if device else []
 
 
 def of_channel(channel_type: str, channel_uuid: str, user_id: str) -> list[Identity]:

@@ -11,11 +11,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat import contact_sessions, session_state
+from botyard.chatbots import service as chatbots
 from botyard.contacts import identities
 from botyard.contacts.identities import Identity
 from botyard.contacts.repository import ContactRepository, IdentityRepository
-from botyard.errors import AppError, ErrorCode
-from botyard.models import ChatSession, Contact, ContactIdentity, IdentityKind
+from botyard.errors import AppError, ErrorCode, validation_error
+from botyard.models import Channel, ChatSession, Contact, ContactIdentity, IdentityKind
 
 MAX_NAME = 200
 MAX_ATTRIBUTES = 30
@@ -62,13 +63,14 @@ async def recognise(
     attributes: Mapping[str, str] | None = None,
 ) -> Contact:
     """The person who writes in `session`, known by `seen` (the channel's identities) and the email and phone they
-    gave: the contact of the first identity already known, else a new one. The identities it lacks are added (one
+    gave: the session's contact when it has one, else the contact of the first identity already known, else a new
+    one. The identities it lacks are added (one
     already another contact's stays theirs: merging is the team's decision), empty name, email and phone are
     filled (never overwriting what was there, an operator's edit included), it was seen `now`, and the session is
     linked to it (with the widget's `page`)."""
     wanted = list(dict.fromkeys([*seen, *identities.given(email, phone)]))
     known = await IdentityRepository(db).find(account_uuid, wanted)
-    contact = await _first_owner(db, account_uuid, wanted, known)
+    contact = await _linked(db, account_uuid, session) or await _first_owner(db, account_uuid, wanted, known)
     if contact is None:
         contact = await ContactRepository(db).add(Contact(account_uuid=account_uuid, attributes={}, created_at=now))
     stored = {(identity.kind, identity.value) for identity in known}
@@ -79,6 +81,29 @@ async def recognise(
     await ContactRepository(db).update(contact, {**fill, "last_seen_at": now})
     session_state.link_contact(session, contact.uuid, page)
     return contact
+
+
+async def recognise_on_channel(
+    db: AsyncSession, account_uuid: str, session: ChatSession, channel: Channel, user: tuple[str, str], now: datetime
+) -> Contact:
+    """The channel's user (`user`: id and display name) who writes in `session`, by what the channel knows them by."""
+    user_id, user_name = user
+    seen = identities.of_channel(channel.type, channel.uuid, user_id)
+    return await recognise(db, account_uuid, session, seen, now=now, name=user_name)
+
+
+async def gave_email(db: AsyncSession, session: ChatSession, email: str, now: datetime) -> Contact | None:
+    """The visitor of `session` left an email address (the after-hours form): it joins their contact."""
+    chatbot = await chatbots.by_uuid(db, session.chatbot_uuid)
+    if chatbot is None:
+        return None
+    return await recognise(db, chatbot.account_uuid, session, [], email=email, now=now)
+
+
+async def _linked(db: AsyncSession, account_uuid: str, session: ChatSession) -> Contact | None:
+    if session.contact_uuid is None:
+        return None
+    return await ContactRepository(db).owned(account_uuid, session.contact_uuid)
 
 
 async def _first_owner(
@@ -142,17 +167,28 @@ async def identities_of(db: AsyncSession, contact_uuids: Sequence[str]) -> dict[
 
 
 async def update(db: AsyncSession, account_uuid: str, contact_uuid: str, values: Mapping[str, object]) -> Contact:
-    """Change what the team edits of a contact (name, email, phone, note, attributes); the caller checked them."""
+    """Change what the team edits of a contact (name, email, phone, note, attributes; the caller checked their
+    sizes). A phone number is stored in E.164 (a 422 when it is not one in international form). The identities stay
+    as the channels gave them: an edited address is what the team writes to, not a way the contact is found."""
     contact = await get_owned(db, account_uuid, contact_uuid)
-    return await ContactRepository(db).update(contact, dict(values))
+    changed = dict(values)
+    if changed.get("phone"):
+        number = identities.phone(str(changed["phone"]))
+        if number is None:
+            raise validation_error(
+                "phone: not a phone number in international form: write it with its country code (+44 20 ...)",
+                [{"field": "phone", "message": "not a phone number in international form", "type": "value_error"}],
+            )
+        changed["phone"] = number.value
+    return await ContactRepository(db).update(contact, changed)
 
 
 async def merge(db: AsyncSession, account_uuid: str, into_uuid: str, other_uuid: str) -> Contact:
     """The other contact joins `into`: its identities and conversations move, `into`'s empty fields (and missing
     attributes) are filled from it, and it is deleted; all in the caller's transaction."""
+    into = await get_owned(db, account_uuid, into_uuid)
     if into_uuid == other_uuid:
         raise AppError(ErrorCode.MERGE_WITH_ITSELF, "A contact cannot be merged with itself: pick another contact.")
-    into = await get_owned(db, account_uuid, into_uuid)
     other = await get_owned(db, account_uuid, other_uuid)
     await IdentityRepository(db).move(other.uuid, into.uuid)
     await contact_sessions.move(db, other.uuid, into.uuid)

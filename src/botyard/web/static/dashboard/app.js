@@ -18,6 +18,7 @@ const ROUTES = [
   route("/audit", "./audit.js", "audit", "Audit log"),
   route("/settings", "./settings.js", "settings", "Settings"),
   route("/chatbots", "./chatbots.js", "chatbots", "Chatbots"),
+  route("/contacts(?:/[0-9a-f]{32})?", "./contacts.js", "contacts", "Contacts"), // the page reads the contact itself
   route(`/chatbot/${ID}`, "./chatbot-settings.js", "chatbots", "Chatbot settings"),
   route(`/bot/${ID}/knowledge`, "./knowledge.js", "knowledge", "Knowledge"),
   route(`/bot/${ID}/agents`, "./agents.js", "agents", "Agents"),
@@ -187,6 +188,7 @@ function renderNav(active, botUuid) {
     switchSelect.value = bot.uuid;
     switchSelect.title = bot.name; // the whole name, where the header is too narrow for it
   }
+  navList.append(link("#/contacts", "Contacts", "contacts"));
   if (can(Permission.ACCESS)) {
     navList.append(
       link("#/members", "Members", "members"),
