@@ -95,9 +95,14 @@ def test_two_operators_work_the_inbox_at_once(
         expect(rows(ann).first.locator(".unread")).to_have_count(0)
         ann.keyboard.press("a")
         expect(ann.get_by_role("tab", name="Mine, 1")).to_be_visible()
+        expect(ann.get_by_role("tab", name="Unassigned, 0")).to_be_visible()
+        expect(ben.get_by_role("tab", name="Mine, 0")).to_be_visible()
+        expect(rows(ben)).to_have_count(0)  # no longer unassigned: under All, with its assignee
+        ben.get_by_role("tab", name="All").click()
         expect(rows(ben).first).to_contain_text("Ann")
         expect(rows(ben).first.get_by_label("1 unread")).to_be_visible()  # Ben has not read it
-        expect(ben.get_by_role("tab", name="Mine, 0")).to_be_visible()
+        ann.get_by_role("tab", name="Mine").click()
+        expect(rows(ann).first).to_contain_text("Ann")
 
         # A reply from the canned replies (typed as /), which takes the conversation over; then a private note.
         ann.keyboard.press("r")

@@ -20,6 +20,12 @@ const STATUSES = [
   ["all", "Any status"],
 ];
 export const STATUS_LABEL = Object.fromEntries(STATUSES);
+const TITLES = {
+  mine: "Assigned to you",
+  unassigned: "Handed to people (asked for one, live, or given a status) and assigned to nobody",
+  waiting: "Asked for a person, and nobody has it yet",
+  all: "Every conversation of the chatbot, the bot's own too",
+};
 const SEARCH_MS = 300;
 
 /** "42 s", "3 min", "2 h 5 min", "3 d": how long since an ISO time. */
@@ -78,7 +84,7 @@ export class ListPane {
     const tabList = h("div", { class: "inbox-tabs", role: "tablist", "aria-label": "Views" });
     for (const [view, label] of VIEWS) {
       const count = h("span", { class: "count" });
-      const tab = h("button", { type: "button", role: "tab", "data-view": view }, label, " ", count);
+      const tab = h("button", { type: "button", role: "tab", "data-view": view, title: TITLES[view] }, label, " ", count);
       tab.addEventListener("click", () => this.choose({ view }));
       this.tabs.set(view, { tab, count, label });
       tabList.append(tab);
@@ -104,7 +110,8 @@ export class ListPane {
       label(this.search, "Search"),
       this.search,
     );
-    this.list = h("ul", { class: "session-list inbox-list", "aria-label": "Conversations" });
+    this.list = h("ul", { class: "session-list inbox-list", id: uid("list"), "aria-label": "Conversations" });
+    for (const { tab } of this.tabs.values()) tab.setAttribute("aria-controls", this.list.id);
     this.element = h(
       "section",
       { class: "card inbox-list-pane", "aria-labelledby": "list-h" },
@@ -134,7 +141,6 @@ export class ListPane {
     for (const [view, { tab, count, label }] of this.tabs) {
       const selected = this.inbox.filters.view === view;
       tab.setAttribute("aria-selected", String(selected));
-      tab.tabIndex = selected ? 0 : -1;
       const n = counts?.[view];
       count.textContent = n === undefined ? "" : String(n);
       tab.setAttribute("aria-label", n === undefined ? label : `${label}, ${n}`);

@@ -208,13 +208,13 @@ export class SessionPane {
   }
 
   async assign(body, done) {
-    await post(`/session/${this.uuid()}/assign`, body);
+    this.inbox.learn(this.uuid(), await post(`/session/${this.uuid()}/assign`, body));
     this.note.ok(done);
     await this.inbox.changed();
   }
 
   async setStatus(body, done) {
-    await post(`/session/${this.uuid()}/status`, body);
+    this.inbox.learn(this.uuid(), await post(`/session/${this.uuid()}/status`, body));
     this.note.ok(done);
     await this.inbox.changed();
   }

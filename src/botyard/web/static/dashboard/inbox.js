@@ -49,7 +49,8 @@ export function announceUnread(chatbot, unread) {
 }
 
 function savedFilters() {
-  const fallback = { view: "all", status: "open", channel: "", q: "" };
+  // Unassigned: where new work arrives (a person's own is under Mine; All holds the bot's conversations too).
+  const fallback = { view: "unassigned", status: "open", channel: "", q: "" };
   try {
     const saved = JSON.parse(sessionStorage.getItem(FILTERS) ?? "{}");
     const view = VIEWS.some(([name]) => name === saved.view) ? saved.view : fallback.view;
@@ -72,6 +73,7 @@ class Inbox {
     this.me = ctx.me || null;
     this.filters = savedFilters();
     this.entries = [];
+    this.known = new Map(); // what the lists and the events said of each conversation, for one no longer listed
     this.counts = {};
     this.people = [];
     this.context = null;
@@ -180,6 +182,7 @@ class Inbox {
         const query = { ...this.filters };
         const found = await get(`/chatbot/${this.bot}/inbox`, { signal: this.ctx.signal, query });
         this.entries = found.sessions;
+        for (const entry of this.entries) this.known.set(entry.uuid, entry);
         this.counts = found.counts ?? {};
         this.total = found.unread;
         this.drawList();
@@ -210,7 +213,8 @@ class Inbox {
     this.root.dataset.show = "conversation";
     this.drawList();
     await post(`/session/${uuid}/seen`, undefined, { signal: this.ctx.signal });
-    await Promise.all([this.refreshOpen(), this.reload()]);
+    await this.reload();
+    await this.refreshOpen();
     this.pane.title.focus();
   }
 
@@ -231,7 +235,8 @@ class Inbox {
 
   /** After this operator's own change: the list and the open conversation as they are now. */
   async changed() {
-    await Promise.all([this.reload(), this.refreshOpen()]);
+    await this.reload();
+    await this.refreshOpen();
   }
 
   async refreshOpen() {
@@ -249,11 +254,36 @@ class Inbox {
       optional(`/session/${uuid}/context`, null),
     ]);
     if (uuid !== this.openUuid) return;
-    const entry = this.entries.find((found) => found.uuid === uuid);
+    const entry = this.known.get(uuid) ?? (await this.findAnywhere(uuid));
+    if (uuid !== this.openUuid) return;
     this.context = context;
     const noteList = Array.isArray(notes) ? notes : (notes?.notes ?? []);
     this.pane.draw({ session, messages, notes: noteList, entry });
     this.contextPane.draw(context, messages);
+  }
+
+  /** A conversation opened from a link that the current tab does not list: its entry from the widest list. */
+  async findAnywhere(uuid) {
+    const query = { view: "all", status: "all" };
+    const found = await get(`/chatbot/${this.bot}/inbox`, { signal: this.ctx.signal, query });
+    const entry = found.sessions.find((item) => item.uuid === uuid);
+    if (entry) this.known.set(uuid, entry);
+    return entry;
+  }
+
+  /** What a change said (a `Work` answer, or an event's data) of a conversation the list may no longer hold. */
+  learn(uuid, work) {
+    const entry = this.known.get(uuid);
+    if (!entry) return;
+    const assignee =
+      "assignee_uuid" in work
+        ? work.assignee_uuid && { uuid: work.assignee_uuid, name: work.assignee_name ?? "" }
+        : work.assignee;
+    this.known.set(uuid, {
+      ...entry,
+      ...(work.status ? { status: work.status, snoozed_until: work.snoozed_until ?? null } : {}),
+      ...(assignee !== undefined ? { assignee: assignee || null } : {}),
+    });
   }
 
   logActivity(text, time) {
@@ -267,12 +297,16 @@ class Inbox {
     if (!describe || !data?.session_uuid) return;
     const text = describe(data);
     if (text) this.logActivity(text, data.created_at);
+    if (event === ChatbotEventKind.CONVERSATION_ASSIGNED || event === ChatbotEventKind.CONVERSATION_STATUS) {
+      this.learn(data.session_uuid, data);
+    }
     const opened = data.session_uuid === this.openUuid;
     // The operator has the conversation open: what the visitor writes there is read as it comes.
     if (opened && VISITOR_EVENTS.includes(event)) {
       await post(`/session/${data.session_uuid}/seen`, undefined, { signal: this.ctx.signal });
     }
-    await Promise.all([this.reload(), opened && event !== ChatbotEventKind.CONVERSATION_SEEN && this.refreshOpen()]);
+    await this.reload();
+    if (opened && event !== ChatbotEventKind.CONVERSATION_SEEN) await this.refreshOpen();
   }
 
   async connect() {
