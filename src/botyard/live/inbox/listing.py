@@ -27,8 +27,10 @@ async def inbox(db: AsyncSession, account_uuid: str, chatbot_uuid: str, only: In
     asked = {found.session.uuid: SessionMeta.of(found.session).human_requested_message for found in listed}
     queries = {uuid: m.query for uuid, m in (await messages_by_uuids(db, [a for a in asked.values() if a])).items()}
     windows = await channel_window.channels_of(db, [found.session for found in listed])
-    entries = [_entry(found, queries.get(asked[found.session.uuid] or ""), windows, only.now) for found in listed]
-    sessions = triage(entries, only.now)
+    entries = [
+        (found, _entry(found, queries.get(asked[found.session.uuid] or ""), windows, only.now)) for found in listed
+    ]
+    sessions = triage(entries)
     return {
         "unread": sum(entry["unread"] for entry in sessions),
         "sessions": sessions,
@@ -36,17 +38,15 @@ async def inbox(db: AsyncSession, account_uuid: str, chatbot_uuid: str, only: In
     }
 
 
-def triage(entries: Sequence[InboxSession], now: datetime) -> list[InboxSession]:
-    """Who waits longest first: those waiting for a person, the longest waiting first; then the open ones whose
-    customer's last message is unanswered, the oldest first; then the rest, the latest activity first (the order
-    they came in). ISO times sort as text."""
-    waiting = sorted((e for e in entries if e["waiting_since"]), key=lambda e: e["waiting_since"] or "")
-    answering = sorted(
-        (e for e in entries if _unanswered(e)),
-        key=lambda e: e["unanswered_since"] or "",
-    )
-    rest = [e for e in entries if not e["waiting_since"] and not _unanswered(e)]
-    return waiting + answering + rest
+def triage(entries: Sequence[tuple[Listed, InboxSession]]) -> list[InboxSession]:
+    """Who waits longest first: those waiting for a person, the longest waiting first (ISO times sort as text);
+    then the open ones whose customer's last message is unanswered, the oldest first; then the rest, the latest
+    activity first (the order they came in)."""
+    waiting = sorted((e for _, e in entries if e["waiting_since"]), key=lambda e: e["waiting_since"] or "")
+    unanswered = [(found, e) for found, e in entries if _unanswered(e)]
+    unanswered.sort(key=lambda pair: pair[0].unanswered_since or pair[0].session.modified_at)
+    rest = [e for _, e in entries if not e["waiting_since"] and not _unanswered(e)]
+    return waiting + [e for _, e in unanswered] + rest
 
 
 def _unanswered(entry: InboxSession) -> bool:

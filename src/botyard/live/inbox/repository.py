@@ -19,6 +19,7 @@ from sqlalchemy.orm import aliased
 from botyard.live.inbox.filters import WIDGET, InboxFilter, InboxView, StatusFilter
 from botyard.models import (
     Channel,
+    Chatbot,
     ChatSession,
     Contact,
     ConversationRead,
@@ -267,3 +268,43 @@ def _listed(row: Any) -> Listed:
         channel_type=channel_type,
         channel_name=channel_name,
     )
+
+
+class ContextRepository:
+    """What a conversation's context shows beside it: its contact, its channel, the contact's other conversations."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def contact(self, contact_uuid: str) -> Contact | None:
+        return await self.session.get(Contact, contact_uuid)
+
+    async def channel(self, channel_uuid: str) -> tuple[str, str] | None:
+        """The channel's type and name."""
+        statement = select(Channel.type, Channel.name).where(Channel.uuid == channel_uuid)
+        row = (await self.session.execute(statement)).first()
+        return (row[0], row[1]) if row is not None else None
+
+    async def earlier(self, account_uuid: str, contact_uuid: str, other_than: str, limit: int) -> list[Earlier]:
+        """The contact's other conversations on any of the account's chatbots, the latest activity first."""
+        statement = (
+            select(ChatSession, Chatbot.name, Channel.type, _first_question())
+            .join(Chatbot, Chatbot.uuid == ChatSession.chatbot_uuid)
+            .outerjoin(Channel, Channel.uuid == ChatSession.channel_uuid)
+            .where(
+                Chatbot.account_uuid == account_uuid,
+                ChatSession.contact_uuid == contact_uuid,
+                ChatSession.uuid != other_than,
+            )
+            .order_by(ChatSession.modified_at.desc(), ChatSession.uuid.desc())
+            .limit(limit)
+        )
+        return [Earlier(*row) for row in (await self.session.execute(statement)).all()]
+
+
+@dataclass(frozen=True)
+class Earlier:
+    session: ChatSession
+    chatbot_name: str
+    channel_type: str | None
+    first_query: str | None

@@ -16,9 +16,9 @@ from botyard.errors import ErrorCode, error_responses
 from botyard.identity.access import NotAudited, requires
 from botyard.identity.caller import CurrentAccount, CurrentPrincipal
 from botyard.live import service as live
-from botyard.live.inbox import listing, service, work
+from botyard.live.inbox import context, listing, service, work
 from botyard.live.inbox.filters import WIDGET, InboxFilter, InboxView, StatusFilter
-from botyard.live.inbox.schemas import Assignment, Inbox, Seen, StatusChange, Waiting, Work
+from botyard.live.inbox.schemas import Assignment, Context, Inbox, Seen, StatusChange, Waiting, Work
 from botyard.models import ChannelType, Permission
 
 router = APIRouter(tags=["live chat"])
@@ -110,3 +110,13 @@ async def assign(uuid: str, body: Assignment, db: DbSession, principal: CurrentP
     """Give the conversation to a person of the account who takes conversations (`user_uuid`), to the caller
     (`me: true`), or to nobody (`user_uuid: null`). Event `conversation_assigned`."""
     return await work.assign(db, principal, uuid, body, utcnow())
+
+
+@router.get(
+    "/session/{uuid}/context", response_model=Context, responses=_SESSION, dependencies=[requires(Permission.READ)]
+)
+async def get_context(uuid: str, db: ReadDbSession, account: CurrentAccount) -> Context:
+    """What to see beside the conversation: its contact, its channel, the page the visitor was on, the contact's
+    other conversations on any channel (at most 20, the latest first), and each of the bot's answers with its
+    confidence and the sources it quoted."""
+    return await context.context(db, account, uuid)

@@ -140,3 +140,56 @@ class Waiting(TypedDict):
     """How many are listed (at most `MAX_WAITING`)."""
     sessions: list[WaitingSession]
     """The longest waiting first."""
+
+
+class ChannelRef(TypedDict):
+    type: str
+    name: str
+
+
+class EarlierConversation(TypedDict):
+    """Another conversation of the same contact, on any chatbot and channel of the account."""
+
+    session_uuid: str
+    chatbot_uuid: str
+    chatbot_name: str
+    channel_type: str | None
+    """The channel's type; null: the widget or the API."""
+    created_at: str
+    modified_at: str
+    preview: str
+    """Its first question, on one line."""
+    status: ConversationStatus
+
+
+class Source(TypedDict):
+    title: str
+    url: str | None
+    """Where the citation links to (the source's reference link, else a web page's address); null: nowhere."""
+
+
+class Answer(TypedDict):
+    """One of the bot's answers in the conversation: how sure it was and what it quoted."""
+
+    message_uuid: str
+    confidence: str | None
+    """`high`, `low` or `none` (null: not recorded, as for older answers)."""
+    unsure: bool
+    """Refused, or not sure of it (`low`, `none`)."""
+    refused: bool
+    sources: list[Source]
+
+
+class Context(TypedDict):
+    """What an operator sees beside a conversation."""
+
+    session_uuid: str
+    contact: InboxContact | None
+    channel: ChannelRef | None
+    """The channel it is held on (null: the widget or the API)."""
+    visitor_page: str
+    """The page the widget's visitor was on when it began ("" unknown)."""
+    earlier: list[EarlierConversation]
+    """The contact's other conversations, the latest first, at most 20."""
+    answers: list[Answer]
+    """The bot's answers, oldest first."""
