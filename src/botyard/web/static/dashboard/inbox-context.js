@@ -7,17 +7,16 @@ import { pageName } from "./inbox-list.js";
 import { clear, formatDate, h } from "./ui.js";
 
 const WIDE = "(min-width: 1100px)";
-const CONTACT_PAGE = (uuid) => `#/contact/${uuid}`;
+const CONTACT_PAGE = (uuid) => `#/contacts/${uuid}`; // the Contacts page (contacts.js) opens one
 
 const fact = (term, ...value) => [h("dt", {}, term), h("dd", {}, ...value)];
 
-/** "confident (0.82)", "unsure", or "" when the answer says nothing of it. */
+/** How sure the bot was of an answer (`confidence` high, low or none; `unsure`, `refused`), in words. */
 export function confidenceText(answer) {
-  const unsure = answer.unsure ?? (answer.confidence === "unsure" ? true : undefined);
-  const score = typeof answer.confidence === "number" ? ` (${answer.confidence.toFixed(2)})` : "";
-  if (unsure === true) return `unsure${score}`;
-  if (unsure === false || score) return `confident${score}`;
-  return typeof answer.confidence === "string" ? answer.confidence : "";
+  if (answer.refused) return "declined to answer (unsure)";
+  const words = { high: "confident", low: "unsure (low confidence)", none: "unsure (nothing matched)" };
+  if (answer.confidence && words[answer.confidence]) return words[answer.confidence];
+  return answer.unsure ? "unsure" : "";
 }
 
 export class ContextPane {
@@ -49,7 +48,7 @@ export class ContextPane {
     const contact = context?.contact;
     const facts = [];
     if (contact) {
-      facts.push(...fact("Name", contact.name || "(no name)"));
+      facts.push(...fact("Name", contact.name || "(not given)"));
       if (contact.email) facts.push(...fact("Email", h("a", { href: `mailto:${contact.email}` }, contact.email)));
       if (contact.phone) facts.push(...fact("Phone", contact.phone));
     }
