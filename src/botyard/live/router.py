@@ -37,9 +37,13 @@ _EVENTS: Responses = {
         "`human_requested` ({session_uuid, reason, message_uuid}), `user_message` ({session_uuid, message_uuid, "
         "query}: a user wrote in a flagged or live session), `live_chat_started`, `operator_message` "
         "({message_uuid}), `live_chat_ended`, `human_request_dismissed` (an operator cleared the request), "
-        "`conversation_seen` (an operator opened it: its unread count is 0), `tags_assigned` ({tags}), "
+        "`conversation_seen` ({user_uuid}: that person read it; absent: an API key, read for everyone), "
+        "`tags_assigned` ({tags}), "
         "`contact_form_offered` ({message_uuid}: asked for a person after office hours), `contact_form_sent` "
-        "({message_uuid, email, message}); every event "
+        "({message_uuid, email, message}), `conversation_assigned` ({assignee_uuid, assignee_name, by_uuid}), "
+        "`conversation_status` ({status, snoozed_until, by_uuid}), `note_added` ({note_uuid, author_uuid, "
+        "author_name, text}: a private note, never sent to the widget or a channel), `note_deleted` "
+        "({note_uuid}); every event "
         "also carries `id`, `type`, `session_uuid` and `created_at`. `ping` every 15 s.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }

@@ -163,6 +163,7 @@ class EarlierConversation(TypedDict):
 
 
 class Source(TypedDict):
+    data_source_uuid: str | None
     title: str
     url: str | None
     """Where the citation links to (the source's reference link, else a web page's address); null: nowhere."""
