@@ -8,7 +8,7 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
-from botyard.chat import contact_sessions
+from botyard.chat.contact_sessions import service as contact_sessions
 from botyard.chatbots.service import by_uuid
 from botyard.contacts import identities, service
 from botyard.models import ChatSession, Role

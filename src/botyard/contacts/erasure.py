@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat import contact_sessions
+from botyard.chat.contact_sessions import service as contact_sessions
 from botyard.contacts import service
 from botyard.contacts.repository import ContactRepository
 from botyard.contacts.schemas import ContactExport, ExportedConversation, ExportedMessage

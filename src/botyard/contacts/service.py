@@ -10,7 +10,8 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat import contact_sessions, session_state
+from botyard.chat import session_state
+from botyard.chat.contact_sessions import service as contact_sessions
 from botyard.chatbots import service as chatbots
 from botyard.contacts import identities
 from botyard.contacts.identities import Identity
@@ -89,7 +90,8 @@ async def recognise_on_channel(
     """The channel's user (`user`: id and display name) who writes in `session`, by what the channel knows them by."""
     user_id, user_name = user
     seen = identities.of_channel(channel.type, channel.uuid, user_id)
-    return await recognise(db, account_uuid, session, seen, now=now, name=user_name)
+    name = "" if user_name == user_id else user_name  # the email channel names a sender without a name by address
+    return await recognise(db, account_uuid, session, seen, now=now, name=name)
 
 
 async def gave_email(db: AsyncSession, session: ChatSession, email: str, now: datetime) -> Contact | None:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.chat import contact_sessions
-from botyard.chat.contact_sessions import ContactConversation
+from botyard.chat.contact_sessions import service as contact_sessions
+from botyard.chat.contact_sessions.service import ContactConversation
 from botyard.contacts import service
 from botyard.contacts.schemas import Contact as ContactOut
 from botyard.contacts.schemas import ContactDetail, ContactList, ContactListItem, Conversation, Identity

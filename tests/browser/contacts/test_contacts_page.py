@@ -1,10 +1,12 @@
 """The Contacts page in Chromium (issue 51, item 1): a visitor who wrote from the widget with their email and then on
 a generic channel is found by search, the two contacts are merged from the contact's page, which then shows both
 conversations (each a link to its transcript), and the name is edited; at 360 px neither the list nor the contact
-scrolls sideways. Screenshots: `tests/artifacts/contact-1280.png`, `contact-360.png`."""
+scrolls sideways. And a site that tells the widget who the visitor is (`window.BotyardContact`) makes them a contact
+with the page they were on. Screenshots: `tests/artifacts/contact-1280.png`, `contact-360.png`."""
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.support.browser import Service
+from tests.support.browser import HostSite, Service
 from tests.support.channel_visits import generic, say
 from tests.support.dashboard import Dashboard, make_chatbot
 from tests.support.waiting import wait_for
@@ -73,7 +75,7 @@ def test_a_contact_of_two_channels_is_merged_shows_both_conversations_and_is_ren
     merge.get_by_role("button", name="Find").click()
     merge.get_by_role("button", name="Merge into this contact").click()
     page.get_by_role("dialog").get_by_role("button", name="Merge").click()
-    expect(page.get_by_role("status")).to_have_text(f"Merged “Ada on the helpdesk {tag}”.")
+    expect(page.get_by_text(f"Merged “Ada on the helpdesk {tag}”.")).to_be_visible()
     expect(conversations).to_have_count(2)
     expect(conversations.filter(has_text="Generic")).to_contain_text("Where is my parcel?")
     widget_row = conversations.filter(has_text="Widget")
@@ -105,3 +107,30 @@ def test_a_contact_of_two_channels_is_merged_shows_both_conversations_and_is_ren
         assert small.problems == []
     finally:
         phone.close()
+
+
+def test_a_site_tells_the_widget_who_the_visitor_is(server: Service, host_site: HostSite, browser: Browser) -> None:
+    tag = secrets.token_hex(3)
+    bot = make_chatbot(server, f"Site bot {tag}", visibility="public", with_qa=False)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        told = {"name": f"Grace {tag}", "email": f"grace-{tag}@navy.example", "attributes": {"plan": "pro"}}
+        context.add_init_script(f"window.BotyardContact = {json.dumps(told)};")  # as the site sets it
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(host_site.page_url(bot))
+        page.get_by_role("button", name="Open chat").click()
+        chat = page.frame_locator("#botyard-widget iframe")
+        expect(chat.get_by_role("button", name="Send")).to_be_enabled()
+        chat.get_by_role("textbox", name="Message").fill("Is there a student discount?")
+        chat.get_by_role("textbox", name="Message").press("Enter")
+        found = wait_for(lambda: server.api("GET", "/contacts", params={"q": tag})["contacts"], 60, what="a contact")
+        (contact,) = found
+        assert contact["name"] == f"Grace {tag}" and contact["email"] == f"grace-{tag}@navy.example"
+        assert contact["attributes"] == {"plan": "pro"}
+        (conversation,) = server.api("GET", f"/contact/{contact['uuid']}")["conversations"]
+        assert conversation["visitor_page"] == host_site.page_url(bot) and conversation["channel"] == "widget"
+        assert errors == []
+    finally:
+        context.close()

@@ -25,6 +25,13 @@ const channelName = (type) => (type === WIDGET ? "Widget" : typeLabel(type));
 const nameOf = (contact) => contact.name || contact.email || contact.phone || "Unnamed contact";
 const reachOf = (contact) => [contact.email, contact.phone].filter(Boolean).join(" · ");
 
+/** A widget visitor's and a generic channel's value say where first (a chatbot's, a channel's uuid): the id after
+ * it is what tells two apart (the whole value is the title). */
+const shownValue = (identity) =>
+  [IdentityKind.VISITOR, IdentityKind.WEBHOOK].includes(identity.kind)
+    ? identity.value.slice(identity.value.indexOf(":") + 1)
+    : identity.value;
+
 /** The contact uuid of the address (#/contacts/<uuid>), or "" for the list. */
 const contactInHash = () => location.hash.match(/^#\/contacts\/([0-9a-f]{32})$/)?.[1] ?? "";
 
@@ -129,7 +136,7 @@ function identityList(identities) {
         "li",
         { class: "chip" },
         KINDS[identity.kind] ?? identity.kind,
-        h("span", { class: "sub", dir: "auto" }, identity.value),
+        h("span", { class: "sub", dir: "auto", title: identity.value }, shownValue(identity)),
       ),
     ),
   );
@@ -287,7 +294,7 @@ async function renderContact(ctx, uuid) {
     summary,
     note.element,
     h("section", { "aria-label": "Known as" }, heading("Known as", 2), identities),
-    tableWrap(table, "Conversations"),
+    h("div", { class: "contact-conversations" }, tableWrap(table, "Conversations")),
     editing ? editForm(contact, note, show) : h("p", { class: "hint" }, "Only people who answer conversations edit contacts."),
     editing ? mergeForm(contact, ctx, note, show) : null,
     dataActions(contact, ctx, note),
