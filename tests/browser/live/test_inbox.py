@@ -3,7 +3,7 @@
 herself by key, replies with the canned reply typed as `/`, adds a private note and hands back and resolves it by
 key; Ben sees it assigned to Ann, its unread count his own, the notes as they come, without a reload; the note never
 reaches the widget nor the hosted messages; the list's filters and search find it. Screenshots:
-`tests/artifacts/inbox-1280.png`, `tests/artifacts/inbox-360.png`."""
+`tests/artifacts/inbox-1280.png`, `tests/artifacts/inbox-360.png` (and the list on the phone, `inbox-360-list.png`)."""
 
 from __future__ import annotations
 
@@ -128,6 +128,8 @@ def test_two_operators_work_the_inbox_at_once(
         ann.screenshot(path=artifacts / "inbox-1280.png", full_page=True)
 
         # Ben, on his phone: the list, then the conversation alone, with Ann's note; its context folds.
+        no_sideways_scroll(ben)
+        ben.screenshot(path=artifacts / "inbox-360-list.png", full_page=True)
         rows(ben).first.locator("button[data-session]").click()
         expect(ben.get_by_role("list", name="Conversations")).to_be_hidden()
         expect(ben.get_by_role("log", name="Transcript").get_by_role("article", name=PRIVATE)).to_contain_text(NOTE)
