@@ -77,8 +77,9 @@ def test_a_snooze_needs_a_future_time_and_passes_by_itself(alice: Api, db: Db) -
     ):
         assert_error(alice.post(f"/session/{chat}/status", body), 422, "snooze_time_invalid")
     assert_error(alice.post(f"/session/{chat}/status", {"status": "closed"}), 422, "validation_error")
-    snoozed = alice.ok(alice.post(f"/session/{chat}/status", {"status": "snoozed", "snoozed_until": later(hours=2)}))
-    assert snoozed["status"] == "snoozed" and snoozed["snoozed_until"]
+    naive = (datetime.now(UTC) + timedelta(hours=2)).replace(tzinfo=None).isoformat()  # a time without a zone: UTC
+    snoozed = alice.ok(alice.post(f"/session/{chat}/status", {"status": "snoozed", "snoozed_until": naive}))
+    assert snoozed["status"] == "snoozed" and snoozed["snoozed_until"] == naive[:19] + "Z"
     assert listed(alice, bot) == []
     assert [item["uuid"] for item in listed(alice, bot, status="snoozed")] == [chat]
 

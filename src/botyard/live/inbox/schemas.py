@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Literal, Self
 
-from pydantic import StringConstraints, model_validator
+from pydantic import StringConstraints, field_validator, model_validator
 from typing_extensions import TypedDict
 
 from botyard.chat.history.schemas import ConversationChannel
@@ -89,7 +89,12 @@ class Inbox(TypedDict):
 class StatusChange(RequestModel):
     status: ConversationStatus
     snoozed_until: datetime | None = None
-    """With `snoozed` only, and in the future (else 422 `snooze_time_invalid`)."""
+    """With `snoozed` only, and in the future (else 422 `snooze_time_invalid`); a time without a zone is UTC."""
+
+    @field_validator("snoozed_until")
+    @classmethod
+    def _in_utc(cls, value: datetime | None) -> datetime | None:
+        return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
 class Assignment(RequestModel):
