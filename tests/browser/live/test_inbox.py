@@ -183,9 +183,9 @@ def test_two_operators_work_the_inbox_at_once(
 
 
 @pytest.mark.timeout(300)
-def test_keys_move_through_the_list_and_never_steal_typing(server: Service, board: Dashboard) -> None:
+def test_keys_move_through_the_list_and_a_snooze_takes_one_out(server: Service, board: Dashboard) -> None:
     """`j` and `k` open the next and the previous conversation of the list, in its order; in the search box they
-    are letters."""
+    are letters. A snooze takes the conversation out of the open ones until it is reopened."""
     bot = hand_off_bot(server, "Key desk")
     for text in (ASKING, "Can a person call me back?"):
         visitor_says(server, server.api("POST", f"/chatbot/{bot}/session/create", {})["uuid"], text)
@@ -208,3 +208,14 @@ def test_keys_move_through_the_list_and_never_steal_typing(server: Service, boar
     expect(page.get_by_role("log", name="Transcript")).to_contain_text(second)
     page.keyboard.press("k")
     expect(page).to_have_url(f"{at}/{listed[0]}")
+
+    # Snoozed (four hours from now unless changed): out of the open list, under Snoozed until it is reopened.
+    page.get_by_role("button", name="Snooze…").click()
+    page.get_by_role("button", name="Snooze", exact=True).click()
+    expect(page.locator(".conversation-facts")).to_contain_text("Snoozed")
+    expect(rows(page)).to_have_count(1)
+    page.get_by_label("Status").select_option("snoozed")
+    expect(rows(page)).to_have_count(1)
+    page.get_by_role("button", name="Reopen").click()
+    expect(rows(page)).to_have_count(0)
+    expect(page.locator(".conversation-facts")).to_contain_text("Open")
