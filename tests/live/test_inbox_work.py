@@ -16,8 +16,9 @@ from tests.support.agents import helpdesk
 from tests.support.api import Api, assert_error
 from tests.support.chat import ask, messages, new_session
 from tests.support.database import Db
-from tests.support.handoff import operator_events
+from tests.support.handoff import desk, operator_events
 from tests.support.people import person
+from tests.support.widget import widget_ask, widget_session
 
 ASKING = "I want to talk to a real person please"
 
@@ -168,3 +169,14 @@ def test_taking_over_assigns_it_to_the_person_when_nobody_has_it(alice: Api, cli
     assert entry(alice, bot, second)["assignee"]["uuid"] == sam.me["user"]["uuid"]  # sam had it: it stays his
     alice.ok(alice.post(f"/session/{first}/live-chat/end"))
     assert entry(alice, bot, first)["assignee"]["uuid"] == anna.me["user"]["uuid"]  # handed back: still hers
+
+
+def test_a_message_left_through_the_contact_form_opens_it_again(alice: Api, client: TestClient) -> None:
+    bot = desk(alice, enabled=True, week={})  # always after hours: the form is offered
+    chat = widget_session(client, bot)
+    widget_ask(client, chat, ASKING)
+    alice.ok(alice.post(f"/session/{chat}/status", {"status": "pending"}))
+    body = {"email": "ann@example.org", "message": "Please call me back about order 1234."}
+    assert client.post(f"/api/v1/widget/session/{chat}/contact", json=body).status_code == 201
+    item = entry(alice, bot, chat)
+    assert item["status"] == "open" and item["waiting_since"]  # the customer wrote: the team's again
