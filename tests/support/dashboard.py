@@ -103,12 +103,12 @@ def row_of(page: Page, text: str) -> Locator:
 MEMBER_PASSWORD = "a long enough password"
 
 
-def add_member(server: Service, role: str) -> str:
-    """A new member of the service key's account, invited and accepted through the API; their email (unique: the
-    service lives for the session, and an email is one person's)."""
+def add_member(server: Service, role: str, name: str = "") -> str:
+    """A new member of the service key's account (named `name`, else after the role), invited and accepted through
+    the API; their email (unique: the service lives for the session, and an email is one person's)."""
     email = f"{role}-{secrets.token_hex(4)}@example.com"
     link = server.api("POST", "/account/invitation/create", {"email": email, "role": role})["link"]
-    body = {"token": link.split("#invite=", 1)[1], "name": role.title(), "password": MEMBER_PASSWORD}
+    body = {"token": link.split("#invite=", 1)[1], "name": name or role.title(), "password": MEMBER_PASSWORD}
     accepted = httpx.post(f"{server.base}/api/v1/auth/invitation/accept", json=body, timeout=30)
     assert accepted.status_code == 200, accepted.text
     return email

@@ -64,10 +64,11 @@ def test_a_telegram_customer_is_handed_to_an_operator_and_back(
     [session] = shop_service.api("GET", f"/chatbot/{bot}/conversations", params={"channel": channel["uuid"]})
     entry = page.locator(f"button[data-session='{session['uuid']}']")
     expect(entry).to_contain_text(ASKING)
-    expect(entry).to_contain_text("Ada Lovelace on Parcel bot (Telegram)")  # who, and on which channel
+    expect(entry).to_contain_text("Ada Lovelace")  # who, and on which channel
+    expect(entry).to_contain_text("Parcel bot (Telegram)")
     entry.click()
-    title = page.get_by_role("heading", name="Ada Lovelace on Parcel bot (Telegram), since", exact=False)
-    expect(title).to_be_visible()
+    expect(page.get_by_role("heading", name="Ada Lovelace", exact=True)).to_be_visible()
+    expect(page.locator(".conversation-facts")).to_contain_text("Parcel bot (Telegram) · since")
     transcript = page.get_by_role("log", name="Transcript")
     expect(transcript).to_contain_text(ASKING)
 
@@ -82,7 +83,7 @@ def test_a_telegram_customer_is_handed_to_an_operator_and_back(
     assert bot_api.push(update(next(say), "Thank you! Which courier?", user=CUSTOMER), shop_service.base) == 200
     expect(transcript).to_contain_text("Thank you! Which courier?")
     page.screenshot(path=artifacts / "channels-handoff.png", full_page=True)
-    page.get_by_role("button", name="End live chat").click()
+    page.get_by_role("button", name="Hand back to the bot").click()
     expect(page.get_by_text("The AI is answering this conversation.")).to_be_visible()
     assert "The person has left the chat" in replies(bot_api, 4)[3]
 

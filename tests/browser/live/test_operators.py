@@ -93,7 +93,7 @@ def test_after_hours_the_widget_offers_a_form_that_reaches_the_inbox(
     expect(chat.get_by_role("status").filter(has_text="We will write to you by email")).to_be_visible()
     page.screenshot(path=str(artifacts / "operators-after-hours-form.png"))
 
-    waiting = inbox.get_by_role("list", name="Sessions waiting for a person").locator("li[data-uuid]")
+    waiting = inbox.get_by_role("list", name="Conversations").locator("li[data-uuid]")
     expect(waiting).to_have_count(1)
     expect(waiting.first).to_contain_text("Please call me back about invoice 77.")
     expect(inbox.get_by_text("A visitor left a message after hours (ann@example.org).")).to_be_visible()
@@ -142,7 +142,7 @@ def test_an_operator_says_when_they_are_away_and_signs_their_replies(
         box.press("Enter")
         expect(chat.locator("article.msg-assistant").last).to_contain_text("let our team know")
         inbox = board.open(f"/bot/{bot}/inbox", "Inbox: Named desk")
-        inbox.get_by_role("list", name="Sessions waiting for a person").locator("button[data-session]").click()
+        inbox.get_by_role("list", name="Conversations").locator("button[data-session]").click()
         inbox.get_by_role("button", name="Take over").click()
         inbox.get_by_label("Reply").fill("Hello, I can help with the invoice.")
         inbox.get_by_role("button", name="Send reply").click()

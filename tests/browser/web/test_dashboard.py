@@ -451,7 +451,7 @@ def test_inbox_takes_over_a_widget_conversation(
             server.api("POST", f"/agent/{agent['uuid']}/update", {"enabled": False})
     page = dashboard.open(f"/bot/{bot}/inbox", "Inbox: Inbox bot")
     expect(page.get_by_text("Live updates on.")).to_be_visible()
-    waiting = page.get_by_role("list", name="Sessions waiting for a person")
+    waiting = page.get_by_role("list", name="Conversations")
     expect(waiting).to_contain_text("Nobody is waiting")
 
     visitor = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -490,7 +490,7 @@ def test_inbox_takes_over_a_widget_conversation(
         expect(transcript.locator("article.msg-user").last).to_contain_text("My order 1234 is late")
         page.screenshot(path=artifacts / "dashboard-inbox.png", full_page=True)
 
-        page.get_by_role("button", name="End live chat").click()
+        page.get_by_role("button", name="Hand back to the bot").click()
         expect(page.get_by_role("button", name="Take over")).to_be_visible()
         expect(chat.locator("article.msg-announcement").last).to_contain_text("The person has left the chat.")
         assert server.api("GET", f"/chatbot/{bot}/sessions", params={"human_requested": 1}) == []
