@@ -7,7 +7,6 @@ conversations are asserted exactly; a live chat through the API is timed from it
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,55 +16,21 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.testclient import TestClient
 
 from botyard.config import Settings
-from botyard.db.base import iso
+from botyard.db.base import Base
 from botyard.live.service import flag_for_operators
-from botyard.models import ChatbotEvent, ChatSession, Message, Role
+from botyard.models import ChatSession, Message, Role
 from tests.support.api import Api, assert_error
 from tests.support.channels import owner_app
 from tests.support.clock import ManualClock
 from tests.support.database import Db
 from tests.support.fake_dns import FakeDns
 from tests.support.people import add_person
+from tests.support.team_day import HANDED, Conversation, conversation_rows, day_rows
 from tests.support.webhook_receiver import Receiver, receiver
 
 DAY = datetime(2026, 7, 14, 9, tzinfo=UTC)
-"""The morning the conversations begin (one an hour)."""
+"""The morning the conversations of `tests/support/team_day.py` begin (one an hour)."""
 OWNER = "owner@example.com"
-
-
-@dataclass(frozen=True)
-class Conversation:
-    """One conversation of the day: where, how it went and, when handed to a person, the minutes after its start of
-    each step (None: it did not happen)."""
-
-    place: str
-    outcome: str | None = None
-    asked: float | None = None
-    """A person asked for (the `human_requested` event)."""
-    taken: float | None = None
-    """An operator took it over (`live_chat_started`, and the transcript's start announcement)."""
-    replies: tuple[float, ...] = ()
-    resolved: float | None = None
-    person: str | None = None
-    asked_in_meta_only: bool = False
-    """The request is only in `meta.human_requested_at` (no event), as an older row may have it."""
-
-
-HANDED = "handed_off"
-DAY_OF = (
-    Conversation("web", "resolved"),
-    Conversation("web", "unresolved"),
-    Conversation("web"),  # nothing asked
-    Conversation("web", HANDED, asked=1, taken=3, replies=(5,), resolved=30, person="ada"),  # 240 s, 1740 s
-    Conversation("helpdesk", HANDED, asked=1, taken=1.5, replies=(2, 8), resolved=11, person="ada"),  # 60 s, 600 s
-    Conversation("helpdesk", HANDED, taken=2, replies=(4,), person="grace"),  # taken unasked: 120 s, open
-    Conversation("helpdesk", HANDED, asked=1),  # waiting for a person: assigned to nobody, not timed
-    Conversation("helpdesk", "resolved"),
-    Conversation("shop", HANDED, asked=1, replies=(11,), resolved=21, person="grace", asked_in_meta_only=True),
-    Conversation("shop", HANDED, asked=1, taken=1, replies=(2.5,), resolved=61, person="ada"),  # 90 s, 3600 s
-    Conversation("shop"),
-)
-"""Eleven conversations: 2 resolved by the bot, 1 unresolved, 6 handed to a person, 2 without a question."""
 
 
 @pytest.fixture
@@ -87,46 +52,14 @@ def generic(api: Api, bot: str, name: str, callback: Receiver) -> str:
     return uuid
 
 
-def write(db: Db, bot: str, at: datetime, talk: Conversation, channel: str | None, people: dict[str, str]) -> None:
-    """One conversation's rows, as the answer pipeline, live chat and the inbox leave them."""
-
-    def minutes(value: float) -> datetime:
-        return at + timedelta(minutes=value)
-
+def write(db: Db, rows: list[tuple[ChatSession, list[Base]]]) -> None:
     async def go(s: AsyncSession) -> None:
-        meta: dict[str, Any] = {"human_requested": talk.asked is not None}
-        if talk.asked is not None:
-            meta["human_requested_at"] = iso(minutes(talk.asked))
-        session = ChatSession(chatbot_uuid=bot, meta=meta, created_at=at, channel_uuid=channel, outcome=talk.outcome)
-        session.channel_user = "customer" if channel else ""
-        session.assignee_uuid = people[talk.person] if talk.person else None
-        session.resolved_at = minutes(talk.resolved) if talk.resolved is not None else None
-        s.add(session)
-        await s.flush()
-        events = [("human_requested", talk.asked)] if talk.asked is not None and not talk.asked_in_meta_only else []
-        events += [("live_chat_started", talk.taken)] if talk.taken is not None else []
-        for kind, after in events:
-            s.add(ChatbotEvent(chatbot_uuid=bot, session_uuid=session.uuid, kind=kind, created_at=minutes(after)))
-        rows = [("live_chat_start", talk.taken)] if talk.taken is not None else []
-        rows += [("operator", after) for after in talk.replies]
-        for kind, after in rows:
-            meta_row = {"kind": kind, "operator_name": talk.person or "someone"}
-            s.add(
-                Message(
-                    session_uuid=session.uuid, query="", response="Hello.", meta=meta_row, created_at=minutes(after)
-                )
-            )
-        if talk.outcome not in (None, HANDED):
-            s.add(Message(session_uuid=session.uuid, query="A question?", response="An answer.", created_at=at))
+        for session, following in rows:
+            s.add(session)
+            await s.flush()  # the rows that name it come after it
+            s.add_all(following)
 
     db.run(go)
-
-
-def script(db: Db, bot: str, channels: dict[str, str | None], people: dict[str, str]) -> None:
-    for index, talk in enumerate(DAY_OF):
-        write(db, bot, DAY + timedelta(hours=index), talk, channels[talk.place], people)
-    long_ago = Conversation("web", HANDED, asked=1, replies=(2,), resolved=3, person="ada")  # before the period
-    write(db, bot, DAY - timedelta(days=40), long_ago, None, people)
 
 
 def team(api: Api, bot: str, **params: Any) -> dict[str, Any]:
@@ -139,9 +72,12 @@ def day_setup(owner: Api, db: Db, callback: Receiver) -> tuple[str, dict[str, st
     channels = {"web": None, "helpdesk": generic(owner, bot, "Helpdesk", callback)}
     channels["shop"] = generic(owner, bot, "Shop", callback)
     people = {name: add_person(db, OWNER, f"{name}@example.com", Role.OPERATOR) for name in ("ada", "grace")}
-    script(db, bot, channels, people)
+    long_ago = Conversation("web", HANDED, asked=1, replies=(2,), resolved=3, person="ada")  # before the period
     other = owner.chatbot("Another bot")["uuid"]  # another chatbot's hand-off counts for it only
-    write(db, other, DAY, Conversation("web", HANDED, asked=0, replies=(1,), person="ada"), None, people)
+    theirs = Conversation("web", HANDED, asked=0, replies=(1,), person="ada")
+    write(db, day_rows(bot, DAY, channels, people))
+    write(db, [conversation_rows(bot, DAY - timedelta(days=40), long_ago, None, people)])
+    write(db, [conversation_rows(other, DAY, theirs, None, people)])
     return bot, channels, people
 
 
