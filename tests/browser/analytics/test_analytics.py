@@ -83,7 +83,7 @@ def test_the_analytics_page_shows_the_counts_of_a_scripted_day(
         ("Questions", "4"),
         ("Answered", "2"),
         ("Refused", "2"),
-        ("Hand-offs", "1"),
+        ("Handed to a person", "1"),
         ("Feedback", "50%"),
     ):
         expect(tile(page, name)).to_have_text(value)

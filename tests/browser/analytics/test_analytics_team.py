@@ -92,6 +92,9 @@ def test_the_analytics_page_shows_the_teams_figures_and_fits_a_phone(
         board, page = open_day(server, wide, bot)
         expect(tile(page, "Conversations")).to_have_text("11")
         expect(tile(page, "Resolution rate")).to_have_text("67%")
+        expect(tile(page, "Handed to a person")).to_have_text("6")
+        # The request kept only in the meta (an older row) left no event: 5 hand-offs happened by the events.
+        expect(page.get_by_role("group", name="Handed to a person")).to_contain_text("(5 hand-offs in the period")
         expect(page.get_by_role("group", name="Resolution rate")).to_contain_text("2 of the 3 the bot handled alone")
         expect(page.locator(".analytics > .outcomes")).to_have_text(OUTCOMES)
         label = f"{yesterday:%b} {yesterday.day}"

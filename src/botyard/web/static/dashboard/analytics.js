@@ -63,6 +63,17 @@ export function outcomeWords(totals) {
   return `${bot}${more}. ${conversations(totals.conversations)} in all.`;
 }
 
+/**
+ * What the hand-off tile counts, and the period's hand-offs when they are not the same conversations (one that began
+ * before the period and was handed to a person in it counts there, not here).
+ */
+function handOffs(totals) {
+  const started = "of the conversations started in the period";
+  if (totals.handed_off === totals.handed_to_person) return started;
+  const events = totals.handed_off === 1 ? "1 hand-off" : `${totals.handed_off} hand-offs`;
+  return `${started} (${events} in the period, whenever the conversation began)`;
+}
+
 function tiles(totals) {
   const asked = totals.messages;
   const share = (n) => (asked ? `${Math.round((n / asked) * 100)}% of the questions` : "");
@@ -78,7 +89,7 @@ function tiles(totals) {
     tile("Questions", asked),
     tile("Answered", totals.answered, share(totals.answered)),
     tile("Refused", totals.refused, share(totals.refused)),
-    tile("Hand-offs", totals.handed_off, "handed to a person in the period, whenever they began"),
+    tile("Handed to a person", totals.handed_to_person, handOffs(totals)),
     tile("Feedback", percent(totals.feedback_ratio), `${totals.feedback_up} up, ${totals.feedback_down} down`),
     tile("First byte (median)", ms(totals.first_byte_p50_ms), `95th percentile: ${ms(totals.first_byte_p95_ms)}`),
   );
