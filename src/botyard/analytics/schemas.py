@@ -1,8 +1,15 @@
+"""The analytics' answers. Each field's docstring says what it counts, and is its description in OpenAPI
+(`use_attribute_docstrings`)."""
+
 from __future__ import annotations
 
+from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
+_DOCUMENTED = with_config(ConfigDict(use_attribute_docstrings=True))
 
+
+@_DOCUMENTED
 class Figures(TypedDict):
     """The counts of a day, or of the whole period (`totals`)."""
 
@@ -48,11 +55,13 @@ class Figures(TypedDict):
     """The 95th percentile of that time (nearest rank)."""
 
 
+@_DOCUMENTED
 class Day(Figures):
     date: str
     """The owner's day (`YYYY-MM-DD` in `timezone`)."""
 
 
+@_DOCUMENTED
 class TopQuestion(TypedDict):
     question: str
     """Its most asked wording."""
@@ -60,6 +69,7 @@ class TopQuestion(TypedDict):
     """How often it was asked (wordings equal but for case, spacing and punctuation are one question)."""
 
 
+@_DOCUMENTED
 class CitedSource(TypedDict):
     data_source_uuid: str
     title: str
@@ -68,6 +78,7 @@ class CitedSource(TypedDict):
     """Answers that cited it."""
 
 
+@_DOCUMENTED
 class ChannelFigures(TypedDict):
     """One channel's share of the period: its conversations, questions and the conversations' outcomes (counted as
     `resolved` and `unresolved` are: by `chat_session.outcome`, on the day the conversation started)."""
@@ -100,6 +111,7 @@ class ChannelFigures(TypedDict):
     """`resolved / (resolved + unresolved + handed_off)`: over the conversations with an outcome; null without any."""
 
 
+@_DOCUMENTED
 class Analytics(TypedDict):
     chatbot_uuid: str
     start: str
@@ -120,6 +132,7 @@ class Analytics(TypedDict):
     """`web` first, then each of the chatbot's channels, oldest first (with a `channel` filter: that one only)."""
 
 
+@_DOCUMENTED
 class Durations(TypedDict):
     """How long people took, from each conversation's hand-off (the first time it asked for a person or an operator
     took it over, whichever came first), in seconds; nearest-rank percentiles."""
@@ -132,6 +145,7 @@ class Durations(TypedDict):
     """The 90th percentile: nine in ten took at most this long."""
 
 
+@_DOCUMENTED
 class PersonFigures(TypedDict):
     """One person's share of the conversations handed to people (by `assignee_uuid`)."""
 
@@ -141,12 +155,13 @@ class PersonFigures(TypedDict):
     conversations: int
     """Conversations of the period handed to a person and assigned to them."""
     resolved: int
-    """Of those, the ones a person resolved (`resolved_at` set)."""
+    """Of their conversations, the ones a person resolved (`resolved_at` set)."""
     first_response_median_seconds: int | None
     """The median first response of their conversations (the first operator reply, whoever of the team wrote it)."""
     resolution_median_seconds: int | None
 
 
+@_DOCUMENTED
 class TeamChannelFigures(TypedDict):
     """One channel's conversations and who dealt with them. The first four counts are buckets:
     `resolved_by_bot + unresolved_by_bot + handed_to_person + no_outcome == conversations`."""
@@ -171,6 +186,7 @@ class TeamChannelFigures(TypedDict):
     """The median first response of its conversations handed to a person."""
 
 
+@_DOCUMENTED
 class Team(TypedDict):
     """The team's figures over a period: the conversations started in it that were handed to a person, how fast
     people answered and resolved them, who took them, and each channel's share."""
@@ -184,7 +200,8 @@ class Team(TypedDict):
     conversations: int
     """Every conversation started in the period (the same as the analytics' `totals.conversations`)."""
     handed_to_person: int
-    """Of those, the ones handed to a person (outcome `handed_off`): what every figure below counts."""
+    """Of the conversations started in the period, those handed to a person (outcome `handed_off`): what every
+    other figure here counts."""
     answered_by_person: int
     """Of `handed_to_person`, the ones an operator replied to."""
     resolved_by_person: int
