@@ -63,6 +63,9 @@ class ErrorCode(StrEnum):
     CHANNEL_BOT_IN_USE = "channel_bot_in_use"
     CHANNEL_WINDOW_CLOSED = "channel_window_closed"
     VERIFY_TOKEN_INVALID = "verify_token_invalid"  # noqa: S105 (an error code)
+    MERGE_WITH_ITSELF = "merge_with_itself"
+    SNOOZE_TIME_INVALID = "snooze_time_invalid"
+    CANNED_REPLY_EXISTS = "canned_reply_exists"
     INTERNAL_ERROR = "internal_error"
 
     @property
@@ -111,6 +114,9 @@ STATUS: Final[Mapping[ErrorCode, int]] = {
     ErrorCode.CHANNEL_BOT_IN_USE: 409,
     ErrorCode.CHANNEL_WINDOW_CLOSED: 422,
     ErrorCode.VERIFY_TOKEN_INVALID: 403,
+    ErrorCode.MERGE_WITH_ITSELF: 422,
+    ErrorCode.SNOOZE_TIME_INVALID: 422,
+    ErrorCode.CANNED_REPLY_EXISTS: 409,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 """Each code's one status: a code is raised by its name alone (`AppError(ErrorCode.CONFLICT, ...)`), so a code can

@@ -28,6 +28,7 @@ from botyard.chat.router import router as chat_router
 from botyard.chatbots.handoff.router import router as handoff_router
 from botyard.chatbots.router import router as chatbots_router
 from botyard.config import Settings
+from botyard.contacts.router import router as contacts_router
 from botyard.cors import Origins, ServiceCors
 from botyard.crawl.router import router as crawl_router
 from botyard.db.base import utcnow
@@ -43,8 +44,10 @@ from botyard.identity.http.signin import router as signin_router
 from botyard.identity.http.sso import router as sso_router
 from botyard.identity.sso.setup import provider_of
 from botyard.integrations.router import router as integrations_router
+from botyard.live.canned.router import router as canned_router
 from botyard.live.event_stream import StreamSlots
 from botyard.live.inbox.router import router as inbox_router
+from botyard.live.notes.router import router as notes_router
 from botyard.live.router import router as live_router
 from botyard.live.wakeup import EventWatch
 from botyard.logs import RequestId
@@ -144,6 +147,9 @@ def _include_routers(app: FastAPI, settings: Settings) -> None:
         session_documents_router,
         live_router,
         inbox_router,
+        contacts_router,
+        notes_router,
+        canned_router,
         handoff_router,
         hit_testing_router,
         webhooks_router,

@@ -30,7 +30,8 @@ def test_a_waiting_conversation_shows_what_it_asked_and_since_when(alice: Api) -
     chat, quiet = new_session(alice, bot), new_session(alice, bot)
     ask(alice, chat, "When will my parcel arrive?")
     ask(alice, quiet, "When will my parcel arrive?")
-    assert inbox(alice, bot) == {"unread": 0, "sessions": []}  # nobody asked for a person yet
+    counts = {"mine": 0, "unassigned": 0, "waiting": 0, "all": 2}  # `all`: the bot's own conversations too
+    assert inbox(alice, bot) == {"unread": 0, "sessions": [], "counts": counts}  # nobody asked for a person yet
     ask(alice, chat, ASKING)
     listed = inbox(alice, bot)
     (item,) = listed["sessions"]
@@ -41,8 +42,10 @@ def test_a_waiting_conversation_shows_what_it_asked_and_since_when(alice: Api) -
     assert item["unread"] == 2 and listed["unread"] == 2 and item["seen_at"] is None
     assert set(item) == {
         "uuid", "created_at", "modified_at", "human_requested", "live_chat", "waiting_since", "preview", "unread",
-        "seen_at", "tags", "channel", "channel_type", "channel_window_closes_at",
+        "seen_at", "tags", "channel", "channel_type", "channel_window_closes_at", "status", "snoozed_until",
+        "resolved_at", "assignee", "contact", "last_message_at", "unanswered_since",
     }  # fmt: skip
+    assert item["status"] == "open" and item["assignee"] is None and item["contact"] is None
     assert item["channel"] is None  # a widget or API conversation: no channel
     assert item["channel_type"] is None and item["channel_window_closes_at"] is None
 

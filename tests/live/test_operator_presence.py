@@ -57,10 +57,12 @@ def test_a_persons_live_chat_messages_carry_their_name_and_a_keys_do_not(
         ("operator", None),
     ]
     events = operator_events(alice, bot, "operator_message")
-    assert [(event["type"], event.get("operator_name")) for event in events[-2:]] == [
+    assert [(event["type"], event.get("operator_name")) for event in events[-3:]] == [
         ("live_chat_started", "anna"),
+        ("conversation_assigned", None),  # taking it over gave it to her
         ("operator_message", "anna"),
     ]
+    assert events[-2]["assignee_uuid"] == anna.me["user"]["uuid"]
     heard = widget_events(client, chat, "operator_message")
     assert [(kind, data.get("operator_name")) for kind, data in heard] == [
         ("live_chat_started", "anna"),

@@ -75,6 +75,27 @@ class Dashboard:
         return self.page
 
 
+HEADER_MENUS = {"more": "header .more > .menu-button", "account": "header .account > .menu-button"}
+
+
+def header_menu(page: Page, menu: str) -> None:
+    """Opens the header's menu that holds a link or control: on a phone the Menu button's panel (it holds all of
+    them), from 641 px the "more" menu (the pages besides the few of the header's line) or the "account" one."""
+    phone = page.get_by_role("button", name="Menu", exact=True)
+    button = phone if phone.is_visible() else page.locator(HEADER_MENUS[menu])
+    if button.get_attribute("aria-expanded") != "true":
+        button.click()
+    expect(button).to_have_attribute("aria-expanded", "true")
+
+
+def nav_link(page: Page, name: str) -> Locator:
+    """The main navigation's link `name`, in sight: the menu that holds it opened when it is in one."""
+    link = page.get_by_role("navigation", name="Main").get_by_role("link", name=name, exact=True)
+    if not link.is_visible():
+        header_menu(page, "more")
+    return link
+
+
 def row_of(page: Page, text: str) -> Locator:
     return page.locator("tbody tr", has_text=text)
 

@@ -62,13 +62,13 @@ def answer_text(response: Any) -> str:
     )
 
 
-def operator_events(api: Api, bot: str, last: str) -> list[dict[str, Any]]:
-    """The chatbot's operator events from the start, up to the first of type `last`."""
+def operator_events(api: Api, bot: str, last: str, times: int = 1) -> list[dict[str, Any]]:
+    """The chatbot's operator events from the start, up to the `times`-th of type `last`."""
     found: list[dict[str, Any]] = []
     with api.client.stream("GET", f"/api/v1/chatbot/{bot}/events", params={"after": 0}, headers=api.auth) as body:
         for line in body.iter_lines():
             if line.startswith("data: "):
                 found.append(json.loads(line[6:]))
-                if found[-1]["type"] == last:
+                if sum(event["type"] == last for event in found) == times:
                     break
     return found

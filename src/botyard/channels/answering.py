@@ -41,6 +41,7 @@ from botyard.chat import ratelimit
 from botyard.chat.service import channel_session, messages_by_uuids
 from botyard.chatbots.service import by_uuid as chatbot_by_uuid
 from botyard.config import Settings
+from botyard.contacts import service as contacts
 from botyard.db.base import utcnow
 from botyard.egress import EgressClient
 from botyard.errors import AppError, ErrorCode
@@ -167,6 +168,7 @@ async def _burst(db: AsyncSession, event_uuid: str) -> Burst | None:
     idle = timedelta(hours=settings.session_idle_hours)
     user = (event.user_id, event.user_name)
     session = await channel_session(db, chatbot.uuid, channel.uuid, user, event.thread, idle, event.received_at)
+    await contacts.recognise_on_channel(db, chatbot.account_uuid, session, channel, user, event.received_at)
     question = await _picked(db, channel.uuid, event.conversation, "\n".join(other.text for other in burst))
     live = SessionMeta.of(session).live_chat
     return Burst(channel, burst, chatbot.account_uuid, session.uuid, live, question)

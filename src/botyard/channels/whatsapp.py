@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from botyard.channels import buttons, phones, render
+from botyard.channels import buttons, render
 from botyard.channels.buttons import Button, Limits
 from botyard.channels.inbound import Delivery, NotTheShape, Pressed, Said, Status
 from botyard.channels.meta import Batch, external_id
+from botyard.contacts import phones
 
 MAX_TEXT_CHARS = 4096
 MAX_BUTTON_TITLE = 20

@@ -28,9 +28,10 @@ async def recent_exchanges(db: AsyncSession, session_uuid: str, limit: int) -> l
 
 
 async def add_message(db: AsyncSession, message: Message) -> Message:
-    """Store the query's message; the session's last activity moves to its time."""
+    """Store the customer's message (a query); the session's last activity moves to its time, and the conversation
+    is open again for the team (`ChatSessionRepository.customer_wrote`)."""
     added = await MessageRepository(db).add(message)
-    await ChatSessionRepository(db).touch(added.session_uuid, added.created_at)
+    await ChatSessionRepository(db).customer_wrote(added.session_uuid, added.created_at)
     return added
 
 

@@ -18,6 +18,7 @@ from botyard.models import (
     Chatbot,
     ChatSession,
     ConversationOutcome,
+    ConversationStatus,
     Message,
     MessageFeedback,
     MessageState,
@@ -168,6 +169,20 @@ class ChatSessionRepository(ChatbotPartRepository[ChatSession]):
             .where(ChatSession.uuid == session_uuid, ChatSession.modified_at < at)
             .values(modified_at=at)
         )
+
+    async def customer_wrote(self, session_uuid: str, at: datetime) -> None:
+        """The customer wrote at `at`: `touch`, and a pending, snoozed or resolved conversation is open again (the
+        team has something to answer), in one statement."""
+        later = case(
+            (ChatSession.modified_at < at, literal(at, ChatSession.modified_at.type)), else_=ChatSession.modified_at
+        )
+        reopened = {
+            "status": ConversationStatus.OPEN.value,
+            "snoozed_until": None,
+            "resolved_at": None,
+            "modified_at": later,
+        }
+        await self.session.execute(update(ChatSession).where(ChatSession.uuid == session_uuid).values(reopened))
 
     async def outcome_counts(self, since: datetime) -> dict[str, int]:
         statement = (

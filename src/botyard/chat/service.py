@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.chat.conversation import add_message
 from botyard.chat.feedback.service import feedback_of
 from botyard.chat.repository import ChatSessionRepository, MessageRepository, SessionFilter
 from botyard.chat.schemas import Message as MessageOut
@@ -133,7 +134,8 @@ async def add_visitor_row(
     db: AsyncSession, session: ChatSession, text: str, kind: MessageKind, now: datetime, **meta: str
 ) -> Message:
     """A visitor's row outside an answered exchange (a message left through the after-hours form): the text as the
-    query, an empty response, `meta` beside the kind; the session's last activity moves to `now`."""
+    query, an empty response, `meta` beside the kind; the conversation's last activity moves to `now`, and it is
+    open again (`conversation.add_message`)."""
     message = Message(
         session_uuid=session.uuid,
         query=text,
@@ -142,9 +144,7 @@ async def add_visitor_row(
         created_at=now,
         modified_at=now,
     )
-    added = await MessageRepository(db).add(message)
-    await ChatSessionRepository(db).touch(session.uuid, now)
-    return added
+    return await add_message(db, message)
 
 
 async def get_owned_session(db: AsyncSession, account_uuid: str, session_uuid: str) -> ChatSession:

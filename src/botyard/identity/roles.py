@@ -5,9 +5,9 @@
 | `read`      | every read of the account's objects (chatbots, sources, conversations)  | all                       |
 | `self`      | one's own session: who am I, sign out                                   | all                       |
 | `chat`      | talk to the account's chatbots as their owner (playground, documents)   | not viewer                |
-| `live`      | inbox and live chat: take over, answer, end, dismiss, mark seen         | owner, admin, operator    |
+| `live`      | inbox and live chat: take over, answer, dismiss, seen; contacts' edits  | owner, admin, operator    |
 | `knowledge` | sources, tags, crawls and syncs, agents and tools, test sets, review    | owner, admin, editor      |
-| `manage`    | chatbots and their settings, widget, webhooks, retention, deletions     | owner, admin              |
+| `manage`    | chatbots, settings, widget, webhooks, retention, deletions (contacts')  | owner, admin              |
 | `access`    | members, invitations, API keys                                          | owner, admin              |
 | `settings`  | the instance's settings (model, fetching, CORS); only in its first account | owner, admin              |
 | `ownership` | grant or take the owner role (checked by the members service)           | owner                     |

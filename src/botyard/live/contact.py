@@ -15,6 +15,7 @@ from typing_extensions import TypedDict
 
 from botyard.chat import session_state
 from botyard.chat.service import add_visitor_row
+from botyard.contacts import service as contacts
 from botyard.errors import AppError, ErrorCode
 from botyard.live.notify import About, queue_mail
 from botyard.live.repository import ChatbotEventRepository
@@ -48,6 +49,7 @@ async def leave(db: AsyncSession, session: ChatSession, email: str, message: str
     if not (await state(db, session.uuid))["offered"]:
         raise AppError(ErrorCode.CONTACT_FORM_CLOSED, "No form is open in this conversation: ask for a person first")
     row = await add_visitor_row(db, session, message, MessageKind.CONTACT_FORM, now, email=email)
+    await contacts.gave_email(db, session, email, now)
     if not is_flagged(session):
         session_state.flag(session, now, row.uuid)
     await record(db, session, SENT, now, message_uuid=row.uuid, email=email, message=message)

@@ -21,6 +21,7 @@ from botyard.identity.caller import CurrentAccount, CurrentPrincipal
 from botyard.identity.users.availability import operator_name
 from botyard.live import service as live
 from botyard.live.event_stream import MAX_EVENT_ID, AppEventWatch, StreamedEvent, event_response, start_after
+from botyard.live.inbox import work
 from botyard.live.schemas import OperatorReply
 from botyard.live.wakeup import chatbot_topic
 from botyard.models import Permission
@@ -36,9 +37,13 @@ _EVENTS: Responses = {
         "`human_requested` ({session_uuid, reason, message_uuid}), `user_message` ({session_uuid, message_uuid, "
         "query}: a user wrote in a flagged or live session), `live_chat_started`, `operator_message` "
         "({message_uuid}), `live_chat_ended`, `human_request_dismissed` (an operator cleared the request), "
-        "`conversation_seen` (an operator opened it: its unread count is 0), `tags_assigned` ({tags}), "
+        "`conversation_seen` ({user_uuid}: that person read it; absent: an API key, read for everyone), "
+        "`tags_assigned` ({tags}), "
         "`contact_form_offered` ({message_uuid}: asked for a person after office hours), `contact_form_sent` "
-        "({message_uuid, email, message}); every event "
+        "({message_uuid, email, message}), `conversation_assigned` ({assignee_uuid, assignee_name, by_uuid}), "
+        "`conversation_status` ({status, snoozed_until, by_uuid}), `note_added` ({note_uuid, author_uuid, "
+        "author_name, text}: a private note, never sent to the widget or a channel), `note_deleted` "
+        "({note_uuid}); every event "
         "also carries `id`, `type`, `session_uuid` and `created_at`. `ping` every 15 s.",
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     }
@@ -59,9 +64,10 @@ _EVENTS: Responses = {
 async def start_live_chat(uuid: str, db: DbSession, principal: CurrentPrincipal) -> Session:
     """Take the session over: the start announcement is added to the transcript and the AI stops answering it
     (the user's messages are stored for the operator). A person signed in to the dashboard signs it with their name
-    (`meta_json.operator_name`, and the event's). 409 `live_chat_active` if an operator already has it."""
+    (`meta_json.operator_name`, and the event's), and has the conversation when nobody had it (assigned, event
+    `conversation_assigned`). 409 `live_chat_active` if an operator already has it."""
     name = await operator_name(db, principal)
-    return service.session_to_wire(await live.start(db, principal.account_uuid, uuid, utcnow(), name))
+    return service.session_to_wire(await work.take_over(db, principal, uuid, name, utcnow()))
 
 
 @router.post(

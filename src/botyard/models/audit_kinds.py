@@ -21,6 +21,10 @@ class AuditAction(StrEnum):
     SIGNIN_FAILED = "signin_failed"
     PASSWORD_RESET = "password_reset"  # noqa: S105 (a word, not a password)
     INVITATION_ACCEPTED = "invitation_accepted"
+    MERGED = "merged"
+    """Another object was joined into this one (a contact)."""
+    EXPORTED = "exported"
+    """Personal data was exported (a contact's, for their right of access)."""
 
 
 class AuditObject(StrEnum):
@@ -39,6 +43,8 @@ class AuditObject(StrEnum):
     """An unanswered question or a reviewed answer."""
     TEST_SET = "test_set"
     CONVERSATION = "conversation"
+    CANNED_REPLY = "canned_reply"
+    """One of the account's canned replies (what the team inserts with `/shortcut`)."""
     WEBHOOK = "webhook"
     CHANNEL = "channel"
     KEY = "key"
@@ -46,3 +52,4 @@ class AuditObject(StrEnum):
     INVITATION = "invitation"
     SESSION = "session"
     """A dashboard sign-in."""
+    CONTACT = "contact"

@@ -23,7 +23,7 @@ class Contact(UuidPk, Timestamps, Base):
     name: Mapped[str] = mapped_column(Text, default="", server_default="")
     email: Mapped[str] = mapped_column(String(320), default="", server_default="")
     phone: Mapped[str] = mapped_column(String(32), default="", server_default="")
-    """E.164 (`channels.phones`)."""
+    """E.164 (`contacts.phones`)."""
     note: Mapped[str] = mapped_column(Text, default="", server_default="")
     """What the team wrote of them (never shown to the customer)."""
     attributes: Mapped[dict[str, Any]] = mapped_column(default=dict)

@@ -85,6 +85,15 @@ class ChatbotEventKind(StrEnum):
     """The visitor asked for a person after office hours: the form for an email address and a message is shown."""
     CONTACT_FORM_SENT = "contact_form_sent"
     """The visitor left an email address and a message through that form ({message_uuid, email, message})."""
+    CONVERSATION_ASSIGNED = "conversation_assigned"
+    """A person of the team has the conversation now, or nobody ({assignee_uuid, assignee_name, by_uuid})."""
+    CONVERSATION_STATUS = "conversation_status"
+    """A person set the conversation's status ({status, snoozed_until, by_uuid})."""
+    NOTE_ADDED = "note_added"
+    """A private note of the team ({note_uuid, author_uuid, author_name, text}): operators only, never the widget,
+    a channel or a webhook."""
+    NOTE_DELETED = "note_deleted"
+    """A private note was deleted ({note_uuid}): operators only."""
 
 
 class WidgetRole(StrEnum):
@@ -118,6 +127,23 @@ class ConversationStatus(StrEnum):
     """Put aside until `snoozed_until`; open again after it, or when the customer writes."""
     RESOLVED = "resolved"
     """Done; a new message from the customer opens it again."""
+
+
+class IdentityKind(StrEnum):
+    """`contact_identity.kind`: what a channel knows a contact by (`contacts.identities`)."""
+
+    EMAIL = "email"
+    """The address, lower-cased: the email channel, the widget's visitor who gave it, the after-hours form."""
+    PHONE = "phone"
+    """The number in E.164 (`contacts.phones`): WhatsApp and SMS."""
+    TELEGRAM = "telegram"
+    SLACK = "slack"
+    MESSENGER = "messenger"
+    INSTAGRAM = "instagram"
+    WEBHOOK = "webhook"
+    """The generic channel's user id, after the channel's uuid (`channel_uuid:user`): its ids are the owner's own."""
+    VISITOR = "visitor"
+    """The widget's device id, after the chatbot's uuid (`chatbot_uuid:device_id`)."""
 
 
 class OutcomeReason(StrEnum):

@@ -146,7 +146,7 @@ async def widget_session(
     address, in a window of their own."""
     opened = await service.open_chatbot(db, chatbot_uuid)
     check_origin(request, opened.allowed_origins)
-    session = await service.create_session(db, opened, visitor, clock())
+    session = await service.create_session(db, opened, body, visitor, clock())
     return WidgetSession(session_uuid=session.uuid, created_at=iso(session.created_at))
 
 

@@ -6,6 +6,8 @@ from pydantic import AfterValidator, BaseModel, EmailStr, Field, StringConstrain
 from typing_extensions import TypedDict
 
 from botyard.chat.feedback.schemas import Comment, Feedback
+from botyard.contacts.schemas import Attributes as ContactAttributes
+from botyard.contacts.service import MAX_NAME
 from botyard.models.kinds import Rating
 from botyard.schemas import Color, RequestModel
 from botyard.widget.origins import normalise_host, normalise_origin
@@ -90,6 +92,18 @@ class WidgetConfig(WidgetLook):
 class WidgetSessionCreate(RequestModel):
     device_id: DeviceId = Field(
         description="The widget's id for this browser (kept in its storage). Limits count by client address, not by it."
+    )
+    name: Annotated[str, StringConstraints(max_length=MAX_NAME, strip_whitespace=True)] = Field(
+        default="", description="The visitor's name, as the site passed it in (`window.BotyardContact`)."
+    )
+    email: Annotated[str, StringConstraints(max_length=320, strip_whitespace=True)] = Field(
+        default="", description="The visitor's email address, given or passed in: the contact is found by it."
+    )
+    page: Annotated[str, StringConstraints(max_length=2048, strip_whitespace=True)] = Field(
+        default="", description="The page the widget is on (`location.href`), shown to the team."
+    )
+    attributes: ContactAttributes = Field(
+        default_factory=dict, description="What else the site knows of them (company, plan): strings by name."
     )
 
 

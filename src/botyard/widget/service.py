@@ -20,6 +20,8 @@ from botyard.chat.wire import citation_link
 from botyard.chatbots.service import by_uuid as chatbot_by_uuid
 from botyard.chatbots.service import get_owned as get_owned_chatbot
 from botyard.chatbots.service import language as chatbot_language
+from botyard.contacts import identities
+from botyard.contacts import service as contacts
 from botyard.db.base import iso
 from botyard.errors import not_found
 from botyard.i18n import direction, widget
@@ -40,6 +42,7 @@ from botyard.widget.schemas import (
     WidgetConfig,
     WidgetEntry,
     WidgetFeedbackCreate,
+    WidgetSessionCreate,
     WidgetSettingsUpdate,
 )
 from botyard.widget.schemas import WidgetSettings as WidgetSettingsOut
@@ -159,12 +162,25 @@ async def config(db: AsyncSession, opened: OpenChatbot) -> WidgetConfig:
 
 
 async def create_session(
-    db: AsyncSession, opened: OpenChatbot, visitor: ratelimit.Visitor, now: datetime
+    db: AsyncSession, opened: OpenChatbot, body: WidgetSessionCreate, visitor: ratelimit.Visitor, now: datetime
 ) -> ChatSession:
-    """A new session for a widget user. New sessions count against the chatbot's rate limit in a window of their
-    own, per client address and under the anonymous ceiling, so a script cannot mint sessions without end."""
+    """A new session for a widget user, linked to its contact (the device's visitor, the email given). New sessions
+    count against the chatbot's rate limit in a window of their own, per client address and under the anonymous
+    ceiling, so a script cannot mint sessions without end."""
     await ratelimit.admit(db, opened.chatbot, ratelimit.for_new_sessions(opened.chatbot, visitor), now)
-    return await open_chat_session(db, opened.chatbot.uuid, now)
+    session = await open_chat_session(db, opened.chatbot.uuid, now)
+    await contacts.recognise(
+        db,
+        opened.chatbot.account_uuid,
+        session,
+        identities.visitor(opened.chatbot.uuid, body.device_id),
+        now=now,
+        name=body.name,
+        email=body.email,
+        page=body.page,
+        attributes=body.attributes,
+    )
+    return session
 
 
 async def give_feedback(

@@ -9,7 +9,7 @@ from typing import Any
 from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.support.browser import Service
-from tests.support.dashboard import add_member, make_chatbot, row_of, sign_in_member
+from tests.support.dashboard import add_member, make_chatbot, nav_link, row_of, sign_in_member
 
 
 def downloaded(page: Page, button: str) -> tuple[str, str]:
@@ -27,7 +27,7 @@ def test_an_admin_filters_and_downloads_the_audit_log(browser: Browser, server: 
     try:
         board = sign_in_member(phone, server, email)
         page = board.page
-        expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Audit log")).to_have_count(1)
+        expect(nav_link(page, "Audit log")).to_have_count(1)
         held: list[Route] = []  # the page's first load, answered only after the filters are applied
         page.route("**/api/v1/account/audit?*", lambda route: held.append(route) if not held else route.continue_())
         page.goto(f"{server.base}/dashboard#/audit")

@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from botyard.config import Settings
 from tests.support.browser import Service
-from tests.support.dashboard import Dashboard
+from tests.support.dashboard import Dashboard, header_menu
 from tests.support.oidc_provider import MockProvider, mock_provider
 from tests.support.servers import Server
 
@@ -81,6 +81,7 @@ def test_an_invited_person_signs_in_with_the_provider(
     expect(page.get_by_label("Signed in as")).to_have_text("Sasha Sso · editor")
     assert "botyard_oidc" not in {cookie["name"] for cookie in context.cookies()}  # the sign-in's cookie is gone
 
+    header_menu(page, "account")
     page.get_by_role("button", name="Sign out", exact=True).click()
     expect(page.get_by_role("link", name="Sign in with Acme ID")).to_be_visible()
     # Her email changes at the provider: the linked subject still signs her in.

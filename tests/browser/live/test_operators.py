@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.support.browser import HostSite, Service
-from tests.support.dashboard import Dashboard
+from tests.support.dashboard import Dashboard, header_menu
 from tests.support.handoff import ASKING, hand_off_bot, visitor_says
 
 # Records the notifications the page shows (Chromium headless shows none): as the real API, granted.
@@ -123,6 +123,7 @@ def test_an_operator_says_when_they_are_away_and_signs_their_replies(
     operator, board, email = _operator(browser, server, "Nadia")
     try:
         page = board.page
+        header_menu(page, "account")  # on the phone, the Menu holds it
         presence = page.get_by_role("button", name="Available")
         expect(presence).to_be_visible()
         presence.click()

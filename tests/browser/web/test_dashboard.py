@@ -17,7 +17,16 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Route, expect
 
 from tests.support.browser import HostSite, Service
-from tests.support.dashboard import INGESTION, QUESTION, SOURCE_LINK, Dashboard, make_chatbot, row_of
+from tests.support.dashboard import (
+    INGESTION,
+    QUESTION,
+    SOURCE_LINK,
+    Dashboard,
+    header_menu,
+    make_chatbot,
+    nav_link,
+    row_of,
+)
 from tests.support.waiting import wait_for
 
 KEY_STORE = "botyard.key"
@@ -62,6 +71,7 @@ def test_sign_in_keeps_the_key_in_session_storage_only(
     page.reload()  # the key lives as long as the tab
     expect(page.get_by_role("heading", level=1)).to_have_text("Chatbots")
 
+    header_menu(page, "account")
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Sign in to Botyard")
     assert page.evaluate("() => sessionStorage.length") == 0
@@ -104,6 +114,8 @@ def test_create_configure_embed_and_delete_a_chatbot(
         "show_citations": False,
         "visibility": "public",
     }
+    sections = page.get_by_role("navigation", name="Chatbot sections")
+    sections.get_by_role("link", name="Embed").click()
     share = f"{server.base}/chat/{uuid}"
     expect(page.get_by_role("link", name=share)).to_have_attribute("href", share)
 
@@ -114,6 +126,7 @@ def test_create_configure_embed_and_delete_a_chatbot(
     expect(page.get_by_role("status").filter(has_text="copied")).to_be_visible()
     assert page.evaluate("() => navigator.clipboard.readText()") == embed
 
+    sections.get_by_role("link", name="Widget").click()
     page.get_by_label("Title", exact=True).fill("Acme help desk")
     page.get_by_label("Primary colour").fill("#0f766e")
     page.get_by_label("Welcome message").fill("Hello from Acme!")
@@ -514,7 +527,7 @@ def test_pages_fit_a_phone(server: Service, browser: Browser, route: str) -> Non
         page = board.sign_in()
         page.goto(f"{server.base}/dashboard#{route.format(bot=bot)}")
         expect(page.get_by_role("heading", level=1)).to_be_visible()
-        expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Hit testing")).to_be_visible()
+        expect(nav_link(page, "Hit testing")).to_be_visible()  # in the Menu's list
         width: Any = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 360
         assert board.problems == []

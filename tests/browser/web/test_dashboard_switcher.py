@@ -1,6 +1,6 @@
 """The chatbot switcher in the dashboard's header, in Chromium: a long chatbot name shows whole (the select is as wide
-as the chosen name), and a name longer than the header ends in an ellipsis while its whole text stays the select's
-title and wraps in the page heading. Leaves `tests/artifacts/dashboard-switcher*.png`."""
+as the chosen name), and a name longer than the room the header's one line leaves ends in an ellipsis while its
+whole text stays the select's title and wraps in the page heading. Leaves `tests/artifacts/dashboard-switcher*.png`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from playwright.sync_api import Locator, expect
 from tests.support.browser import Service
 from tests.support.dashboard import Dashboard, make_chatbot
 
-LONG = "Springfield Bicycle Repair Shop: weekend opening hours, repairs and rentals assistant"
+LONG = "Springfield Bicycle Repair Shop: weekend hours and rentals"
 LONGEST = "Springfield" + "-and-more" * 21  # 200 characters, the most a name may have, without a space to wrap at
 
 

@@ -27,7 +27,7 @@ def test_add_test_disable_and_delete_a_webhook(
     server: Service, board: Dashboard, hooks: Receiver, artifacts: Path
 ) -> None:
     bot = make_chatbot(server, "Hook bot", with_qa=False)
-    page = board.open(f"/chatbot/{bot}", "Chatbot: Hook bot")
+    page = board.open(f"/chatbot/{bot}/webhooks", "Chatbot: Hook bot")
     section = page.get_by_role("region", name="Webhooks")
     expect(section.get_by_text("No webhooks yet.")).to_be_visible()
 

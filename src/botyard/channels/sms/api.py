@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from botyard.channels import phones
 from botyard.channels.calls import LIMITS, ProviderFailed
 from botyard.channels.schemas import Credentials
 from botyard.channels.sms import twilio
 from botyard.config import Settings
+from botyard.contacts import phones
 from botyard.egress import EgressClient, EgressError, EgressHTTPError, EgressRefused
 from botyard.errors import AppError, ErrorCode
 

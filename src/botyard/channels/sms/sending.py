@@ -13,7 +13,7 @@ from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.channels import buttons, phones, receipts, render
+from botyard.channels import buttons, receipts, render
 from botyard.channels.calls import ProviderFailed
 from botyard.channels.render import Dialect, Reply
 from botyard.channels.repository import ReplyRepository
@@ -21,6 +21,7 @@ from botyard.channels.sms import segments, twilio
 from botyard.channels.sms.api import TwilioApi, TwilioFailed
 from botyard.channels.sms.repository import OptOutRepository
 from botyard.config import Settings
+from botyard.contacts import phones
 from botyard.jobs.handler import JobContext
 from botyard.jobs.kinds import ChannelSend
 from botyard.models import Channel, ChannelReply

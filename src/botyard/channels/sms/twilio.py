@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from botyard.channels import phones
 from botyard.channels.inbound import Delivery, NotTheShape, Said
+from botyard.contacts import phones
 from botyard.models import ReceiptStatus
 
 SIGNATURE_HEADER = "x-twilio-signature"

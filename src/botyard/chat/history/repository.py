@@ -32,25 +32,6 @@ def _of_session() -> ColumnElement[bool]:
     return Message.session_uuid == ChatSession.uuid
 
 
-@dataclass(frozen=True)
-class QueuedSession:
-    """A session in the operators' inbox with its first question and its unread messages."""
-
-    session: ChatSession
-    first_query: str | None
-    unread: int
-
-
-MAX_QUEUED = 200
-"""Sessions one inbox read returns (the latest activity first): a queue longer than that is read as it shrinks."""
-
-
-def _unread() -> Any:
-    """The visitor's messages (a non-empty query) written after an operator last opened the session."""
-    since = or_(ChatSession.operator_seen_at.is_(None), Message.created_at > ChatSession.operator_seen_at)
-    return _count(Message.query != "", since)
-
-
 def first_question() -> Any:
     """The session's first question (a correlated subquery on `chat_session`), NULL when it has none yet."""
     statement = select(Message.query).where(_of_session(), Message.query != "")
@@ -90,22 +71,9 @@ class HistoryRepository(Repository[ChatSession]):
         rows = (await self.session.execute(statement)).all()
         return [SessionFigures(row[0], row[1], row[2], row[3], row[4], row[5]) for row in rows]
 
-    async def operator_queue(self, chatbot_uuid: str) -> list[QueuedSession]:
-        """The chatbot's sessions that asked for a person or are in a live chat, the latest activity first."""
-        statement = (
-            select(ChatSession, first_question(), _unread())
-            .where(
-                ChatSession.chatbot_uuid == chatbot_uuid,
-                or_(ChatSession.human_requested.is_(True), ChatSession.live_chat.is_(True)),
-            )
-            .order_by(ChatSession.modified_at.desc(), ChatSession.uuid.desc())
-            .limit(MAX_QUEUED)
-        )
-        return [QueuedSession(row[0], row[1], row[2]) for row in (await self.session.execute(statement)).all()]
-
     async def waiting_of_account(self, account_uuid: str, limit: int) -> list[tuple[ChatSession, str]]:
-        """The account's sessions that wait for a person (asked, and no operator has them), with their chatbot's
-        name, the longest waiting first."""
+        """The account's sessions that wait for a person (asked, and nobody has them: no operator live, no
+        assignee), with their chatbot's name, the longest waiting first."""
         statement = (
             select(ChatSession, Chatbot.name)
             .join(Chatbot, Chatbot.uuid == ChatSession.chatbot_uuid)
@@ -113,6 +81,7 @@ class HistoryRepository(Repository[ChatSession]):
                 Chatbot.account_uuid == account_uuid,
                 ChatSession.human_requested.is_(True),
                 ChatSession.live_chat.is_(False),
+                ChatSession.assignee_uuid.is_(None),
             )
             .order_by(ChatSession.modified_at, ChatSession.uuid)
             .limit(limit)

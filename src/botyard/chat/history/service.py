@@ -10,7 +10,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.history.export import csv_header, csv_rows, export_rows, json_conversation
 from botyard.chat.history.repository import HistoryRepository, SessionFigures
-from botyard.chat.history.repository import QueuedSession as QueuedSession  # what `operator_queue` returns
 from botyard.chat.history.retention import schedule_purge
 from botyard.chat.history.schemas import (
     PREVIEW_LENGTH,
@@ -64,16 +63,6 @@ def conversation_channel(session: ChatSession) -> ConversationChannel | None:
     if session.channel_uuid is None:
         return None
     return {"uuid": session.channel_uuid, "user_id": session.channel_user, "user_name": session.channel_user_name}
-
-
-async def operator_queue(db: AsyncSession, chatbot_uuid: str) -> list[tuple[QueuedSession, str | None]]:
-    """The sessions that asked for a person or are live (the latest activity first), each with its first question,
-    its unread count and the query of the message that asked for a person (None: not known or deleted)."""
-    repository = HistoryRepository(db)
-    queued = await repository.operator_queue(chatbot_uuid)
-    asked = {found.session.uuid: SessionMeta.of(found.session).human_requested_message for found in queued}
-    queries = await repository.queries([uuid for uuid in asked.values() if uuid])
-    return [(found, queries.get(asked[found.session.uuid] or "")) for found in queued]
 
 
 async def waiting(db: AsyncSession, account_uuid: str, limit: int) -> list[tuple[ChatSession, str, str | None]]:

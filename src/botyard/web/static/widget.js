@@ -1,5 +1,7 @@
 // Botyard chat widget: the one-line embed
 //   <script src="https://botyard.example/widget.js" data-chatbot="CHATBOT_UUID" async></script>
+// A site that knows who is signed in tells it with `data-contact-name` and `data-contact-email` on that line, or with
+// `window.BotyardContact = {name, email, attributes}` set before it (docs/contacts.md).
 // A chat bubble in the page's corner opening a panel that frames {origin}/chat/{uuid}. Everything lives in a
 // shadow root, so the host page's CSS cannot restyle it and ours cannot leak out. A classic script (not a module)
 // so that the embed line works on any page; no key is ever involved: the chatbot's uuid is all it knows.
@@ -129,7 +131,23 @@
       const value = attempt(() => localStorage.getItem(key));
       if (value) values.set(key, value);
     }
+    for (const [key, value] of Object.entries(visitor())) if (value) values.set(`botyard:${key}`, value);
     return values;
+  }
+
+  /** Who the visitor is, as the site tells it (`window.BotyardContact = {name, email, attributes}`, or the embed
+   * line's `data-contact-name` and `data-contact-email`), and the page they are on: the chat sends them when its
+   * conversation begins, so the team knows who writes and from where. */
+  function visitor() {
+    const given = (typeof window.BotyardContact === "object" && window.BotyardContact) || {};
+    const text = (value) => (typeof value === "string" ? value.slice(0, 320) : "");
+    const attributes = given.attributes && typeof given.attributes === "object" ? given.attributes : null;
+    return {
+      name: text(given.name) || text(script.dataset.contactName),
+      email: text(given.email) || text(script.dataset.contactEmail),
+      attributes: attributes ? attempt(() => JSON.stringify(attributes)) : "",
+      page: location.href.slice(0, 2048),
+    };
   }
 
   function keep(key, value) {

@@ -236,12 +236,36 @@ async function startSession() {
   const response = await fetch(`${API}/${encodeURIComponent(config.chatbot_uuid)}/session`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ device_id: deviceId }),
+    body: JSON.stringify({ device_id: deviceId, ...visitorGiven() }),
   });
   if (!response.ok) throw new ChatError(await errorText(response));
   session = (await response.json()).session_uuid;
   store.set(sessionKey, session);
   listen();
+}
+
+/** What the widget's host page told of the visitor (their name, email and attributes, the page they are on), sent
+ * when the conversation begins; nothing on the share page. */
+function visitorGiven() {
+  const given = {};
+  for (const key of ["name", "email", "page"]) {
+    const value = store.get(`botyard:${key}`);
+    if (value) given[key] = value;
+  }
+  try {
+    const attributes = JSON.parse(store.get("botyard:attributes") || "null");
+    if (attributes && typeof attributes === "object" && !Array.isArray(attributes)) {
+      given.attributes = Object.fromEntries(
+        Object.entries(attributes)
+          .filter(([key]) => key.trim())
+          .slice(0, 30)
+          .map(([key, value]) => [key.trim().slice(0, 64), String(value).slice(0, 500)]),
+      );
+    }
+  } catch {
+    // attributes that are not JSON are left out: the conversation begins without them
+  }
+  return given;
 }
 
 function sessionPath() {

@@ -1,10 +1,24 @@
 // One agent's settings: the common ones, those of its type, its variables, and (user-facing and background agents)
 // its tool functions.
-import { AgentType } from "/static/shared/names.js";
+import { AgentType, Permission } from "/static/shared/names.js";
 import { get, post } from "./api.js";
 import { functionsSection } from "./functions.js";
 import { llmOnly, serviceInfo } from "./service.js";
-import { append, badge, busy, checkbox, field, h, heading, jsonField, lines, notice, select } from "./ui.js";
+import {
+  append,
+  badge,
+  busy,
+  checkbox,
+  field,
+  h,
+  heading,
+  jsonField,
+  lines,
+  lockedUnless,
+  notice,
+  readOnlyNote,
+  select,
+} from "./ui.js";
 
 const ROUTED = [AgentType.USER_FACING, AgentType.HUMAN_ESCALATION, AgentType.PRE_CANNED, AgentType.SPAM_DEFENSE];
 const ESCALATION_TEXTS = [
@@ -80,12 +94,15 @@ export async function render(ctx) {
     });
   });
 
+  const edits = ctx.can(Permission.KNOWLEDGE);
+  const tools = [AgentType.USER_FACING, AgentType.BACKGROUND].includes(type);
   append(ctx.main, [
     h("p", {}, h("a", { href: `#/bot/${ctx.chatbot.uuid}/agents` }, "← All agents")),
     title,
     h("p", {}, badge(type)),
-    form,
-    [AgentType.USER_FACING, AgentType.BACKGROUND].includes(type) ? functionsSection(ctx, agent, offline) : null,
+    edits ? null : readOnlyNote(ctx.me, "agents", "an editor, an admin or the owner of the account"),
+    lockedUnless(edits, form),
+    tools ? lockedUnless(edits, functionsSection(ctx, agent, offline)) : null,
   ]);
 }
 

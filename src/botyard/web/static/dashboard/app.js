@@ -3,6 +3,7 @@
 import { Permission } from "/static/shared/names.js";
 import { get, getKey, post, signOut, whoAmI } from "./api.js";
 import { describeService, forgetServiceInfo, serviceDetails, serviceInfo } from "./service.js";
+import { closeMenus, disclosure } from "./menu.js";
 import { clear, h, heading, select, uid } from "./ui.js";
 import { waitingWatch } from "./waiting.js";
 
@@ -18,7 +19,8 @@ const ROUTES = [
   route("/audit", "./audit.js", "audit", "Audit log"),
   route("/settings", "./settings.js", "settings", "Settings"),
   route("/chatbots", "./chatbots.js", "chatbots", "Chatbots"),
-  route(`/chatbot/${ID}`, "./chatbot-settings.js", "chatbots", "Chatbot settings"),
+  route("/contacts(?:/[0-9a-f]{32})?", "./contacts.js", "contacts", "Contacts"), // the page reads the contact itself
+  route(`/chatbot/${ID}(?:/([a-z]+))?`, "./chatbot-settings.js", "chatbots", "Chatbot settings"),
   route(`/bot/${ID}/knowledge`, "./knowledge.js", "knowledge", "Knowledge"),
   route(`/bot/${ID}/agents`, "./agents.js", "agents", "Agents"),
   route(`/bot/${ID}/agents/${ID}`, "./agent-edit.js", "agents", "Agent"),
@@ -31,17 +33,19 @@ const ROUTES = [
   route(`/bot/${ID}/tests`, "./tests.js", "tests", "Tests"),
   route(`/bot/${ID}/analytics`, "./analytics.js", "analytics", "Analytics"),
 ];
+// A chatbot's pages; those marked `true` are links of the header's line, the others are in its "More" menu (at 1280 px
+// the header holds one line: brand, these few links, the menus, the chatbot switcher, presence).
 const BOT_PAGES = [
-  ["knowledge", "Knowledge"],
-  ["agents", "Agents"],
+  ["inbox", "Inbox", true],
+  ["knowledge", "Knowledge", true],
+  ["review", "Review", true], // two clicks from any page to a thumbs-down to fix (tests/browser/unanswered)
+  ["analytics", "Analytics", true],
   ["conversations", "Conversations"],
-  ["inbox", "Inbox"],
+  ["agents", "Agents"],
   ["channels", "Channels"],
   ["playground", "Playground"],
   ["hit-testing", "Hit testing"],
-  ["review", "Review"],
   ["tests", "Tests"],
-  ["analytics", "Analytics"],
 ];
 const CURRENT = "botyard.chatbot";
 const OPEN = new Set(["./signin.js", "./setup.js", "./invite.js", "./reset.js"]);
@@ -49,9 +53,14 @@ const LINKS = { setup: "/setup", invite: "/invite", reset: "/reset" };
 const PERMISSIONS = Object.values(Permission);
 
 // me: who is signed in (GET /auth/me), null until asked, false when nobody is.
-const state = { chatbots: null, flash: "", ssoRefusal: "", cleanup: null, controller: null, token: 0, first: true, me: null, links: {} };
+const state = { view: null, chatbots: null, flash: "", ssoRefusal: "", cleanup: null, controller: null, token: 0, first: true, me: null, links: {} };
 const main = document.getElementById("main");
 const navList = h("ul", { class: "nav-links" });
+const moreList = h("ul", { class: "menu-list" });
+// The caret is drawn, not read: a button's name is its word.
+const caret = () => h("span", { class: "caret", "aria-hidden": "true" }, "▾");
+const moreButton = h("button", { type: "button", class: "quiet menu-button" }, "More", caret());
+const more = h("div", { class: "menu more" }, moreButton, moreList);
 const switchSelect = select([], undefined, { id: uid("bot") });
 const switcher = h("div", { class: "switcher" }, h("label", { for: switchSelect.id }, "Chatbot"), switchSelect);
 const signOutButton = h("button", { type: "button", class: "quiet", onclick: () => signOut() }, "Sign out");
@@ -66,6 +75,12 @@ const who = h("p", { class: "service-info", "aria-label": "Signed in as" });
 const presence = h("button", { type: "button", class: "quiet presence", onclick: () => toggleAway() });
 const service = h("p", { class: "service-info", "aria-label": "Service" });
 const inboxBadge = h("span", { class: "unread" });
+const accountName = h("span", { class: "account-name" }, "Account");
+const accountButton = h("button", { type: "button", class: "quiet menu-button" }, accountName, caret());
+const accountPanel = h("div", { class: "menu-list" }, who, service, signOutButton, everywhereButton);
+const account = h("div", { class: "menu account" }, accountButton, accountPanel);
+const menuButton = h("button", { type: "button", class: "menu-button menu-toggle" }, "Menu", caret());
+const panel = h("div", { class: "header-panel" });
 const unread = { chatbot: null, count: 0 };
 const waiting = waitingWatch();
 
@@ -75,6 +90,9 @@ function showUnread(chatbot, count) {
   inboxBadge.hidden = !count || chatbot !== currentChatbot()?.uuid;
   inboxBadge.textContent = String(count);
   inboxBadge.setAttribute("aria-label", `${count} unread`);
+  // On a phone the Inbox link is in the Menu's list: its button shows a dot while the badge has a count.
+  menuButton.dataset.unread = String(!inboxBadge.hidden);
+  menuButton.title = inboxBadge.hidden ? "" : `Inbox: ${count} unread`;
 }
 
 async function readUnread(chatbot, signal) {
@@ -108,16 +126,16 @@ function layout() {
     main.focus();
   });
   const header = document.getElementById("top");
-  clear(
-    header,
-    skip,
-    h("a", { class: "brand", href: "#/chatbots" }, "Botyard"),
-    h("nav", { "aria-label": "Main" }, navList),
-    h("div", { class: "account" }, waiting.element, service, switcher, who, presence, signOutButton, everywhereButton),
-  );
+  // On a phone the panel is the Menu button's list; from 641 px it is the rest of the header's one line.
+  clear(panel, h("nav", { "aria-label": "Main" }, navList, more), switcher, presence, account);
+  clear(header, skip, h("a", { class: "brand", href: "#/chatbots" }, "Botyard"), waiting.element, menuButton, panel);
+  disclosure(menuButton, panel, header);
+  disclosure(moreButton, moreList, more);
+  disclosure(accountButton, accountPanel, account);
   switchSelect.addEventListener("change", () => {
     sessionStorage.setItem(CURRENT, switchSelect.value);
-    if (location.hash.startsWith("#/chatbot/")) return go(`#/chatbot/${switchSelect.value}`);
+    const section = location.hash.match(/^#\/chatbot\/[0-9a-f]{32}(\/[a-z]+)?$/);
+    if (section) return go(`#/chatbot/${switchSelect.value}${section[1] ?? ""}`); // the same section of the other
     const current = location.hash.match(/^#\/bot\/[0-9a-f]{32}\/([a-z-]+)/);
     go(current ? `#/bot/${switchSelect.value}/${current[1]}` : "#/chatbots");
   });
@@ -141,6 +159,9 @@ function showWho() {
   everywhereButton.hidden = !person || Boolean(getKey());
   who.textContent = person ? `${person.name} · ${me.role}` : me ? `API key · ${me.role}` : "";
   who.title = person ? person.email : "";
+  account.hidden = menuButton.hidden = !me;
+  accountName.textContent = person ? person.name : "API key";
+  accountButton.title = who.textContent;
   presence.hidden = !person || !can(Permission.LIVE);
   const away = Boolean(person?.away);
   presence.textContent = away ? "Away" : "Available";
@@ -169,6 +190,8 @@ async function toggleAway() {
 function renderNav(active, botUuid) {
   const signedIn = Boolean(state.me);
   clear(navList);
+  clear(moreList);
+  more.hidden = true;
   switcher.hidden = !signedIn || !(state.chatbots ?? []).length;
   signOutButton.hidden = service.hidden = !signedIn;
   showWho();
@@ -177,24 +200,32 @@ function renderNav(active, botUuid) {
   const bot = currentChatbot();
   const link = (href, text, key) =>
     h("li", {}, h("a", { href, "aria-current": key === active ? "page" : undefined }, text));
-  navList.append(link("#/chatbots", "Chatbots", "chatbots"));
+  const further = [];
   if (bot) {
-    for (const [key, text] of BOT_PAGES) navList.append(link(`#/bot/${bot.uuid}/${key}`, text, key));
+    const pages = BOT_PAGES.map(([key, text, main]) => [link(`#/bot/${bot.uuid}/${key}`, text, key), main]);
+    navList.append(pages[0][0], link("#/chatbots", "Chatbots", "chatbots"));
+    for (const [item, main] of pages.slice(1)) (main ? navList : moreList).append(item); // see BOT_PAGES
+    further.push(...pages.filter(([, main]) => !main).map(([item]) => item));
     navList.querySelector(`a[href="#/bot/${bot.uuid}/inbox"]`).append(inboxBadge);
     showUnread(unread.chatbot, unread.count);
     const options = state.chatbots.map((item) => h("option", { value: item.uuid, title: item.name }, item.name));
     clear(switchSelect, ...options);
     switchSelect.value = bot.uuid;
     switchSelect.title = bot.name; // the whole name, where the header is too narrow for it
-  }
+  } else navList.append(link("#/chatbots", "Chatbots", "chatbots"));
+  navList.append(link("#/contacts", "Contacts", "contacts")); // the account's people, whichever chatbot they wrote to
   if (can(Permission.ACCESS)) {
-    navList.append(
+    further.push(
       link("#/members", "Members", "members"),
       link("#/keys", "API keys", "keys"),
       link("#/audit", "Audit log", "audit"),
     );
   }
-  if (can(Permission.SETTINGS)) navList.append(link("#/settings", "Settings", "settings"));
+  if (can(Permission.SETTINGS)) further.push(link("#/settings", "Settings", "settings"));
+  clear(moreList, ...further);
+  more.hidden = !further.length;
+  // The More button says when the page shown is one of its links (they are out of sight until it opens).
+  moreButton.classList.toggle("current", Boolean(moreList.querySelector("[aria-current]")));
 }
 
 export async function refreshChatbots(signal) {
@@ -211,6 +242,9 @@ function resolve(path) {
 }
 
 async function show() {
+  closeOverlays();
+  if (stays()) return;
+  state.view = null;
   const token = ++state.token;
   state.controller?.abort();
   if (typeof state.cleanup === "function") state.cleanup();
@@ -261,6 +295,8 @@ async function show() {
     const page = await import(target.module);
     if (token !== state.token) return;
     clear(main);
+    const view = { module: target.module, params: target.params, onRoute: null };
+    state.view = view;
     document.title = `${chatbot ? `${target.title} · ${chatbot.name}` : target.title} · Botyard`;
     const ctx = {
       main,
@@ -276,6 +312,9 @@ async function show() {
       me: state.me,
       can,
       go,
+      onRoute: (handle) => {
+        view.onRoute = handle; // called instead of a new render when only the route's later parts change
+      },
       refreshChatbots: async () => {
         await refreshChatbots();
         renderNav(target.nav, chatbot?.uuid);
@@ -300,6 +339,24 @@ async function show() {
     if (error?.name === "AbortError" || token !== state.token) return;
     clear(main, heading("Something went wrong"), h("p", { role: "alert", class: "alert" }, error.message));
   }
+}
+
+/** Whether the new address is another section of the page shown (its route and object unchanged) and the page took
+ * it in itself (ctx.onRoute): then the page stays, with what was typed in its other sections. */
+function stays() {
+  const target = resolve(location.hash.replace(/^#/, "") || "/");
+  const view = state.view;
+  if (!view?.onRoute || target?.module !== view.module || target.params[0] !== view.params[0]) return false;
+  view.params = target.params;
+  view.onRoute(target.params);
+  return true;
+}
+
+/** A navigation (a link, Back, the switcher) closes what lay over the page: menus and every open dialog (a source's
+ * panel, a confirmation, which then answers "no"), so nothing from the page left blocks the next one. */
+function closeOverlays() {
+  closeMenus();
+  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
 }
 
 function takeSsoRefusal() {

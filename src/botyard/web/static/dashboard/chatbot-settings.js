@@ -1,9 +1,25 @@
-// One chatbot: its settings, its widget's look and allowed sites, the embed line, the share link, its webhooks,
-// and delete.
-import { Visibility } from "/static/shared/names.js";
+// One chatbot, in sections with their own address (#/chatbot/<uuid>/<section>): its settings, the embed line and
+// share link, its widget's look and allowed sites, the hand-off, channels, webhooks, and delete. A role that may not
+// manage the chatbot sees the settings read-only, with the reason, and no delete.
+import { Permission, Visibility } from "/static/shared/names.js";
 import { get, post, request } from "./api.js";
-import { busy, checkbox, clear, confirmDialog, field, h, heading, lines, notice, select } from "./ui.js";
+import {
+  append,
+  busy,
+  checkbox,
+  clear,
+  confirmDialog,
+  field,
+  h,
+  heading,
+  lines,
+  lockedUnless,
+  notice,
+  readOnlyNote,
+  select,
+} from "./ui.js";
 import { handoffSection } from "./handoff-settings.js";
+import { tabbed } from "./tabs.js";
 import { webhooksSection } from "./webhooks.js";
 
 const VISIBILITY = [
@@ -55,20 +71,28 @@ export async function render(ctx) {
   bot.answering = await get(`/chatbot/${ctx.chatbot.uuid}/answer-settings`, { signal: ctx.signal });
   const title = heading(`Chatbot: ${bot.name}`);
   const embed = h("section", { "aria-labelledby": "embed-h" });
-  ctx.main.append(
-    title,
-    settingsForm(ctx, bot, (saved) => {
-      title.textContent = `Chatbot: ${saved.name}`;
-      drawEmbed(embed, saved);
-    }),
-    embed,
-    await widgetForm(ctx),
-    handoffSection(ctx),
-    channelsLink(ctx),
-    await webhooksSection(ctx),
-    dangerZone(ctx, bot),
-  );
+  const manages = ctx.can(Permission.MANAGE);
+  const locked = (element) => lockedUnless(manages, element);
+  const sections = [
+    { key: "settings", label: "Settings", element: locked(settingsForm(ctx, bot, saved)) },
+    { key: "embed", label: "Embed", element: embed },
+    { key: "widget", label: "Widget", element: locked(await widgetForm(ctx)) },
+    { key: "handoff", label: "Hand-off", element: locked(handoffSection(ctx)) },
+    { key: "channels", label: "Channels", element: channelsLink(ctx) },
+    { key: "webhooks", label: "Webhooks", element: locked(await webhooksSection(ctx)) },
+  ];
+  if (manages) sections.push({ key: "danger", label: "Danger zone", element: dangerZone(ctx, bot) });
+  const tabs = tabbed(`#/chatbot/${bot.uuid}`, sections, "Chatbot sections");
+  const reason = manages ? null : readOnlyNote(ctx.me, "settings", "an admin or the owner of the account");
+  append(ctx.main, [title, reason, tabs.nav, ...tabs.panels]);
   drawEmbed(embed, bot);
+  tabs.show(ctx.params[1]);
+  ctx.onRoute((params) => tabs.show(params[1]));
+
+  function saved(changed) {
+    title.textContent = `Chatbot: ${changed.name}`;
+    drawEmbed(embed, changed);
+  }
 }
 
 function settingsForm(ctx, bot, onSaved) {
@@ -284,7 +308,7 @@ function dangerZone(ctx, bot) {
   return h(
     "section",
     { "aria-labelledby": "danger-h" },
-    h("h2", { id: "danger-h" }, "Delete"),
+    h("h2", { id: "danger-h" }, "Danger zone"),
     h(
       "div",
       { class: "card" },

@@ -129,9 +129,47 @@ export function confirmDialog(message, confirmLabel = "Delete", extra = null) {
   });
 }
 
-/** A horizontally scrollable, keyboard-reachable wrapper for wide tables. */
+/** What the caller's role may not change, shown read-only: inside a disabled fieldset every control is disabled, those
+ * a section adds once loaded too. `allowed`: the role may change it (then `element` is returned as it is). */
+export function lockedUnless(allowed, element) {
+  return allowed ? element : h("fieldset", { class: "locked", disabled: true }, element);
+}
+
+/** The reason beside controls shown read-only: "Your role (operator) cannot change settings: <who> can." */
+export function readOnlyNote(me, what, who) {
+  const role = me?.role ?? "viewer";
+  return h("p", { class: "read-only-note", role: "note" }, `Your role (${role}) cannot change ${what}: ${who} can.`);
+}
+
+/** A keyboard-reachable region around a data table. On a phone (dashboard.css) each row is a card: its first cell on
+ * top, the others on lines of their own, each after its column's name (data-label, kept up to date here as pages
+ * redraw their rows), so no column is cut off and the page never scrolls sideways. */
 export function tableWrap(table, label) {
+  labelCells(table);
+  new MutationObserver(() => labelCells(table)).observe(table, { childList: true, subtree: true });
   return h("div", { class: "table-wrap", role: "region", "aria-label": label, tabindex: "0" }, table);
+}
+
+function labelCells(table) {
+  const names = [];
+  for (const cell of table.tHead?.rows[0]?.cells ?? []) {
+    for (let span = 0; span < cell.colSpan; span += 1) names.push(cell.textContent.trim());
+  }
+  for (const body of table.tBodies) {
+    for (const row of body.rows) {
+      let column = 0;
+      for (const cell of row.cells) {
+        const name = cell.colSpan === 1 ? names[column] : "";
+        // A row's header (its first cell) names the row itself: it goes on top, without a column name.
+        const wanted = name && !(cell.tagName === "TH" && column === 0) ? name : null;
+        if (wanted !== cell.getAttribute("data-label")) {
+          if (wanted) cell.setAttribute("data-label", wanted);
+          else cell.removeAttribute("data-label");
+        }
+        column += cell.colSpan;
+      }
+    }
+  }
 }
 
 export function formatDate(iso) {

@@ -44,6 +44,10 @@ export const ChatbotEventKind = Object.freeze({
   CONVERSATION_SEEN: "conversation_seen",
   CONTACT_FORM_OFFERED: "contact_form_offered",
   CONTACT_FORM_SENT: "contact_form_sent",
+  CONVERSATION_ASSIGNED: "conversation_assigned",
+  CONVERSATION_STATUS: "conversation_status",
+  NOTE_ADDED: "note_added",
+  NOTE_DELETED: "note_deleted",
 });
 
 /** `role` of an entry of the widget's conversation. */
@@ -65,6 +69,26 @@ export const ConversationOutcome = Object.freeze({
   RESOLVED: "resolved",
   UNRESOLVED: "unresolved",
   HANDED_OFF: "handed_off",
+});
+
+/** Where the team's work on a conversation stands (`chat_session.status`). */
+export const ConversationStatus = Object.freeze({
+  OPEN: "open",
+  PENDING: "pending",
+  SNOOZED: "snoozed",
+  RESOLVED: "resolved",
+});
+
+/** `contact_identity.kind`: what a channel knows a contact by. */
+export const IdentityKind = Object.freeze({
+  EMAIL: "email",
+  PHONE: "phone",
+  TELEGRAM: "telegram",
+  SLACK: "slack",
+  MESSENGER: "messenger",
+  INSTAGRAM: "instagram",
+  WEBHOOK: "webhook",
+  VISITOR: "visitor",
 });
 
 /** Why a conversation is unresolved or handed off. */
@@ -186,6 +210,8 @@ export const AuditAction = Object.freeze({
   SIGNIN_FAILED: "signin_failed",
   PASSWORD_RESET: "password_reset",
   INVITATION_ACCEPTED: "invitation_accepted",
+  MERGED: "merged",
+  EXPORTED: "exported",
 });
 
 /** What kind of object an audit log event is about (`audit_event.object_type`). */
@@ -201,10 +227,12 @@ export const AuditObject = Object.freeze({
   QUESTION: "question",
   TEST_SET: "test_set",
   CONVERSATION: "conversation",
+  CANNED_REPLY: "canned_reply",
   WEBHOOK: "webhook",
   CHANNEL: "channel",
   KEY: "key",
   MEMBER: "member",
   INVITATION: "invitation",
   SESSION: "session",
+  CONTACT: "contact",
 });

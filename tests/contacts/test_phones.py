@@ -1,11 +1,11 @@
-"""Phone numbers as identity (`channels.phones`): every spelling of one number is one E.164 string, and a Brazilian
+"""Phone numbers as identity (`contacts.phones`): every spelling of one number is one E.164 string, and a Brazilian
 mobile number that Meta delivers without its ninth digit is the same person as the one with it."""
 
 from __future__ import annotations
 
 import pytest
 
-from botyard.channels.phones import NotAPhoneNumber, canonical, same_person
+from botyard.contacts.phones import NotAPhoneNumber, canonical, same_person
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,1 @@
+"""Canned replies: what the team writes once per account and inserts with its shortcut (`/shortcut`)."""
