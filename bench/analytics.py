@@ -2,10 +2,11 @@
 
 Fills a fresh database (SQLite, or PostgreSQL with `--postgres`) with one chatbot's conversations over 30 days:
 `--messages` questions (a vocabulary of 2,000 wordings, a fifth refused, most with a first-byte time, a third citing
-one to three of 50 sources), a session per 5 messages, feedback on a tenth and hand-off events on a twentieth of the
-sessions; plus as many messages of another chatbot (they must not slow it down much). Then times the analytics read
-(`botyard.analytics.service.analytics`, the endpoint's work without HTTP) for the whole period in `Europe/Paris`,
-`--repeat` times, and prints the times and the totals.
+one to three of 50 sources), a session per 5 messages, feedback on a tenth and hand-offs on a twentieth of the
+sessions (each with an operator's reply within the hour); plus as many messages of another chatbot (they must not
+slow it down much). Then times the analytics read (`botyard.analytics.service.analytics`, the endpoint's work without
+HTTP) and the team's figures (`botyard.analytics.team.team`) for the whole period in `Europe/Paris`, `--repeat`
+times each, and prints the times and the totals.
 
 Run from the repository root, in its virtualenv:
 
@@ -32,6 +33,7 @@ from sqlalchemy import insert
 
 from botyard.analytics.period import period
 from botyard.analytics.service import analytics
+from botyard.analytics.team import team
 from botyard.config import Settings
 from botyard.db.base import new_uuid
 from botyard.db.migrate import upgrade
@@ -52,13 +54,17 @@ def _rows(chatbot: str, messages: int, end: datetime, seed: int) -> Iterator[tup
         for index in range(count):
             at = end - timedelta(seconds=rng.uniform(0, 30 * 86400))
             if index % 5 == 0:
-                sessions.append({"uuid": new_uuid(), "chatbot_uuid": chatbot, "meta": {}, "created_at": at})
+                sessions.append(
+                    {"uuid": new_uuid(), "chatbot_uuid": chatbot, "meta": {}, "created_at": at, "outcome": None}
+                )
                 if rng.random() < 0.05:
                     kind = "human_requested"
                     events.append(
                         {"chatbot_uuid": chatbot, "session_uuid": sessions[-1]["uuid"], "kind": kind, "data": {}}
                     )
                     events[-1]["created_at"] = at
+                    sessions[-1]["outcome"] = "handed_off"
+                    rows.append(_operator_reply(sessions[-1]["uuid"], at + timedelta(seconds=rng.uniform(10, 3600))))
             cited = {str(n + 1): rng.choice(sources) for n in range(rng.randint(1, 3))} if rng.random() < 0.33 else {}
             refused = rng.random() < 0.2
             row = {
@@ -83,6 +89,22 @@ def _rows(chatbot: str, messages: int, end: datetime, seed: int) -> Iterator[tup
         yield Message, rows
         yield MessageFeedback, feedback
         yield ChatbotEvent, events
+
+
+def _operator_reply(session_uuid: str, at: datetime) -> dict[str, Any]:
+    """A live chat's operator reply (what the team's first response time ends at)."""
+    return {
+        "uuid": new_uuid(),
+        "session_uuid": session_uuid,
+        "query": "",
+        "response": "Hello, I can help.",
+        "cite_data": {},
+        "meta": {"kind": "operator"},
+        "refused": False,
+        "first_byte_ms": None,
+        "created_at": at,
+        "modified_at": at,
+    }
 
 
 async def _fill(database: Database, messages: int, end: datetime) -> tuple[str, str]:
@@ -116,6 +138,15 @@ async def _run(settings: Settings, messages: int, repeat: int) -> None:
     print(f"analytics over {len(found['days'])} days: " + ", ".join(f"{t * 1000:.0f} ms" for t in times))
     print(f"median {statistics.median(times) * 1000:.0f} ms; totals {found['totals']}")
     print(f"top question {found['top_questions'][0]}; top source {found['top_sources'][0]}")
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        async with database.transaction(write=False) as db:
+            figures = await team(db, account, chatbot, chosen)
+        times.append(time.perf_counter() - started)
+    print("team figures: " + ", ".join(f"{t * 1000:.0f} ms" for t in times))
+    handed, first = figures["handed_to_person"], figures["first_response"]
+    print(f"median {statistics.median(times) * 1000:.0f} ms; {handed} handed to a person, first response {first}")
     await database.dispose()
 
 

@@ -93,6 +93,10 @@ def test_a_scripted_day_in_the_owners_time_zone(alice: Api, bob: Api, db: Db) ->
         "handed_off": 1,  # asked for a person, then taken over: one conversation
         "resolved": 0,  # scripted rows carry no outcome (test_outcomes.py has answered ones)
         "unresolved": 0,
+        "handed_to_person": 0,
+        "no_outcome": 4,  # so every conversation is in the bucket of those without one
+        "bot_conversations": 0,
+        "bot_resolution_rate": None,
         "resolution_rate": None,
         "feedback_up": 2,
         "feedback_down": 1,  # given at 03:00 UTC on the 15th: 23:00 on the 14th here
@@ -171,6 +175,10 @@ def test_an_answer_keeps_its_first_byte_time_and_the_default_period_is_the_last_
         "handed_off": 0,
         "resolved": 0,
         "unresolved": 1,  # the no-answer reply left it unresolved
+        "handed_to_person": 0,
+        "no_outcome": 0,
+        "bot_conversations": 1,
+        "bot_resolution_rate": 0.0,
         "resolution_rate": 0.0,
         "feedback_up": 0,
         "feedback_down": 0,

@@ -104,7 +104,12 @@ def analytics(api: Api, bot: str, **params: Any) -> dict[str, Any]:
 
 def figures(channel: str, kind: str, name: str, **counts: Any) -> dict[str, Any]:
     zero = {"conversations": 0, "messages": 0, "resolved": 0, "unsure": 0, "no_answer": 0, "unresolved": 0}
-    return {"channel": channel, "type": kind, "name": name, **zero, "handed_off": 0, **counts}
+    found = {"channel": channel, "type": kind, "name": name, **zero, "handed_off": 0, **counts}
+    # What the other counts leave, and the bot's own rate: derived, the buckets summing to the conversations.
+    decided = found["resolved"] + found["unresolved"] + found["handed_off"]
+    alone = found["resolved"] + found["unresolved"]
+    bot_rate = round(found["resolved"] / alone, 4) if alone else None
+    return found | {"no_outcome": found["conversations"] - decided, "bot_resolution_rate": bot_rate}
 
 
 def test_each_channel_and_the_web_count_their_own_conversations(alice: Api, db: Db, callback: Receiver) -> None:
@@ -130,6 +135,12 @@ def test_each_channel_and_the_web_count_their_own_conversations(alice: Api, db: 
     totals = found["totals"]
     assert (totals["conversations"], totals["messages"], totals["handed_off"], totals["feedback_down"]) == (7, 8, 1, 1)
     assert (totals["resolved"], totals["unresolved"]) == (2, 3)
+    # Every conversation in one bucket: the web's third asked nothing, the Helpdesk's third was handed to a person.
+    assert [entry["no_outcome"] for entry in found["by_channel"]] == [1, 0, 0, 0]
+    assert [entry["bot_resolution_rate"] for entry in found["by_channel"]] == [0.5, 0.5, 0.0, None]
+    buckets = [totals[key] for key in ("resolved", "unresolved", "handed_to_person", "no_outcome")]
+    assert buckets == [2, 3, 1, 1] and sum(buckets) == totals["conversations"]
+    assert (totals["bot_conversations"], totals["bot_resolution_rate"], totals["resolution_rate"]) == (5, 0.4, 0.3333)
 
 
 def test_a_channel_filter_narrows_every_figure(alice: Api, db: Db, callback: Receiver) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import JSON, Date, Interval, Select, Text, case, cast, distinct, func, literal, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -27,8 +27,10 @@ from botyard.models import (
     ConversationOutcome,
     Message,
     MessageFeedback,
+    MessageKind,
     MessageState,
     OutcomeReason,
+    User,
 )
 
 HANDED_OFF = (ChatbotEventKind.HUMAN_REQUESTED.value, ChatbotEventKind.LIVE_CHAT_STARTED.value)
@@ -39,6 +41,21 @@ WEB = "web"
 
 Scope = str | None
 """All conversations (None), those on no channel (`WEB`), or those of one channel (its uuid)."""
+
+
+class Handed(NamedTuple):
+    """A conversation handed to a person, as the team's figures time it."""
+
+    channel_uuid: str | None
+    assignee_uuid: str | None
+    assignee_name: str | None
+    handed_at: datetime | None
+    """The first event that handed it over (a person asked for, an operator taking it); None: no such event."""
+    asked_at: str | None
+    """`meta.human_requested_at` (ISO 8601), for a conversation whose hand-off left no event."""
+    first_reply_at: datetime | None
+    """The first operator reply of its transcript (`MessageKind.OPERATOR`)."""
+    resolved_at: datetime | None
 
 
 def day_of(value: object) -> date:
@@ -285,6 +302,49 @@ class AnalyticsRepository:
         )
         rows = (await self.session.execute(statement)).all()
         return {row[0]: dict(zip(counted, (int(value or 0) for value in row[1:]), strict=True)) for row in rows}
+
+    async def handed(self) -> list[Handed]:
+        """The conversations started in the period whose outcome is `handed_off`, each with its assignee, when it was
+        handed over, its first operator reply and when a person resolved it: one row a conversation, as few as the
+        team takes (the times' percentiles are computed from them)."""
+        handed = (
+            select(ChatbotEvent.session_uuid.label("session"), func.min(ChatbotEvent.created_at).label("at"))
+            .where(ChatbotEvent.chatbot_uuid == self.chatbot_uuid, ChatbotEvent.kind.in_(HANDED_OFF))
+            .group_by(ChatbotEvent.session_uuid)
+            .subquery()
+        )
+        first_reply = (
+            select(func.min(Message.created_at))
+            .where(Message.session_uuid == ChatSession.uuid, Message.query == "")
+            .where(self._json_text(Message.meta, "kind") == MessageKind.OPERATOR.value)
+            .scalar_subquery()
+        )
+        statement = (
+            select(
+                ChatSession.channel_uuid,
+                ChatSession.assignee_uuid,
+                User.name,
+                handed.c.at,
+                self._json_text(ChatSession.meta, "human_requested_at"),
+                first_reply,
+                ChatSession.resolved_at,
+            )
+            .outerjoin(handed, handed.c.session == ChatSession.uuid)
+            .outerjoin(User, User.uuid == ChatSession.assignee_uuid)
+            .where(
+                ChatSession.chatbot_uuid == self.chatbot_uuid,
+                ChatSession.outcome == ConversationOutcome.HANDED_OFF,
+                *self._on_channel(),
+                *self._within(ChatSession.created_at),
+            )
+        )
+        return [Handed(*row) for row in (await self.session.execute(statement)).all()]
+
+    def _json_text(self, column: InstrumentedAttribute[Any], key: str) -> ColumnElement[Any]:
+        """The text of a top-level key of a JSON column (SQL NULL when it is missing)."""
+        if self.postgres:
+            return func.json_extract_path_text(column, key)
+        return func.json_extract(column, f"$.{key}")
 
     async def questions_by_channel(self) -> dict[str | None, int]:
         """Per channel (None: no channel), the questions asked in the period."""

@@ -42,7 +42,10 @@ class _Tally:
     def figures(self) -> Figures:
         up, down = self.ratings["up"], self.ratings["down"]
         decided = sum(self.outcomes.values())
-        resolved = self.outcomes[ConversationOutcome.RESOLVED]
+        resolved, unresolved = (
+            self.outcomes[ConversationOutcome.RESOLVED],
+            self.outcomes[ConversationOutcome.UNRESOLVED],
+        )
         return {
             "conversations": self.conversations,
             "messages": self.messages,
@@ -50,14 +53,23 @@ class _Tally:
             "refused": self.refused,
             "handed_off": len(self.handed_off),
             "resolved": resolved,
-            "unresolved": self.outcomes[ConversationOutcome.UNRESOLVED],
-            "resolution_rate": round(resolved / decided, 4) if decided else None,
+            "unresolved": unresolved,
+            "handed_to_person": self.outcomes[ConversationOutcome.HANDED_OFF],
+            "no_outcome": self.conversations - decided,
+            "bot_conversations": resolved + unresolved,
+            "bot_resolution_rate": ratio(resolved, resolved + unresolved),
+            "resolution_rate": ratio(resolved, decided),
             "feedback_up": up,
             "feedback_down": down,
-            "feedback_ratio": round(up / (up + down), 4) if up + down else None,
+            "feedback_ratio": ratio(up, up + down),
             "first_byte_p50_ms": self.first_byte.get("p50"),
             "first_byte_p95_ms": self.first_byte.get("p95"),
         }
+
+
+def ratio(part: int, whole: int) -> float | None:
+    """`part / whole` to four places; None when `whole` is 0 (nothing to divide by, not 0%)."""
+    return round(part / whole, 4) if whole else None
 
 
 def top_questions(rows: Iterable[tuple[str, int, datetime]]) -> list[TopQuestion]:
@@ -84,7 +96,7 @@ async def analytics(
     `channel`'s (`web` or a channel's uuid). 404: not the account's chatbot, or not one of its channels; 422: a
     `channel` that is neither."""
     chatbot = await get_owned_chatbot(db, account_uuid, chatbot_uuid)
-    repository = AnalyticsRepository(db, chatbot.uuid, period, await _scope(db, chatbot.uuid, period, channel))
+    repository = AnalyticsRepository(db, chatbot.uuid, period, await checked_scope(db, chatbot.uuid, period, channel))
     days = {day: _Tally() for day in period.days}
     total = _Tally()
     for day, count in (await repository.conversations()).items():
@@ -126,7 +138,7 @@ async def analytics(
     }
 
 
-async def _scope(db: AsyncSession, chatbot_uuid: str, period: Period, channel: str | None) -> Scope:
+async def checked_scope(db: AsyncSession, chatbot_uuid: str, period: Period, channel: str | None) -> Scope:
     """The channel a read is narrowed to, checked: `web`, or the uuid of one of the chatbot's channels."""
     if channel is None or channel == WEB:
         return channel
@@ -141,27 +153,42 @@ async def by_channel(repository: AnalyticsRepository) -> list[ChannelFigures]:
     """`web`, then each of the chatbot's channels (only the one the read is narrowed to, when it is)."""
     outcomes = await repository.outcomes_by_channel()
     questions = await repository.questions_by_channel()
-    places: list[tuple[str | None, str, str]] = [] if repository.scope not in (None, WEB) else [(None, WEB, "")]
+    return [
+        _channel(uuid, kind, name, outcomes.get(uuid, {}), questions.get(uuid, 0))
+        for uuid, kind, name in await places(repository)
+    ]
+
+
+async def places(repository: AnalyticsRepository) -> list[tuple[str | None, str, str]]:
+    """(channel uuid, type, name) of the places a read counts, `web` (None) first, then each of the chatbot's
+    channels, oldest first; only the one the read is narrowed to, when it is."""
+    found: list[tuple[str | None, str, str]] = [] if repository.scope not in (None, WEB) else [(None, WEB, "")]
     if repository.scope != WEB:
-        places += await repository.channels()
-    return [_channel(uuid, kind, name, outcomes.get(uuid, {}), questions.get(uuid, 0)) for uuid, kind, name in places]
+        found += await repository.channels()
+    return found
 
 
 def _channel(uuid: str | None, kind: str, name: str, outcomes: dict[str, int], questions: int) -> ChannelFigures:
-    resolved = outcomes.get(ConversationOutcome.RESOLVED, 0)
+    resolved, unresolved = (
+        outcomes.get(ConversationOutcome.RESOLVED, 0),
+        outcomes.get(ConversationOutcome.UNRESOLVED, 0),
+    )
     decided = sum(outcomes.get(outcome, 0) for outcome in ConversationOutcome)
+    conversations = outcomes.get("conversations", 0)
     return {
         "channel": uuid or WEB,
         "type": kind,
         "name": name,
-        "conversations": outcomes.get("conversations", 0),
+        "conversations": conversations,
         "messages": questions,
         "resolved": resolved,
         "unsure": outcomes.get("unsure", 0),
         "no_answer": outcomes.get("no_answer", 0),
-        "unresolved": outcomes.get(ConversationOutcome.UNRESOLVED, 0),
+        "unresolved": unresolved,
         "handed_off": outcomes.get(ConversationOutcome.HANDED_OFF, 0),
-        "resolution_rate": round(resolved / decided, 4) if decided else None,
+        "no_outcome": conversations - decided,
+        "bot_resolution_rate": ratio(resolved, resolved + unresolved),
+        "resolution_rate": ratio(resolved, decided),
     }
 
 

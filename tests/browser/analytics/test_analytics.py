@@ -83,18 +83,28 @@ def test_the_analytics_page_shows_the_counts_of_a_scripted_day(
         ("Questions", "4"),
         ("Answered", "2"),
         ("Refused", "2"),
-        ("Hand-offs", "1"),
+        ("Handed to a person", "1"),
         ("Feedback", "50%"),
     ):
         expect(tile(page, name)).to_have_text(value)
     expect(page.get_by_role("group", name="Feedback", exact=True)).to_contain_text("1 up, 1 down")
     # The first visitor's last answer was the refusal (unresolved), the second's answered (resolved), the third was
-    # handed to a person: one of three resolved.
-    expect(tile(page, "Resolution rate")).to_have_text("33%")
-    expect(page.get_by_role("group", name="Resolution rate", exact=True)).to_contain_text("1 resolved, 1 unresolved")
-    resolved = page.get_by_role("figure", name="Resolved and unresolved conversations per day")
-    expect(resolved.locator("rect title", has_text=f"{label}: 1 resolved")).to_have_count(1)
+    # handed to a person: the bot resolved one of the two it handled alone, and the three add up.
+    expect(tile(page, "Resolution rate")).to_have_text("50%")
+    rate = page.get_by_role("group", name="Resolution rate", exact=True)
+    expect(rate).to_contain_text("1 of the 2 the bot handled alone")
+    expect(page.locator(".analytics > .outcomes")).to_have_text(
+        "Bot resolved 1 of 2 conversations it handled alone (1 unresolved); 1 more: 1 handed to a person. "
+        "3 conversations in all."
+    )
+    resolved = page.get_by_role("figure", name="Conversations per day by outcome")
+    expect(resolved.locator("rect title", has_text=f"{label}: 1 resolved by the bot")).to_have_count(1)
     expect(resolved.locator("rect title", has_text=f"{label}: 1 unresolved")).to_have_count(1)
+    expect(resolved.locator("rect title", has_text=f"{label}: 1 handed to a person")).to_have_count(1)
+    # The team: the hand-off was an operator's take-over with no reply yet.
+    expect(page.get_by_role("region", name="The team", exact=True)).to_contain_text(
+        "1 of 3 conversations handed to a person"
+    )
     expect(page.locator(".summary")).to_have_text(f"30 days, {day(today, -29)} to {today:%Y-%m-%d}, in UTC.")
 
     answered = page.get_by_role("figure", name="Answered and refused questions per day")

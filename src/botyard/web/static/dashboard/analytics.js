@@ -1,10 +1,12 @@
-// Analytics (GET /chatbot/{uuid}/analytics): a period's figures in the owner's days (this browser's time zone):
-// summary tiles, charts per day (charts.js), the most asked questions and most cited sources, and each channel's
-// conversations and outcomes; all of it for every conversation or for one channel's.
+// Analytics (GET /chatbot/{uuid}/analytics and .../analytics/team): a period's figures in the owner's days (this
+// browser's time zone): summary tiles, a sentence whose counts add up to the conversations, charts per day
+// (charts.js), the most asked questions and most cited sources, each channel's conversations and outcomes, and the
+// team's figures (people's response and resolution times, per person and per channel); all of it for every
+// conversation or for one channel's.
 import { get } from "./api.js";
 import { WEB_LABEL, channelLabel, channelOptions, channelsOf } from "./channel-names.js";
-import { barChart, lineChart } from "./charts.js";
-import { clear, field, h, heading, headRow, notice, select, tableWrap } from "./ui.js";
+import { barChart, duration, lineChart } from "./charts.js";
+import { clear, field, h, heading, headRow, notice, select, tableWrap, uid } from "./ui.js";
 
 const PERIODS = [
   ["7", "Last 7 days"],
@@ -17,6 +19,7 @@ const pad = (n) => String(n).padStart(2, "0");
 const isoDay = (date) => `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 const percent = (ratio) => (ratio == null ? "–" : `${Math.round(ratio * 100)}%`);
 const ms = (value) => (value == null ? "–" : `${value} ms`);
+const conversations = (n) => (n === 1 ? "1 conversation" : `${n} conversations`);
 
 /** The query of a period: the last `days` days (today included), or from one day to another, in this zone. */
 export function periodQuery(choice, from, to) {
@@ -44,22 +47,49 @@ function tile(label, value, detail = "") {
   );
 }
 
+/**
+ * Where every conversation of the period went, in words whose counts add up to the total: "Bot resolved 1 of 3
+ * conversations it handled alone (2 unresolved); 4 more: 3 handed to a person, 1 without a question."
+ */
+export function outcomeWords(totals) {
+  const alone = totals.bot_conversations;
+  const bot = alone
+    ? `Bot resolved ${totals.resolved} of ${conversations(alone)} it handled alone (${totals.unresolved} unresolved)`
+    : "The bot handled no conversation alone";
+  const others = [];
+  if (totals.handed_to_person) others.push(`${totals.handed_to_person} handed to a person`);
+  if (totals.no_outcome) others.push(`${totals.no_outcome} without a question`);
+  const more = others.length ? `; ${totals.handed_to_person + totals.no_outcome} more: ${others.join(", ")}` : "";
+  return `${bot}${more}. ${conversations(totals.conversations)} in all.`;
+}
+
+/**
+ * What the hand-off tile counts, and the period's hand-offs when they are not the same conversations (one that began
+ * before the period and was handed to a person in it counts there, not here).
+ */
+function handOffs(totals) {
+  const started = "of the conversations started in the period";
+  if (totals.handed_off === totals.handed_to_person) return started;
+  const events = totals.handed_off === 1 ? "1 hand-off" : `${totals.handed_off} hand-offs`;
+  return `${started} (${events} in the period, whenever the conversation began)`;
+}
+
 function tiles(totals) {
   const asked = totals.messages;
   const share = (n) => (asked ? `${Math.round((n / asked) * 100)}% of the questions` : "");
   return h(
     "div",
     { class: "tiles" },
-    tile("Conversations", totals.conversations),
+    tile("Conversations", totals.conversations, "started in the period"),
     tile(
       "Resolution rate",
-      percent(totals.resolution_rate),
-      `${totals.resolved} resolved, ${totals.unresolved} unresolved`,
+      percent(totals.bot_resolution_rate),
+      `${totals.resolved} of the ${totals.bot_conversations} the bot handled alone`,
     ),
     tile("Questions", asked),
     tile("Answered", totals.answered, share(totals.answered)),
     tile("Refused", totals.refused, share(totals.refused)),
-    tile("Hand-offs", totals.handed_off, "conversations handed to a person"),
+    tile("Handed to a person", totals.handed_to_person, handOffs(totals)),
     tile("Feedback", percent(totals.feedback_ratio), `${totals.feedback_up} up, ${totals.feedback_down} down`),
     tile("First byte (median)", ms(totals.first_byte_p50_ms), `95th percentile: ${ms(totals.first_byte_p95_ms)}`),
   );
@@ -89,12 +119,14 @@ function charts(days) {
       ],
     }),
     barChart({
-      title: "Resolved and unresolved conversations per day",
+      title: "Conversations per day by outcome",
       labels,
       stacked: true,
       series: [
-        { name: "Resolved", values: values("resolved"), className: "series-ok" },
+        { name: "Resolved by the bot", values: values("resolved"), className: "series-ok" },
         { name: "Unresolved", values: values("unresolved"), className: "series-bad" },
+        { name: "Handed to a person", values: values("handed_to_person"), className: "series-c" },
+        { name: "Without a question", values: values("no_outcome"), className: "series-none" },
       ],
     }),
     barChart({
@@ -131,21 +163,31 @@ function table(caption, columns, rows, empty) {
   );
 }
 
-/** The conversations, questions and outcomes of the web and of each channel (`by_channel`). */
+const placeName = (entry) => (entry.channel === "web" ? WEB_LABEL : channelLabel(entry));
+const cells = (...values) => values.map((value) => h("td", { class: "num" }, String(value)));
+
+/** An unresolved count with what the bot's unsure answers and no-answer replies were of it ("2: 1 unsure"). */
+function unresolvedCell(entry) {
+  const parts = [];
+  if (entry.unsure) parts.push(`${entry.unsure} unsure`);
+  if (entry.no_answer) parts.push(`${entry.no_answer} no answer`);
+  const detail = parts.length ? h("span", { class: "hint" }, ` (${parts.join(", ")})`) : null;
+  return h("td", { class: "num" }, String(entry.unresolved), detail);
+}
+
+/** The conversations, questions and outcomes of the web and of each channel (`by_channel`): buckets that sum. */
 function byChannel(entries) {
   const caption = "By channel";
-  const name = (entry) => (entry.channel === "web" ? WEB_LABEL : channelLabel(entry));
-  const columns = ["Channel", "Conversations", "Questions", "Answered", "Unsure", "No answer", "Handed to a person",
-    "Resolution rate"];
+  const columns = ["Channel", "Conversations", "Questions", "Resolved by the bot", "Unresolved", "Handed to a person",
+    "Without a question", "Resolution rate"];
   const body = entries.map((entry) =>
     h(
       "tr",
       {},
-      h("th", { scope: "row", dir: "auto" }, name(entry)),
-      ...[entry.conversations, entry.messages, entry.resolved, entry.unsure, entry.no_answer, entry.handed_off].map(
-        (value) => h("td", { class: "num" }, String(value)),
-      ),
-      h("td", { class: "num" }, percent(entry.resolution_rate)),
+      h("th", { scope: "row", dir: "auto" }, placeName(entry)),
+      ...cells(entry.conversations, entry.messages, entry.resolved),
+      unresolvedCell(entry),
+      ...cells(entry.handed_off, entry.no_outcome, percent(entry.bot_resolution_rate)),
     ),
   );
   return h(
@@ -153,7 +195,85 @@ function byChannel(entries) {
     {},
     h("h2", {}, caption),
     tableWrap(h("table", {}, headRow(columns), h("tbody", {}, ...body)), caption),
-    h("p", { class: "hint" }, "Outcomes of the conversations started in the period, as the resolution rate counts them."),
+    h(
+      "p",
+      { class: "hint" },
+      "Each conversation started in the period is counted once: resolved by the bot, unresolved, handed to a person " +
+        "or without a question, which add up to the conversations. The resolution rate is the resolved share of " +
+        "the conversations the bot handled alone.",
+    ),
+  );
+}
+
+/**
+ * A small table of the team's figures: the first column names the row, the others are numbers or times, each cell
+ * labelled with its column (`data-label`), which a phone shows beside the value (each row a short list there).
+ * `totals`: rows for the table's foot.
+ */
+function teamTable(caption, columns, rows, totals = []) {
+  const row = ([name, ...values]) =>
+    h(
+      "tr",
+      {},
+      h("th", { scope: "row", dir: "auto" }, name),
+      ...values.map((value, index) => h("td", { class: "num", "data-label": columns[index + 1] }, String(value))),
+    );
+  const foot = totals.length ? h("tfoot", {}, ...totals.map(row)) : null;
+  const table = h("table", {}, headRow(columns), h("tbody", {}, ...rows.map(row)), foot);
+  return h("section", { class: "team-table" }, h("h3", {}, caption), tableWrap(table, caption));
+}
+
+const times = (measured, what) =>
+  `90th percentile: ${duration(measured.p90_seconds)}, of ${conversations(measured.count)} ${what}`;
+
+/** The team's figures (GET .../analytics/team): times, who took the conversations, and each channel's share. */
+export function teamSection(team) {
+  const handed = team.handed_to_person;
+  const id = uid("team");
+  const title = h("h2", { id }, "The team");
+  const section = (...children) => h("section", { class: "team", "aria-labelledby": id }, title, ...children);
+  if (!handed) return section(h("p", { class: "empty" }, "No conversation of this period was handed to a person."));
+  const [first, resolution] = [team.first_response, team.resolution];
+  const words =
+    `${handed} of ${conversations(team.conversations)} handed to a person: ${team.answered_by_person} answered ` +
+    `by a person, ${team.resolved_by_person} resolved by a person, ${team.unassigned} assigned to nobody.`;
+  const people = team.people.map((person) => [
+    person.name || "(no name)",
+    person.conversations,
+    person.resolved,
+    duration(person.first_response_median_seconds),
+    duration(person.resolution_median_seconds),
+  ]);
+  if (team.unassigned) people.push(["Nobody", team.unassigned, "–", "–", "–"]);
+  const all = ["All", handed, team.resolved_by_person, duration(first.median_seconds), duration(resolution.median_seconds)];
+  const channels = team.by_channel.map((entry) => [
+    placeName(entry),
+    entry.conversations,
+    entry.resolved_by_bot,
+    entry.handed_to_person,
+    entry.resolved_by_person,
+    duration(entry.first_response_median_seconds),
+  ]);
+  return section(
+    h(
+      "div",
+      { class: "tiles" },
+      tile("First response (median)", duration(first.median_seconds), times(first, "answered")),
+      tile("Resolution time (median)", duration(resolution.median_seconds), times(resolution, "resolved")),
+    ),
+    h("p", { class: "outcomes" }, words),
+    teamTable("By person", ["Person", "Conversations", "Resolved", "First response", "Resolution"], people, [all]),
+    teamTable(
+      "The team by channel",
+      ["Channel", "Conversations", "Resolved by the bot", "Handed to a person", "Resolved by a person", "First response"],
+      channels,
+    ),
+    h(
+      "p",
+      { class: "hint" },
+      "Times run from the hand-off (a person asked for, or an operator taking over) to the first operator reply " +
+        "and to a person's resolve; medians of the conversations started in the period.",
+    ),
   );
 }
 
@@ -189,13 +309,17 @@ export async function render(ctx) {
     }
     try {
       const query = { ...periodQuery(choice.value, from.value, to.value), channel: channel.value };
-      const found = await get(`/chatbot/${bot}/analytics`, { query, signal: ctx.signal });
+      const [found, team] = await Promise.all([
+        get(`/chatbot/${bot}/analytics`, { query, signal: ctx.signal }),
+        get(`/chatbot/${bot}/analytics/team`, { query, signal: ctx.signal }),
+      ]);
       const days = found.days;
       const count = days.length === 1 ? "1 day" : `${days.length} days`;
       summary.textContent = `${count}, ${days[0].date} to ${days.at(-1).date}, in ${found.timezone}.`;
       clear(
         body,
         tiles(found.totals),
+        h("p", { class: "outcomes" }, outcomeWords(found.totals)),
         charts(days),
         table(
           "Top questions",
@@ -210,6 +334,7 @@ export async function render(ctx) {
           "No answer cited a source in this period.",
         ),
         byChannel(found.by_channel),
+        teamSection(team),
       );
     } catch (error) {
       if (error?.name !== "AbortError") note.error(error);

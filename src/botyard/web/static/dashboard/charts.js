@@ -50,6 +50,19 @@ export function tickLabel(value, unit = "") {
   return `${short(value)}${unit}`;
 }
 
+/** Seconds as people say a wait: "45 s", "1 min 30 s", "29 min", "1 h 5 min", "2 d 3 h"; "–" for none. */
+export function duration(seconds) {
+  if (seconds == null) return "–";
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 600) return seconds % 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds / 60} min`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
 let measuring;
 /** How wide `text` is drawn as a y label (the page's font, measured on a canvas; estimated without one). */
 function labelWidth(text) {
