@@ -20,6 +20,7 @@ from botyard.api_docs import install as install_api_docs
 from botyard.audit.recorder import AuditTrail, note
 from botyard.audit.router import router as audit_router
 from botyard.audit.service import AuditLog
+from botyard.channels.erasure import erase_channel_records
 from botyard.channels.ingress import router as channel_ingress_router
 from botyard.channels.router import router as channels_router
 from botyard.chat.feedback.router import router as feedback_router
@@ -119,6 +120,7 @@ def create_app(
     app.state.settings = settings
     app.state.audit_log = AuditLog(settings.audit_days)
     app.state.new_chatbot_parts = add_default_agent
+    app.state.contact_erasers = (erase_channel_records,)  # what the channels keep of a person goes with them
     install_error_handlers(app)
     _include_routers(app, settings)
     declare_statuses(app)

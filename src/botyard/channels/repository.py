@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -281,3 +281,30 @@ class MailThreadRepository(Repository[ChannelEvent]):
             .limit(1)
         )
         return (await self.session.scalars(statement)).first()
+
+
+class ErasureRepository(Repository[ChannelEvent]):
+    """What the channels' tables keep of a customer, deleted when the person is erased (`channels.erasure`)."""
+
+    model = ChannelEvent
+
+    async def remove_replies(self, session_uuids: Sequence[str]) -> None:
+        """The replies sent into those conversations, with their receipts."""
+        if not session_uuids:
+            return
+        replies = select(ChannelReply.uuid).where(ChannelReply.session_uuid.in_(session_uuids))
+        await self.session.execute(delete(ChannelReceipt).where(ChannelReceipt.reply_uuid.in_(replies)))
+        await self.session.execute(delete(ChannelReply).where(ChannelReply.session_uuid.in_(session_uuids)))
+
+    async def remove_deliveries(self, channel_uuid: str, user_id: str) -> None:
+        """What the customer `user_id` sent on the channel, and the receipts kept for threading their messages."""
+        events = (ChannelEvent.channel_uuid == channel_uuid, ChannelEvent.user_id == user_id)
+        conversations = select(ChannelEvent.conversation).where(*events)
+        await self.session.execute(
+            delete(ChannelReceipt).where(
+                ChannelReceipt.channel_uuid == channel_uuid,
+                ChannelReceipt.reply_uuid.is_(None),
+                ChannelReceipt.conversation.in_(conversations),
+            )
+        )
+        await self.session.execute(delete(ChannelEvent).where(*events))

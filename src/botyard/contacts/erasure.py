@@ -4,11 +4,13 @@ their messages and everything else of theirs, gone in the caller's transaction).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.chat.contact_sessions import service as contact_sessions
+from botyard.chat.contact_sessions.service import SessionTrace
 from botyard.contacts import service
 from botyard.contacts.repository import ContactRepository
 from botyard.contacts.schemas import ContactExport, ExportedConversation, ExportedMessage
@@ -45,10 +47,19 @@ def _message(message: Message) -> ExportedMessage:
     }
 
 
-async def erase(db: AsyncSession, account_uuid: str, contact_uuid: str) -> int:
-    """Delete the contact (404 for another account's), its identities and its conversations with their messages;
-    how many conversations went."""
+Eraser = Callable[[AsyncSession, Sequence[SessionTrace]], Awaitable[None]]
+"""What a package above this one keeps of a conversation outside `chat/` and deletes with it, in the caller's
+transaction: the channels' deliveries and replies, which hold the customer's words (`main` hands them over, as
+`contacts` may not import the packages above it)."""
+
+
+async def erase(db: AsyncSession, account_uuid: str, contact_uuid: str, erasers: Sequence[Eraser] = ()) -> int:
+    """Delete the contact (404 for another account's), its identities and its conversations with their messages,
+    and what each of `erasers` keeps of those conversations; how many conversations went."""
     contact = await service.get_owned(db, account_uuid, contact_uuid)
+    traces = await contact_sessions.traces_of(db, contact.uuid)
+    for eraser in erasers:
+        await eraser(db, traces)
     deleted = await contact_sessions.delete_of(db, contact.uuid)
     await ContactRepository(db).remove(contact.uuid)
     return deleted

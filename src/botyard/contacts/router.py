@@ -4,9 +4,10 @@ conversation they had. Not in the hosted interface; designed in its style (`GET`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query, Request
 
 from botyard.contacts import erasure, service, views
 from botyard.contacts.schemas import (
@@ -24,6 +25,15 @@ from botyard.identity.caller import CurrentAccount
 from botyard.models import AuditAction, AuditObject, Permission
 
 router = APIRouter(tags=["contacts"])
+
+
+async def _erasers(request: Request) -> Sequence[erasure.Eraser]:
+    erasers: Sequence[erasure.Eraser] = getattr(request.app.state, "contact_erasers", ())
+    return erasers
+
+
+Erasers = Annotated[Sequence[erasure.Eraser], Depends(_erasers)]
+"""What the packages above `contacts` keep of a conversation and erase with it (`main` hands them over)."""
 
 _MISSING = error_responses({ErrorCode.NOT_FOUND: "no such contact in this account."})
 
@@ -100,7 +110,7 @@ async def export_contact(uuid: str, db: ReadDbSession, account: CurrentAccount, 
     dependencies=[requires(Permission.MANAGE, Audited(AuditObject.CONTACT, AuditAction.DELETED, "with conversations"))],
     responses=_MISSING,
 )
-async def delete_contact(uuid: str, db: DbSession, account: CurrentAccount) -> ContactDeleted:
+async def delete_contact(uuid: str, db: DbSession, account: CurrentAccount, erasers: Erasers) -> ContactDeleted:
     """Erase the person (their right to erasure): the contact, its identities and every conversation it had, with
-    the conversations' messages. All or nothing."""
-    return {"success": True, "conversations_deleted": await erasure.erase(db, account, uuid)}
+    the conversations' messages and what the channels kept of them (deliveries, replies, receipts). All or nothing."""
+    return {"success": True, "conversations_deleted": await erasure.erase(db, account, uuid, erasers)}

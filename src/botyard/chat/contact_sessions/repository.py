@@ -81,6 +81,13 @@ class ContactSessionRepository:
             found += (await self.session.execute(statement.order_by(Message.created_at, Message.uuid))).scalars()
         return found
 
+    async def traces(self, contact_uuid: str) -> list[tuple[str, str | None, str]]:
+        """Each of the contact's sessions: its uuid, its channel and the customer's id there."""
+        statement = select(ChatSession.uuid, ChatSession.channel_uuid, ChatSession.channel_user).where(
+            ChatSession.contact_uuid == contact_uuid
+        )
+        return [(uuid, channel, user) for uuid, channel, user in await self.session.execute(statement)]
+
     async def remove_of(self, contact_uuid: str) -> int:
         """Delete the contact's sessions (their messages and the rest go through ON DELETE CASCADE); how many."""
         statement = select(ChatSession.uuid).where(ChatSession.contact_uuid == contact_uuid)

@@ -87,6 +87,21 @@ async def messages_of(db: AsyncSession, session_uuids: Sequence[str]) -> dict[st
     return found
 
 
+@dataclass(frozen=True)
+class SessionTrace:
+    """Where a contact's conversation left records outside `chat/`: its channel and the customer's id there (what
+    a channel's own tables keep of them)."""
+
+    session_uuid: str
+    channel_uuid: str | None
+    channel_user: str
+
+
+async def traces_of(db: AsyncSession, contact_uuid: str) -> list[SessionTrace]:
+    """The contact's sessions as the erasure of other packages' records needs them."""
+    return [SessionTrace(*row) for row in await ContactSessionRepository(db).traces(contact_uuid)]
+
+
 async def delete_of(db: AsyncSession, contact_uuid: str) -> int:
     """Delete the contact's sessions, with their messages and everything else of theirs; how many there were."""
     return await ContactSessionRepository(db).remove_of(contact_uuid)
