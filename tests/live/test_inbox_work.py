@@ -180,3 +180,27 @@ def test_a_message_left_through_the_contact_form_opens_it_again(alice: Api, clie
     assert client.post(f"/api/v1/widget/session/{chat}/contact", json=body).status_code == 201
     item = entry(alice, bot, chat)
     assert item["status"] == "open" and item["waiting_since"]  # the customer wrote: the team's again
+
+
+def test_everyone_of_the_team_reads_who_a_conversation_may_be_assigned_to(
+    alice: Api, bob: Api, client: TestClient, db: Db
+) -> None:
+    anna = person(client, db, "alice@example.com", "anna@example.com", Role.OPERATOR)
+    person(client, db, "alice@example.com", "vera@example.com", Role.VIEWER)
+    person(client, db, "alice@example.com", "carl@example.com", Role.ADMIN)
+    person(client, db, "bob@example.com", "ben@example.com", Role.OPERATOR)
+    # An operator may not read the members' page, yet must be able to give a conversation to a colleague.
+    assert_error(anna.get("/account/members"), 403, "forbidden_role")
+    people = anna.ok(anna.get("/inbox/people"))["people"]
+    # By name; neither the viewer, who takes no conversations, nor the other account's people.
+    assert [(one["email"], one["role"]) for one in people] == [
+        ("anna@example.com", "operator"),
+        ("carl@example.com", "admin"),
+    ]
+    assert all(set(one) == {"uuid", "name", "email", "role", "away"} for one in people)
+    carl = next(one for one in people if one["role"] == "admin")
+    chat = new_session(alice, helpdesk(alice))
+    assert (
+        anna.ok(anna.post(f"/session/{chat}/assign", {"user_uuid": carl["uuid"]}))["assignee"]["uuid"] == carl["uuid"]
+    )
+    assert [one["email"] for one in bob.ok(bob.get("/inbox/people"))["people"]] == ["ben@example.com"]

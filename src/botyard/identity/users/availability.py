@@ -10,8 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.errors import AppError, ErrorCode
 from botyard.identity.principal import Principal
 from botyard.identity.roles import GRANTS, Permission
+from botyard.identity.users.members import members
 from botyard.identity.users.repository import UserRepository
-from botyard.models import User
+from botyard.models import Role, User
 
 TAKERS = [role for role, granted in GRANTS.items() if Permission.LIVE in granted]
 """The roles whose people take conversations."""
@@ -50,3 +51,10 @@ async def operator_name(db: AsyncSession, principal: Principal) -> str | None:
         return None
     user = await UserRepository(db).get_owned(principal.account_uuid, principal.user_uuid)
     return user.name.strip() or None
+
+
+async def takers_of(db: AsyncSession, account_uuid: str) -> list[User]:
+    """The account's people who take conversations (owners, admins, operators), by name: who a conversation may be
+    assigned to."""
+    found = [user for user in await members(db, account_uuid) if Role(user.role) in TAKERS]
+    return sorted(found, key=lambda user: (user.name.casefold(), user.email))

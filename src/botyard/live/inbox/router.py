@@ -15,10 +15,11 @@ from botyard.deps import DbSession, ReadDbSession
 from botyard.errors import ErrorCode, error_responses
 from botyard.identity.access import NotAudited, requires
 from botyard.identity.caller import CurrentAccount, CurrentPrincipal
+from botyard.identity.users.availability import takers_of
 from botyard.live import service as live
 from botyard.live.inbox import context, listing, service, work
 from botyard.live.inbox.filters import WIDGET, InboxFilter, InboxView, StatusFilter
-from botyard.live.inbox.schemas import Assignment, Context, Inbox, Seen, StatusChange, Waiting, Work
+from botyard.live.inbox.schemas import Assignment, Context, Inbox, Seen, StatusChange, Team, Waiting, Work
 from botyard.models import ChannelType, Permission
 
 router = APIRouter(tags=["live chat"])
@@ -76,6 +77,20 @@ async def get_waiting(db: ReadDbSession, account: CurrentAccount) -> Waiting:
     """The visitors of all the account's chatbots who wait for a person (asked, and nobody has them: no live chat,
     no assignee), the longest waiting first, at most 100: what the dashboard announces on every page."""
     return await service.waiting_everywhere(db, account)
+
+
+@router.get("/inbox/people", response_model=Team, dependencies=[requires(Permission.READ)])
+async def get_people(db: ReadDbSession, account: CurrentAccount) -> Team:
+    """Who a conversation may be assigned to: the account's people who take conversations (owners, admins,
+    operators), by name, with whether they said they are away. Readable by everyone of the team, unlike the members'
+    page."""
+    people = await takers_of(db, account)
+    return {
+        "people": [
+            {"uuid": one.uuid, "name": one.name, "email": one.email, "role": one.role, "away": one.away}
+            for one in people
+        ]
+    }
 
 
 @router.post(

@@ -18,6 +18,20 @@ class Person(TypedDict):
     name: str
 
 
+class Taker(Person):
+    """A person of the team who takes conversations, as the assignee choice lists them."""
+
+    email: str
+    role: str
+    away: bool
+    """Said they are away now (they may still be given a conversation)."""
+
+
+class Team(TypedDict):
+    people: list[Taker]
+    """The account's owners, admins and operators, by name."""
+
+
 class InboxContact(TypedDict):
     """Who writes (`contacts`): what the inbox shows of them."""
 

@@ -4,7 +4,7 @@
 // earlier conversations, the bot's sources). Everything is read from the API again at each event of the chatbot's
 // event stream (fetch + SSE, resumed with Last-Event-ID), so another operator's assignment, status or note shows
 // without a reload; unread counts are the signed-in person's own. At 360 px one pane at a time.
-import { ChatbotEventKind, Permission } from "/static/shared/names.js";
+import { ChatbotEventKind } from "/static/shared/names.js";
 import { readEvents } from "/static/shared/sse.js";
 import { get, openStream, post } from "./api.js";
 import { CannedManager, CannedStore } from "./canned.js";
@@ -20,7 +20,6 @@ export { waited } from "./inbox-list.js";
 const RETRY_MS = [1000, 2000, 5000, 10000];
 const TICK_MS = 30_000; // how often the waiting times move on
 const FILTERS = "botyard.inbox.filters";
-const TAKERS = new Set(["owner", "admin", "operator"]); // the roles that take conversations
 const DESCRIBE = {
   [ChatbotEventKind.HUMAN_REQUESTED]: () => "A visitor asked for a person.",
   [ChatbotEventKind.USER_MESSAGE]: (data) => `Visitor: ${data.query ?? ""}`,
@@ -150,17 +149,12 @@ class Inbox {
     );
   }
 
-  /** The people a conversation may be assigned to: the account's members who take conversations, when the caller
-   * may list them (owners and admins); else the caller alone (and whoever the list shows as an assignee). */
+  /** The people a conversation may be assigned to: the account's members who take conversations (any role may
+   * read them); the caller alone when they cannot be read. */
   async readPeople() {
     const self = this.me?.user ? [{ uuid: this.me.user.uuid, name: this.me.user.name, email: this.me.user.email }] : [];
-    if (!this.ctx.can(Permission.ACCESS)) {
-      this.people = self;
-      return;
-    }
     try {
-      const members = await get("/account/members", { signal: this.ctx.signal });
-      this.people = members.filter((member) => TAKERS.has(member.role));
+      this.people = (await get("/inbox/people", { signal: this.ctx.signal })).people;
     } catch {
       this.people = self;
     }
