@@ -43,8 +43,9 @@ def test_a_waiting_conversation_shows_what_it_asked_and_since_when(alice: Api) -
     assert set(item) == {
         "uuid", "created_at", "modified_at", "human_requested", "live_chat", "waiting_since", "preview", "unread",
         "seen_at", "tags", "channel", "channel_type", "channel_window_closes_at", "status", "snoozed_until",
-        "resolved_at", "assignee", "contact", "last_message_at", "unanswered_since",
+        "resolved_at", "assignee", "contact", "last_message_at", "unanswered_since", "visitor_page",
     }  # fmt: skip
+    assert item["visitor_page"] == ""  # an API conversation: no page
     assert item["status"] == "open" and item["assignee"] is None and item["contact"] is None
     assert item["channel"] is None  # a widget or API conversation: no channel
     assert item["channel_type"] is None and item["channel_window_closes_at"] is None

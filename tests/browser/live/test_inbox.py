@@ -89,6 +89,9 @@ def test_two_operators_work_the_inbox_at_once(
             expect(row).not_to_contain_text("Visitor of")
             expect(row.get_by_label("1 unread")).to_be_visible()
         session = rows(ann).first.get_attribute("data-uuid")
+        assert session
+        # A visitor who gave no name is told apart by their conversation's handle and the page they were on.
+        expect(rows(ann).first).to_contain_text(f"Visitor #{session[:4]} on localhost")
 
         # Ann opens it (read for her only) and takes it by key: Ben sees it is Ann's.
         rows(ann).first.locator("button[data-session]").click()

@@ -83,6 +83,7 @@ def _entry(
         "contact": _contact(found.contact),
         "last_message_at": _when(found.last_message_at),
         "unanswered_since": _when(found.unanswered_since),
+        "visitor_page": session.visitor_page,
     }
 
 

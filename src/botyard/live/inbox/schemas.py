@@ -80,6 +80,8 @@ class InboxSession(TypedDict):
     """The latest message of anyone (null: none yet)."""
     unanswered_since: str | None
     """The customer's oldest message nobody (the bot or a person) has answered yet (null: nothing unanswered)."""
+    visitor_page: str
+    """The page the widget's visitor was on when the conversation began (empty: not the widget, or not told)."""
 
 
 class InboxCounts(TypedDict):

@@ -56,15 +56,17 @@ export function pageName(url) {
 }
 
 /** Who a conversation is with: the contact's name, else their email or phone, else the channel's display name,
- * else a visitor told apart by the page they were on or by their first words. */
+ * else a visitor told apart by a handle of their conversation's id (two visitors who ask the same thing on the same
+ * page are still two) with the page they were on or their first words. */
 export function personName(entry) {
   const contact = entry?.contact;
   const known = contact?.name || contact?.email || contact?.phone || entry?.channel?.user_name;
   if (known) return known;
   if (entry?.channel?.user_id) return entry.channel.user_id;
-  if (entry?.visitor_page) return `Visitor on ${pageName(entry.visitor_page)}`;
+  const who = entry?.uuid ? `Visitor #${entry.uuid.slice(0, 4)}` : "Visitor";
+  if (entry?.visitor_page) return `${who} on ${pageName(entry.visitor_page)}`;
   const words = firstWords(entry?.preview);
-  return words ? `Visitor: “${words}”` : "Visitor";
+  return words ? `${who}: “${words}”` : who;
 }
 
 /** Where it is held: "Web" (the widget or the API), else the chatbot's channel by name and type ("Parcel bot

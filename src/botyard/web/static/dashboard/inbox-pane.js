@@ -103,7 +103,9 @@ export class SessionPane {
     this.session = session;
     this.entry = entry ?? (this.entry?.uuid === session.uuid ? this.entry : null);
     const view = { ...(this.entry ?? {}), channel: this.entry?.channel ?? session.meta?.channel ?? null };
-    this.title.textContent = personName(this.entry ? view : { preview: messages.find((m) => m.query)?.query });
+    this.title.textContent = personName(
+      this.entry ? view : { uuid: session.uuid, preview: messages.find((m) => m.query)?.query },
+    );
     const status = this.status();
     const assignee = this.assigned();
     this.facts.textContent = [
