@@ -4,13 +4,15 @@ recognised by the channel's identity with their display name, the email channel'
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from starlette.testclient import TestClient
 
 from botyard.chatbots.service import by_uuid
 from botyard.contacts import service
-from botyard.models import Channel, ChatSession
+from botyard.contacts.identities import Identity
+from botyard.models import Channel, ChatSession, IdentityKind
 from tests.support.api import Api, assert_error
 from tests.support.database import Db
 from tests.support.handoff import answer_text, desk
@@ -76,3 +78,36 @@ def test_a_channels_user_is_known_by_the_channels_identity(alice: Api, db: Db) -
     assert [identity["kind"] for identity in shown["identities"]] == ["phone"]
     by_mail = alice.ok(alice.get(f"/contact/{mailed}"))
     assert by_mail["name"] == "" and by_mail["email"] == "ann@example.org"  # an address is not a name
+
+
+def test_two_first_messages_of_one_person_at_once_make_one_contact(alice: Api, db: Db) -> None:
+    """Two conversations of a new person recognised in two transactions at once: on PostgreSQL both find no contact
+    and make one; the second's identity waits for the first's commit and fails, so it takes the first's contact and
+    removes its own (on SQLite the writer lock runs them one after the other)."""
+    bot = alice.chatbot()["uuid"]
+    ada = [Identity(IdentityKind.EMAIL, "ada@example.org")]
+
+    async def recognise(wait: bool) -> str:
+        async with db.database.transaction() as session:
+            chatbot = await by_uuid(session, bot)
+            assert chatbot is not None
+            chat = ChatSession(chatbot_uuid=bot, meta={})
+            session.add(chat)
+            await session.flush()
+            found = await service.recognise(session, chatbot.account_uuid, chat, ada, now=chat.created_at)
+            if wait:
+                await asyncio.sleep(0.5)  # the other transaction meets this one's uncommitted identity meanwhile
+            return found.uuid
+
+    async def both() -> list[str]:
+        first = asyncio.create_task(recognise(wait=True))
+        await asyncio.sleep(0.1)
+        second = asyncio.create_task(recognise(wait=False))
+        return [await first, await second]
+
+    assert alice.client.portal is not None
+    first, second = alice.client.portal.call(both)
+    assert first == second
+    (only,) = alice.ok(alice.get("/contacts"))["contacts"]
+    assert only["uuid"] == first and only["conversation_count"] == 2
+    assert [identity["kind"] for identity in only["identities"]] == ["email"]

@@ -72,12 +72,19 @@ async def recognise(
     wanted = list(dict.fromkeys([*seen, *identities.given(email, phone)]))
     known = await IdentityRepository(db).find(account_uuid, wanted)
     contact = await _linked(db, account_uuid, session) or await _first_owner(db, account_uuid, wanted, known)
-    if contact is None:
+    if contact is not None:
+        await _add_missing(db, account_uuid, contact.uuid, wanted, known, now)
+    else:
         contact = await ContactRepository(db).add(Contact(account_uuid=account_uuid, attributes={}, created_at=now))
-    stored = {(identity.kind, identity.value) for identity in known}
-    for identity in wanted:
-        if (identity.kind, identity.value) not in stored:
-            await _add_identity(db, account_uuid, contact.uuid, identity, now)
+        if not await _add_missing(db, account_uuid, contact.uuid, wanted, known, now):
+            # Another transaction recognised the same person meanwhile (PostgreSQL: its identity was committed
+            # first): theirs is the contact, and the one made here would be left with no identity.
+            known = await IdentityRepository(db).find(account_uuid, wanted)
+            theirs = await _first_owner(db, account_uuid, wanted, known)
+            if theirs is not None:
+                await ContactRepository(db).remove(contact.uuid)
+                contact = theirs
+                await _add_missing(db, account_uuid, contact.uuid, wanted, known, now)
     fill = _filled(contact, name, wanted, attributes or {})
     await ContactRepository(db).update(contact, {**fill, "last_seen_at": now})
     session_state.link_contact(session, contact.uuid, page)
@@ -119,18 +126,34 @@ async def _first_owner(
     return None
 
 
-async def _add_identity(
-    db: AsyncSession, account_uuid: str, contact_uuid: str, identity: Identity, now: datetime
-) -> None:
-    """Add the identity; when another transaction added the same one meanwhile (PostgreSQL), theirs stands."""
-    row = ContactIdentity(
-        account_uuid=account_uuid, contact_uuid=contact_uuid, kind=identity.kind, value=identity.value, created_at=now
-    )
-    try:
-        async with db.begin_nested():
-            await IdentityRepository(db).add(row)
-    except IntegrityError:
-        pass
+async def _add_missing(
+    db: AsyncSession,
+    account_uuid: str,
+    contact_uuid: str,
+    wanted: Sequence[Identity],
+    known: Sequence[ContactIdentity],
+    now: datetime,
+) -> bool:
+    """Add the identities not stored yet; False when another transaction added one of them meanwhile (PostgreSQL):
+    theirs stands."""
+    stored = {(identity.kind, identity.value) for identity in known}
+    added = True
+    for identity in wanted:
+        if (identity.kind, identity.value) in stored:
+            continue
+        row = ContactIdentity(
+            account_uuid=account_uuid,
+            contact_uuid=contact_uuid,
+            kind=identity.kind,
+            value=identity.value,
+            created_at=now,
+        )
+        try:
+            async with db.begin_nested():
+                await IdentityRepository(db).add(row)
+        except IntegrityError:
+            added = False
+    return added
 
 
 def _filled(contact: Contact, name: str, known: Sequence[Identity], attributes: Mapping[str, str]) -> dict[str, object]:
