@@ -119,13 +119,18 @@ def create_app(
     )
     app.state.settings = settings
     app.state.audit_log = AuditLog(settings.audit_days)
-    app.state.new_chatbot_parts = add_default_agent
-    app.state.contact_erasers = (erase_channel_records,)  # what the channels keep of a person goes with them
+    _hand_over(app)
     install_error_handlers(app)
     _include_routers(app, settings)
     declare_statuses(app)
     _add_middleware(app, settings, origins)
     return app
+
+
+def _hand_over(app: FastAPI) -> None:
+    """What a feature asks of the features above it, which it may not import: handed over here, at the top."""
+    app.state.new_chatbot_parts = add_default_agent
+    app.state.contact_erasers = (erase_channel_records,)  # what the channels keep of a person goes with them
 
 
 def _include_routers(app: FastAPI, settings: Settings) -> None:

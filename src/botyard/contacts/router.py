@@ -23,6 +23,7 @@ from botyard.errors import ErrorCode, error_responses
 from botyard.identity.access import Audited, requires
 from botyard.identity.caller import CurrentAccount
 from botyard.models import AuditAction, AuditObject, Permission
+from botyard.schemas import MAX_SQL_INTEGER
 
 router = APIRouter(tags=["contacts"])
 
@@ -44,7 +45,7 @@ async def list_contacts(
     account: CurrentAccount,
     q: Annotated[str, Query(max_length=200, description="Part of a name, an email address or a phone number.")] = "",
     limit: Annotated[int, Query(ge=1, le=200, description="At most this many contacts.")] = 50,
-    offset: Annotated[int, Query(ge=0, description="Skip this many (the next page).")] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_SQL_INTEGER, description="Skip this many (the next page).")] = 0,
 ) -> ContactList:
     """The account's contacts whose name, email or phone holds `q` (any case), latest seen first, each with its
     identities, the channels it wrote on and its number of conversations; `total` counts every match."""

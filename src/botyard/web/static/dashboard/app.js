@@ -213,7 +213,9 @@ function renderNav(active, botUuid) {
     switchSelect.value = bot.uuid;
     switchSelect.title = bot.name; // the whole name, where the header is too narrow for it
   } else navList.append(link("#/chatbots", "Chatbots", "chatbots"));
-  navList.append(link("#/contacts", "Contacts", "contacts")); // the account's people, whichever chatbot they wrote to
+  // The account's people, whichever chatbot they wrote to: in More, as the header's line keeps its room for a long
+  // chatbot name in the switcher (the Inbox's context pane links each conversation's contact).
+  further.push(link("#/contacts", "Contacts", "contacts"));
   if (can(Permission.ACCESS)) {
     further.push(
       link("#/members", "Members", "members"),
