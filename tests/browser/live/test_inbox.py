@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, FrameLocator, Locator, Page, expect
 from tests.support.browser import HostSite, Service
 from tests.support.dashboard import Dashboard, add_member, sign_in_member
 from tests.support.handoff import ASKING, hand_off_bot, visitor_says
+from tests.support.layout import assert_no_sideways_scroll
 
 NOTE = "Gold customer: refund without asking for the receipt."
 CANNED = "Thanks for waiting: I am looking into your invoice now."
@@ -28,6 +29,8 @@ PRIVATE = "Private note: the customer does not see this"
 def team(browser: Browser, server: Service) -> Iterator[tuple[Dashboard, Dashboard]]:
     """Ann at 1280 px and Ben at 360 px, two operators of the service key's account, signed in."""
     people = [(add_member(server, "operator", "Ann"), 1280, 900), (add_member(server, "operator", "Ben"), 360, 800)]
+    # A colleague with a long name, as the service's other tests leave: the assignee list must still fit a phone.
+    add_member(server, "operator", "Maximiliane Alexandra von Featherstonehaugh-Worthington")
     contexts = [browser.new_context(viewport={"width": width, "height": height}) for _, width, height in people]
     boards = [sign_in_member(context, server, email) for context, (email, _, _) in zip(contexts, people, strict=True)]
     yield boards[0], boards[1]
@@ -38,10 +41,6 @@ def team(browser: Browser, server: Service) -> Iterator[tuple[Dashboard, Dashboa
 
 def rows(page: Page) -> Locator:
     return page.get_by_role("list", name="Conversations").locator("li[data-uuid]")
-
-
-def no_sideways_scroll(page: Page) -> None:
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways"
 
 
 def widget(page: Page, url: str) -> FrameLocator:
@@ -127,11 +126,11 @@ def test_two_operators_work_the_inbox_at_once(
         note.press("Enter")
         transcript = ann.get_by_role("log", name="Transcript")
         expect(transcript.get_by_role("article", name=PRIVATE)).to_contain_text(NOTE)
-        no_sideways_scroll(ann)
+        assert_no_sideways_scroll(ann)
         ann.screenshot(path=artifacts / "inbox-1280.png", full_page=True)
 
         # Ben, on his phone: the list, then the conversation alone, with Ann's note; its context folds.
-        no_sideways_scroll(ben)
+        assert_no_sideways_scroll(ben)
         ben.screenshot(path=artifacts / "inbox-360-list.png", full_page=True)
         rows(ben).first.locator("button[data-session]").click()
         expect(ben.get_by_role("list", name="Conversations")).to_be_hidden()
@@ -139,7 +138,7 @@ def test_two_operators_work_the_inbox_at_once(
         expect(ben.locator(".conversation-facts")).to_contain_text("assigned to Ann")
         ben.locator(".inbox-context summary").click()
         expect(ben.locator(".inbox-context")).to_contain_text("Earlier conversations")
-        no_sideways_scroll(ben)
+        assert_no_sideways_scroll(ben)
         ben.screenshot(path=artifacts / "inbox-360.png", full_page=True)
 
         # A second note by Ann shows on Ben's phone as it is written; none reaches the visitor.
@@ -165,7 +164,7 @@ def test_two_operators_work_the_inbox_at_once(
         expect(rows(ann)).to_have_count(0)
         ben.get_by_role("button", name="Back to the list").click()
         expect(rows(ben)).to_have_count(0)
-        no_sideways_scroll(ben)
+        assert_no_sideways_scroll(ben)
     finally:
         visitor.close()
 
