@@ -175,6 +175,21 @@ class Settings(PeopleSettings, MailSettings, ChannelApiSettings):
         default=True,
         description="Save large search indexes under data_dir/indexes: a restarted process loads them, not builds.",
     )
+    search: Literal["embedded", "postgres"] = Field(
+        default="embedded",
+        description=(
+            "embedded: each process keeps an index per chatbot in memory (fast, needs no server); postgres: the "
+            "database searches (pgvector, PostgreSQL only): API processes hold no index (docs/search.md)."
+        ),
+    )
+    search_read_url: str | None = Field(
+        default=None,
+        description="A read replica's URL that searches may use (search=postgres); past search_replica_lag they "
+        "go to the primary.",
+    )
+    search_replica_lag: float = Field(
+        default=5.0, ge=0, description="Seconds a read replica may lag behind before searches go to the primary."
+    )
 
     # LLM
     llm_base_url: str | None = Field(
