@@ -41,6 +41,7 @@ from botyard.llm.registry import ModelRegistry
 from botyard.mail import Mailer
 from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
+from botyard.retrieval.embedded.search import EmbeddedSearch
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.shared import PURPOSE as SHARED_SNAPSHOTS
 from botyard.retrieval.warmer import IndexWarmer
@@ -213,9 +214,8 @@ class Runtime:
         config = RunnerConfig(
             lease_seconds=settings.job_lease_seconds, concurrency=settings.job_concurrency, clock=clock
         )
-        retriever = Retriever(embedder, settings, IndexReads)
-        if not settings.is_sqlite:  # SQLite's processes share one data directory, and its snapshots with it
-            retriever.share_through(database, Cipher(settings).derived_key(SHARED_SNAPSHOTS))
+        retriever = Retriever(embedder, IndexReads)
+        warmer = _search_engine(settings, database, embedder, retriever)
         router = AgentRouter(embedder, settings.no_agent_message, judge, retriever.embed_query)
         parts = AnswerParts(
             database=database,
@@ -239,7 +239,7 @@ class Runtime:
             runner=runner,
             embedder=embedder,
             retriever=retriever,
-            warmer=IndexWarmer(database, retriever) if settings.index_snapshots else None,
+            warmer=warmer,
             pollers=ChannelPollers(database, settings, egress, clock),
             answers=answers,
             clock=clock,
@@ -269,3 +269,14 @@ class Runtime:
         await close_embedder(self.embedder)
         await self.models.aclose()
         await self.database.dispose()
+
+
+def _search_engine(
+    settings: Settings, database: Database, embedder: Embedder | None, retriever: Retriever
+) -> IndexWarmer | None:
+    """The retriever's search backend (`BOTYARD_SEARCH`), and the warmer of the embedded one's indexes."""
+    embedded = EmbeddedSearch(embedder, settings, IndexReads, retriever.unrelated_vectors)
+    if not settings.is_sqlite:  # SQLite's processes share one data directory, and its snapshots with it
+        embedded.share_through(database, Cipher(settings).derived_key(SHARED_SNAPSHOTS))
+    retriever.backend = embedded
+    return IndexWarmer(database, embedded) if settings.index_snapshots else None

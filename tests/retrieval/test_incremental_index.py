@@ -24,6 +24,7 @@ from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.jobs import process
 from tests.support.knowledge import add_qa, knowledge_bot
+from tests.support.retrievers import embedded, embedded_retriever
 
 TEXTS = {
     "hours": "The shop is open from nine to five on weekdays.",
@@ -146,14 +147,14 @@ def test_a_process_catches_up_on_the_sources_that_changed(alice: Api, db: Db) ->
     bot, sources = knowledge_bot(alice, ["hours", "refunds", "password"])
     replace(db, sources["password"], BULK)
     retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
-    first = db.run(lambda session: retriever.index(session, bot))
+    first = db.run(lambda session: embedded(retriever).index(session, bot))
     assert first is not None
 
     add_qa(alice, bot, "shipping")
     process(alice.client)
     replace(db, sources["hours"], ["Zebra opening: the shop opens at ten.", "Zebra closing: it closes at six."])
     alice.ok(alice.delete(f"/data-source/{sources['refunds']}/delete"))
-    caught_up = db.run(lambda session: retriever.index(session, bot))
+    caught_up = db.run(lambda session: embedded(retriever).index(session, bot))
     assert caught_up is not None and caught_up.built_version == first.version < caught_up.version
 
     found = texts_found(db, retriever, bot, "zebra shop opens closes refund international shipping")
@@ -161,14 +162,14 @@ def test_a_process_catches_up_on_the_sources_that_changed(alice: Api, db: Db) ->
     assert not any("springfield" in text.lower() or "refund" in text.lower() for text in found)
     assert any("International shipping" in text for text in found)
     # A process that starts now (a fresh cache) builds the same knowledge whole and finds the same.
-    fresh = Retriever(retriever.embedder, alice.client.app.state.settings, IndexReads)  # type: ignore[attr-defined]
+    fresh = embedded_retriever(retriever.embedder, alice.client.app.state.settings)  # type: ignore[attr-defined]
     assert texts_found(db, fresh, bot, "zebra shop opens closes refund international shipping") == found
 
 
 def test_a_gap_in_the_change_log_rebuilds_the_index(alice: Api, db: Db) -> None:
     bot, sources = knowledge_bot(alice, ["hours", "refunds", "shipping", "password"])
     retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
-    first = db.run(lambda session: retriever.index(session, bot))
+    first = db.run(lambda session: embedded(retriever).index(session, bot))
     assert first is not None
     replace(db, sources["password"], ["Passwords are reset from the account page by the owner."])
 
@@ -176,7 +177,7 @@ def test_a_gap_in_the_change_log_rebuilds_the_index(alice: Api, db: Db) -> None:
         await session.execute(delete(KnowledgeChange).where(KnowledgeChange.chatbot_uuid == bot))
 
     db.run(forget)
-    rebuilt = db.run(lambda session: retriever.index(session, bot))
+    rebuilt = db.run(lambda session: embedded(retriever).index(session, bot))
     assert rebuilt is not None and rebuilt.built_version == rebuilt.version > first.version
     assert "Passwords are reset from the account page by the owner." in texts_found(db, retriever, bot, "reset owner")
 
@@ -186,7 +187,7 @@ def test_two_processes_never_see_half_a_source_or_a_deleted_one(alice: Api, db: 
     replace(db, sources["password"], BULK)
     settings = alice.client.app.state.settings  # type: ignore[attr-defined]
     runtime_retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
-    processes = [Retriever(runtime_retriever.embedder, settings, IndexReads) for _ in range(2)]
+    processes = [embedded_retriever(runtime_retriever.embedder, settings) for _ in range(2)]
     query = "walrus generation marker"
 
     async def read(retriever: Retriever) -> list[str]:
@@ -215,7 +216,7 @@ def test_two_processes_never_see_half_a_source_or_a_deleted_one(alice: Api, db: 
                 assert sorted(found) == [f"walrus generation marker {generation} part {part}" for part in range(3)]
             for each in processes:
                 async with db.database.transaction() as session:
-                    index = await each.index(session, bot)
+                    index = await embedded(each).index(session, bot)
                 assert index is not None
                 caught_up.append(index.built_version < index.version)
 

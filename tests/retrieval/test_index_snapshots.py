@@ -35,6 +35,7 @@ from tests.support.index_snapshots import (
 )
 from tests.support.jobs import process
 from tests.support.knowledge import add_qa, knowledge_bot
+from tests.support.retrievers import embedded
 from tests.support.waiting import START
 
 QUERIES = (
@@ -155,8 +156,8 @@ def test_a_process_that_starts_loads_the_snapshot_and_catches_up(alice: Api, db:
     settings = alice.client.app.state.settings  # type: ignore[attr-defined]
     first = process_retriever(settings, tmp_path)
     built = index_now(db, first, bot)
-    assert built is not None and first.builds == 1 and first.snapshots is not None
-    assert snapshot_names(tmp_path, bot) == [f"{built.version}-{first.snapshots.key}"]
+    assert built is not None and embedded(first).builds == 1 and embedded(first).snapshots is not None
+    assert snapshot_names(tmp_path, bot) == [f"{built.version}-{embedded(first).snapshots.key}"]
 
     # Knowledge changes while no process runs: a source added, one deleted, one replaced.
     add_qa(alice, bot, "shipping")
@@ -166,7 +167,7 @@ def test_a_process_that_starts_loads_the_snapshot_and_catches_up(alice: Api, db:
 
     restarted = process_retriever(settings, tmp_path)
     index = index_now(db, restarted, bot)
-    assert index is not None and restarted.builds == 0
+    assert index is not None and embedded(restarted).builds == 0
     assert index.built_version == built.version < index.version
     query = "zebra shop opens closes refund international shipping"
     found = found_texts(db, restarted, bot, query, Method.BM25)
@@ -178,9 +179,13 @@ def test_a_process_that_starts_loads_the_snapshot_and_catches_up(alice: Api, db:
     for each in (query, "lighthouse keeper ledger", "storm fog day 40"):
         for method in Method:
             assert found_texts(db, restarted, bot, each, method) == found_texts(db, fresh, bot, each, method), each
-    assert fresh.builds == 1 and restarted.builds == 0 and not (tmp_path / "elsewhere" / "indexes").exists()
+    assert (
+        embedded(fresh).builds == 1
+        and embedded(restarted).builds == 0
+        and not (tmp_path / "elsewhere" / "indexes").exists()
+    )
     # A caught-up index is not saved again (only builds are): the snapshot stays the built one.
-    assert snapshot_names(tmp_path, bot) == [f"{built.version}-{first.snapshots.key}"]
+    assert snapshot_names(tmp_path, bot) == [f"{built.version}-{embedded(first).snapshots.key}"]
 
 
 def test_a_process_that_built_an_index_serves_its_snapshot_once_saved(alice: Api, db: Db, tmp_path: Path) -> None:
@@ -191,7 +196,9 @@ def test_a_process_that_built_an_index_serves_its_snapshot_once_saved(alice: Api
     built = index_now(db, builder, bot)  # built, then saved and loaded
     assert built is not None and built.dense is not None and not isinstance(built.dense.blocks[0], np.memmap)
     served = index_now(db, builder, bot)
-    assert served is not None and served is not built and served.version == built.version and builder.builds == 1
+    assert (
+        served is not None and served is not built and served.version == built.version and embedded(builder).builds == 1
+    )
     assert served.dense is not None and all(isinstance(block, np.memmap) for block in served.dense.blocks)
     fresh = process_retriever(settings, tmp_path / "elsewhere", index_snapshots=False)
     for query in ("lighthouse keeper ledger", "storm fog day 40", "When is the shop open?"):
@@ -206,8 +213,8 @@ def test_a_damaged_or_stale_snapshot_is_rebuilt(alice: Api, db: Db, tmp_path: Pa
     settings = alice.client.app.state.settings  # type: ignore[attr-defined]
     first = process_retriever(settings, tmp_path)
     built = index_now(db, first, bot)
-    assert built is not None and first.snapshots is not None
-    saved = tmp_path / "indexes" / bot / f"{built.version}-{first.snapshots.key}"
+    assert built is not None and embedded(first).snapshots is not None
+    saved = tmp_path / "indexes" / bot / f"{built.version}-{embedded(first).snapshots.key}"
     if damage == "unreadable state":
         (saved / "state.pickle").write_bytes(b"not a pickle")
     elif damage == "missing tantivy file":
@@ -216,12 +223,12 @@ def test_a_damaged_or_stale_snapshot_is_rebuilt(alice: Api, db: Db, tmp_path: Pa
         saved.rename(saved.with_name(f"{built.version}-{'0' * 16}"))
 
     restarted = process_retriever(settings, tmp_path)
-    assert index_now(db, restarted, bot) is not None and restarted.builds == 1
+    assert index_now(db, restarted, bot) is not None and embedded(restarted).builds == 1
     for query in ("lighthouse keeper ledger", "storm fog day 40"):
         assert found_texts(db, restarted, bot, query) == found_texts(db, first, bot, query)
     assert snapshot_names(tmp_path, bot) == [saved.name]  # the damaged one replaced, the stale one removed
     again = process_retriever(settings, tmp_path)
-    assert index_now(db, again, bot) is not None and again.builds == 0
+    assert index_now(db, again, bot) is not None and embedded(again).builds == 0
 
 
 def test_processes_meeting_a_chatbot_at_once_build_it_once(alice: Api, db: Db, tmp_path: Path) -> None:
@@ -234,21 +241,21 @@ def test_processes_meeting_a_chatbot_at_once_build_it_once(alice: Api, db: Db, t
         async def one(retriever: object) -> None:
             # Read transactions: on SQLite, write ones would take turns, and the second could find the first's save.
             async with db.database.transaction(write=False) as session:
-                await processes[int(retriever is processes[1])].index(session, bot)
+                await embedded(processes[int(retriever is processes[1])]).index(session, bot)
 
         await asyncio.gather(*(one(each) for each in processes))
         for each in processes:
-            assert each.snapshots is not None
-            await each.snapshots.saved()
+            assert embedded(each).snapshots is not None
+            await embedded(each).snapshots.saved()
 
     assert alice.client.portal is not None
     alice.client.portal.call(both)
     # One builds; the other waits for its build (`build_lock`) and loads the snapshot it saved.
-    assert sorted(each.builds for each in processes) == [0, 1]
+    assert sorted(embedded(each).builds for each in processes) == [0, 1]
     names = snapshot_names(tmp_path, bot)
     assert len(names) == 1 and not names[0].startswith(".")
     third = process_retriever(settings, tmp_path)
-    assert index_now(db, third, bot) is not None and third.builds == 0
+    assert index_now(db, third, bot) is not None and embedded(third).builds == 0
     for query in ("lighthouse keeper ledger", "harbour ferry timetable"):
         assert found_texts(db, third, bot, query) == found_texts(db, processes[0], bot, query)
 
@@ -279,6 +286,6 @@ def test_a_chatbot_grown_too_small_to_save_loses_its_snapshot(alice: Api, db: Db
     restarted = process_retriever(settings, tmp_path)
     index = index_now(db, restarted, bot)
     # The snapshot was loaded, but nearly every row is dead: a rebuild, too small to save, and the snapshot goes.
-    assert index is not None and index.size == 2 and restarted.builds == 1
+    assert index is not None and index.size == 2 and embedded(restarted).builds == 1
     assert snapshot_names(tmp_path, bot) == []
     assert found_texts(db, restarted, bot, "zebra opens", Method.BM25)[0] == "Zebra opening: the shop opens at ten."

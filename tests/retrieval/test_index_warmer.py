@@ -17,6 +17,7 @@ from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.index_snapshots import bulk_texts, fill, index_now, process_retriever, snapshot_names
 from tests.support.knowledge import knowledge_bot
+from tests.support.retrievers import embedded
 
 
 def save_ahead(db: Db, warmer: IndexWarmer, bot: str) -> Ahead:
@@ -46,14 +47,16 @@ def test_a_quiet_large_chatbot_is_saved_ahead_and_its_first_question_loads_it(
     settings = alice.client.app.state.settings  # type: ignore[attr-defined]
     worker = process_retriever(settings, tmp_path)
     clock = Clock()
-    warmer = IndexWarmer(db.database, worker, quiet=30, clock=clock)
+    warmer = IndexWarmer(db.database, embedded(worker), quiet=30, clock=clock)
 
     def look() -> list[str]:
         assert db.client.portal is not None
         return db.client.portal.call(warmer.look)
 
     assert look() == [big]  # a process that starts takes what it finds as settled; the small one is not saved
-    assert worker.builds == 1 and worker.cached_chunks == 0  # saved, then let go: this process did not hold it
+    assert (
+        embedded(worker).builds == 1 and embedded(worker).cached_chunks == 0
+    )  # saved, then let go: this process did not hold it
     assert snapshot_names(tmp_path, small) == [] and len(snapshot_names(tmp_path, big)) == 1
     clock.now += 10
     fill(db, sources["hours"], ["Opening: the shop opens at nine.", "Closing: it closes at six."])
@@ -62,17 +65,17 @@ def test_a_quiet_large_chatbot_is_saved_ahead_and_its_first_question_loads_it(
     assert look() == []  # changed 25 s ago
     clock.now += 30
     assert look() == [big]
-    assert worker.builds == 2 and worker.cached_chunks == 0
+    assert embedded(worker).builds == 2 and embedded(worker).cached_chunks == 0
     assert len(snapshot_names(tmp_path, big)) == 1  # the older snapshot went
     clock.now += 60
     assert look() == []  # nothing changed: nothing to do
 
     answering = process_retriever(settings, tmp_path)  # another process of the machine meets the first question
     index = index_now(db, answering, big)
-    assert index is not None and answering.builds == 0  # loaded, not built
+    assert index is not None and embedded(answering).builds == 0  # loaded, not built
     assert index.version == index.built_version
 
-    restarted = IndexWarmer(db.database, process_retriever(settings, tmp_path), quiet=30, clock=clock)
+    restarted = IndexWarmer(db.database, embedded(process_retriever(settings, tmp_path)), quiet=30, clock=clock)
     assert db.client.portal is not None
     assert db.client.portal.call(restarted.look) == []  # a snapshot of this version is on disk already
 
@@ -82,11 +85,11 @@ def test_a_build_under_way_in_another_process_is_left_to_it(alice: Api, db: Db, 
     fill(db, sources["password"], bulk_texts())
     settings = alice.client.app.state.settings  # type: ignore[attr-defined]
     worker = process_retriever(settings, tmp_path)
-    warmer = IndexWarmer(db.database, worker)
+    warmer = IndexWarmer(db.database, embedded(worker))
     other = try_lock(tmp_path / "indexes", big)  # another process of the machine builds it
     assert other is not None and try_lock(tmp_path / "indexes", big) is None
     assert save_ahead(db, warmer, big) is Ahead.NOT_NEEDED
-    assert worker.builds == 0 and snapshot_names(tmp_path, big) == []
+    assert embedded(worker).builds == 0 and snapshot_names(tmp_path, big) == []
 
     async def waits_for_the_other() -> tuple[bool, bool]:
         waiting = asyncio.create_task(wait_for_lock(tmp_path / "indexes", big, seconds=60))

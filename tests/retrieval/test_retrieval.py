@@ -25,6 +25,7 @@ from tests.support.database import POSTGRES_ENV, Db, fresh_settings
 from tests.support.embedders import FakeEmbedder
 from tests.support.jobs import process
 from tests.support.knowledge import KNOWLEDGE, add_qa, knowledge_bot
+from tests.support.retrievers import embedded, embedded_retriever
 from tests.support.sources import upload
 
 OFF_TOPIC = [
@@ -153,7 +154,7 @@ def test_index_follows_the_knowledge_version(alice: Api, db: Db) -> None:
     retriever: Retriever = alice.client.app.state.runtime.retriever  # type: ignore[attr-defined]
 
     def index() -> Any:
-        return db.run(lambda session: retriever.index(session, bot))
+        return db.run(lambda session: embedded(retriever).index(session, bot))
 
     first = index()
     assert index() is first  # unchanged knowledge: the cached index answers
@@ -175,7 +176,7 @@ def test_index_follows_the_knowledge_version(alice: Api, db: Db) -> None:
 def test_keyword_search_alone_without_an_embedder(alice: Api, db: Db, shop: tuple[str, dict[str, str]]) -> None:
     bot, sources = shop
     settings: Settings = alice.client.app.state.settings  # type: ignore[attr-defined]
-    retriever = Retriever(None, settings, IndexReads)  # BOTYARD_EMBEDDER=none
+    retriever = embedded_retriever(None, settings)  # BOTYARD_EMBEDDER=none
     found = db.run(lambda session: retriever.retrieve(session, bot, "reset my password"))
     assert found.method == "bm25"
     assert found.relevant
@@ -189,11 +190,11 @@ def test_the_cache_is_bounded_by_chunks(alice: Api, db: Db) -> None:
     first, _ = knowledge_bot(alice, ["hours", "refunds"])
     second, second_sources = knowledge_bot(alice, ["shipping", "password"])
     settings: Settings = alice.client.app.state.settings  # type: ignore[attr-defined]
-    retriever = Retriever(None, settings.model_copy(update={"retrieval_cache_chunks": 3}), IndexReads)
+    retriever = embedded_retriever(None, settings.model_copy(update={"retrieval_cache_chunks": 3}))
     db.run(lambda session: retriever.retrieve(session, first, "opening hours"))
-    assert retriever.cached_chunks == 2
+    assert embedded(retriever).cached_chunks == 2
     found = db.run(lambda session: retriever.retrieve(session, second, "reset password"))
-    assert retriever.cached_chunks == 2  # the first chatbot's index was evicted
+    assert embedded(retriever).cached_chunks == 2  # the first chatbot's index was evicted
     assert found.hits[0].data_source_uuid == second_sources["password"]
     assert db.run(lambda session: retriever.retrieve(session, first, "opening hours")).hits
 
@@ -258,7 +259,7 @@ def test_identical_results_on_both_databases(tmp_path: Path) -> None:
 
 def test_a_query_is_embedded_once_for_routing_and_retrieval(tmp_path: Path) -> None:
     embedder = FakeEmbedder()
-    retriever = Retriever(embedder, Settings(data_dir=tmp_path), IndexReads)
+    retriever = embedded_retriever(embedder, Settings(data_dir=tmp_path))
 
     async def twice() -> tuple[Any, Any, Any]:
         first = await retriever.embed_query("When do you open?")

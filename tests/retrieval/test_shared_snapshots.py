@@ -28,6 +28,7 @@ from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.index_snapshots import bulk_texts, fill, found_texts, index_now, process_retriever, snapshot_names
 from tests.support.knowledge import knowledge_bot
+from tests.support.retrievers import embedded
 
 KEY = b"k" * 32
 QUERIES = ("lighthouse keeper ledger", "storm fog day 40", "When is the shop open?")
@@ -36,7 +37,7 @@ QUERIES = ("lighthouse keeper ledger", "storm fog day 40", "When is the shop ope
 def machine(alice: Api, db: Db, data_dir: Path, key: bytes = KEY) -> Retriever:
     """A process on a machine of its own (`data_dir`) sharing the database."""
     retriever = process_retriever(alice.client.app.state.settings, data_dir)  # type: ignore[attr-defined]
-    retriever.share_through(db.database, key)
+    embedded(retriever).share_through(db.database, key)
     return retriever
 
 
@@ -65,19 +66,19 @@ def test_another_machine_loads_the_shared_snapshot_and_catches_up(alice: Api, db
     fill(db, sources["refunds"], bulk_texts())
     first = machine(alice, db, tmp_path / "a")
     built = index_now(db, first, bot)
-    assert built is not None and first.builds == 1
+    assert built is not None and embedded(first).builds == 1
     assert shared_rows(db) == [(bot, built.version, True, 1)]
 
     second = machine(alice, db, tmp_path / "b")
     index = index_now(db, second, bot)
-    assert index is not None and second.builds == 0 and index.version == built.version
+    assert index is not None and embedded(second).builds == 0 and index.version == built.version
     assert snapshot_names(tmp_path / "b", bot) == snapshot_names(tmp_path / "a", bot)  # now on its own disk
     same_answers(db, second, first, bot)
 
     fill(db, sources["hours"], ["Zebra opening: the shop opens at ten.", "Zebra closing: it closes at six."])
     third = machine(alice, db, tmp_path / "c")
     caught_up = index_now(db, third, bot)
-    assert caught_up is not None and third.builds == 0 and caught_up.built_version == built.version
+    assert caught_up is not None and embedded(third).builds == 0 and caught_up.built_version == built.version
     assert caught_up.version > built.version
     assert "Zebra opening: the shop opens at ten." in found_texts(db, third, bot, "zebra shop opens", Method.BM25)
     same_answers(db, third, process_retriever(alice.client.app.state.settings, tmp_path / "d"), bot)  # type: ignore[attr-defined]
@@ -98,7 +99,7 @@ def test_a_snapshot_that_cannot_be_verified_is_not_used(
     other = machine(alice, db, tmp_path / "b", key=b"o" * 32 if wrong == "another key" else KEY)
     with caplog.at_level(logging.WARNING, logger="botyard.retrieval.shared"):
         assert index_now(db, other, bot) is not None
-    assert other.builds == 1  # built, as without sharing
+    assert embedded(other).builds == 1  # built, as without sharing
     if wrong != "unfinished":
         assert "BOTYARD_SECRET_KEY" in caplog.text
     assert [name for name in snapshot_names(tmp_path / "b", bot) if name.startswith(".")] == []
@@ -142,7 +143,7 @@ def test_a_snapshot_moved_to_another_accounts_chatbot_is_not_used_there(
     other = machine(alice, db, tmp_path / "b")
     with caplog.at_level(logging.WARNING, logger="botyard.retrieval.shared"):
         assert index_now(db, other, theirs) is not None
-    assert other.builds == 1 and "does not match its signature" in caplog.text  # built its own
+    assert embedded(other).builds == 1 and "does not match its signature" in caplog.text  # built its own
     for query in QUERIES:
         for method in Method:
             assert not [text for text in found_texts(db, other, theirs, query, method) if "Log entry" in text], query
@@ -164,7 +165,7 @@ def test_a_snapshot_signed_over_its_bytes_alone_is_not_used(alice: Api, db: Db, 
 
     db.run(sign_the_old_way)
     other = machine(alice, db, tmp_path / "b")
-    assert index_now(db, other, bot) is not None and other.builds == 1
+    assert index_now(db, other, bot) is not None and embedded(other).builds == 1
 
 
 def test_a_newer_snapshot_replaces_the_older_and_a_deleted_chatbot_takes_its_own(
@@ -189,10 +190,10 @@ def test_the_warmer_fetches_a_shared_snapshot_instead_of_building(alice: Api, db
     fill(db, sources["refunds"], bulk_texts())
     assert index_now(db, machine(alice, db, tmp_path / "a"), bot) is not None
     worker = machine(alice, db, tmp_path / "b")
-    warmer = IndexWarmer(db.database, worker)
+    warmer = IndexWarmer(db.database, embedded(worker))
     assert db.client.portal is not None
     assert db.client.portal.call(warmer.look) == []  # nothing built: fetched
-    assert worker.builds == 0 and len(snapshot_names(tmp_path / "b", bot)) == 1
+    assert embedded(worker).builds == 0 and len(snapshot_names(tmp_path / "b", bot)) == 1
 
 
 def test_machines_starting_together_build_each_chatbot_once(alice: Api, db: Db, tmp_path: Path) -> None:
@@ -200,28 +201,32 @@ def test_machines_starting_together_build_each_chatbot_once(alice: Api, db: Db, 
     fill(db, sources["refunds"], bulk_texts())
     first, second = machine(alice, db, tmp_path / "a"), machine(alice, db, tmp_path / "b")
     version = db.run(lambda session: IndexReads(session).knowledge_version(bot))
-    assert version is not None and first.shared is not None
+    assert version is not None and embedded(first).shared is not None
     assert db.client.portal is not None
-    assert db.client.portal.call(first.shared.claim, bot, version)  # the first machine's warmer builds it
-    waiting = IndexWarmer(db.database, second)
-    assert db.client.portal.call(waiting.look) == [] and second.builds == 0  # claimed elsewhere: not built here
+    assert db.client.portal.call(embedded(first).shared.claim, bot, version)  # the first machine's warmer builds it
+    waiting = IndexWarmer(db.database, embedded(second))
+    assert (
+        db.client.portal.call(waiting.look) == [] and embedded(second).builds == 0
+    )  # claimed elsewhere: not built here
     assert snapshot_names(tmp_path / "b", bot) == []
-    assert index_now(db, first, bot) is not None and first.builds == 1  # built and shared
-    assert db.client.portal.call(waiting.look) == [] and second.builds == 0  # looked again: fetched
+    assert index_now(db, first, bot) is not None and embedded(first).builds == 1  # built and shared
+    assert db.client.portal.call(waiting.look) == [] and embedded(second).builds == 0  # looked again: fetched
     assert len(snapshot_names(tmp_path / "b", bot)) == 1
     assert [(row[1], row[2]) for row in shared_rows(db)] == [(version, True)]  # the claim went with the publication
 
     # A claim whose process stopped holds CLAIM_SECONDS; after that another machine builds.
     fill(db, sources["refunds"], bulk_texts(seed=9))
     newer = db.run(lambda session: IndexReads(session).knowledge_version(bot))
-    assert newer is not None and db.client.portal.call(first.shared.claim, bot, newer)
-    assert not db.client.portal.call(first.shared.claim, bot, newer)
+    assert newer is not None and db.client.portal.call(embedded(first).shared.claim, bot, newer)
+    assert not db.client.portal.call(embedded(first).shared.claim, bot, newer)
     stopped = utcnow() - timedelta(seconds=CLAIM_SECONDS + 1)
     db.run(lambda session: session.execute(update(IndexSnapshot).values(created_at=stopped)))
     third = machine(alice, db, tmp_path / "c")
-    assert db.client.portal.call(IndexWarmer(db.database, third).look) == [bot] and third.builds == 1
+    assert (
+        db.client.portal.call(IndexWarmer(db.database, embedded(third)).look) == [bot] and embedded(third).builds == 1
+    )
 
 
 def test_the_service_shares_snapshots_only_on_postgresql(alice: Api) -> None:
     runtime = alice.client.app.state.runtime  # type: ignore[attr-defined]
-    assert (runtime.retriever.shared is None) == runtime.settings.is_sqlite
+    assert (embedded(runtime.retriever).shared is None) == runtime.settings.is_sqlite

@@ -17,9 +17,10 @@ from botyard.retrieval.fusion import Method
 from botyard.retrieval.index import ChatbotIndex
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS
-from botyard.sources.repository import ChunkRepository, IndexReads
+from botyard.sources.repository import ChunkRepository
 from tests.support.database import Db
 from tests.support.embedders import FakeEmbedder
+from tests.support.retrievers import embedded, embedded_retriever
 
 EMBEDDER = FakeEmbedder("snapshot-test-v1")
 WORDS = (  # noqa: SIM905 - a sentence of words reads better than a list of 31 strings
@@ -60,7 +61,7 @@ def fill(db: Db, source_uuid: str, texts: Sequence[str]) -> None:
 
 def process_retriever(settings: Settings, data_dir: Path, **overrides: Any) -> Retriever:
     """A retriever as a process on `data_dir` makes it (its own cache; snapshots under `data_dir/indexes`)."""
-    return Retriever(EMBEDDER, settings.model_copy(update={"data_dir": data_dir, **overrides}), IndexReads)
+    return embedded_retriever(EMBEDDER, settings.model_copy(update={"data_dir": data_dir, **overrides}))
 
 
 def index_now(db: Db, retriever: Retriever, bot: str) -> ChatbotIndex | None:
@@ -68,15 +69,15 @@ def index_now(db: Db, retriever: Retriever, bot: str) -> ChatbotIndex | None:
     outside the unit of work, whose turn to write SQLite's publication would wait for)."""
 
     async def work(session: AsyncSession) -> ChatbotIndex | None:
-        index = await retriever.index(session, bot)
-        if retriever.snapshots is not None:
-            await retriever.snapshots.saved()
+        index = await embedded(retriever).index(session, bot)
+        if embedded(retriever).snapshots is not None:
+            await embedded(retriever).snapshots.saved()
         return index
 
     index = db.run(work)
-    if retriever.shared is not None:
+    if embedded(retriever).shared is not None:
         assert db.client.portal is not None
-        db.client.portal.call(retriever.shared.published)
+        db.client.portal.call(embedded(retriever).shared.published)
     return index
 
 

@@ -24,8 +24,8 @@ from enum import Enum
 
 from botyard.db.session import Database
 from botyard.retrieval.build_lock import try_lock
+from botyard.retrieval.embedded.search import EmbeddedSearch
 from botyard.retrieval.knowledge import Knowledge
-from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.snapshot import SNAPSHOT_ROWS
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class IndexWarmer:
     def __init__(
         self,
         database: Database,
-        retriever: Retriever,
+        retriever: EmbeddedSearch,
         *,
         tick: float = TICK_SECONDS,
         quiet: float = QUIET_SECONDS,

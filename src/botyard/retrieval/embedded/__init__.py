@@ -1,0 +1,1 @@
+"""The embedded search backend: per-chatbot indexes in each process's memory (`search`)."""
