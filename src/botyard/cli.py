@@ -1,5 +1,5 @@
-"""Command line: `botyard serve | worker | migrate | backup | restore | account create | key create/list/revoke |
-user reset-link/invite`."""
+"""Command line: `botyard serve | worker | migrate | backup | restore | search migrate | account create |
+key create/list/revoke | user reset-link/invite`."""
 
 from __future__ import annotations
 
@@ -133,6 +133,45 @@ def migrate(settings: Settings) -> None:
     """Apply the database migrations."""
     _upgrade(settings)
     click.echo("database is up to date", err=True)
+
+
+@main.group()
+def search() -> None:
+    """The search engine (BOTYARD_SEARCH)."""
+
+
+@search.command("migrate")
+@click.pass_obj
+def search_migrate(settings: Settings) -> None:
+    """Make and fill the postgres search backend's tables from the chunks (PostgreSQL with pgvector): resumable,
+    with progress; run it before switching an installation to BOTYARD_SEARCH=postgres (switching back needs
+    nothing)."""
+    from botyard.db.session import Database
+    from botyard.embedding import build_embedder, close_embedder
+    from botyard.retrieval.postgres.fill import fill
+    from botyard.retrieval.postgres.schema import SearchSetupError
+    from botyard.retrieval.postgres.search import PostgresSearch
+    from botyard.retrieval.retriever import Retriever
+    from botyard.sources.repository import IndexReads
+
+    if settings.is_sqlite:
+        raise click.ClickException("the postgres search needs BOTYARD_DATABASE_URL to name a PostgreSQL database")
+    _upgrade(settings)
+
+    async def run() -> None:
+        embedder = build_embedder(settings)
+        database = Database.from_settings(settings)
+        retriever = Retriever(embedder, IndexReads)
+        try:
+            await fill(PostgresSearch(embedder, database, IndexReads, retriever.unrelated_vectors), click.echo)
+        finally:
+            await database.dispose()
+            await close_embedder(embedder)
+
+    try:
+        asyncio.run(run())
+    except SearchSetupError as error:
+        raise click.ClickException(str(error)) from error
 
 
 @main.command("backup")

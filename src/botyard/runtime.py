@@ -42,6 +42,8 @@ from botyard.mail import Mailer
 from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.embedded.search import EmbeddedSearch
+from botyard.retrieval.postgres.schema import SearchSetupError
+from botyard.retrieval.postgres.search import PostgresSearch
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.shared import PURPOSE as SHARED_SNAPSHOTS
 from botyard.retrieval.warmer import IndexWarmer
@@ -246,7 +248,10 @@ class Runtime:
         )
 
     async def follow_settings(self) -> None:
-        """Use the settings stored by the dashboard, and follow their changes (before serving or running jobs)."""
+        """Use the settings stored by the dashboard, and follow their changes (before serving or running jobs); and
+        check that the search backend can serve (`SearchSetupError` says what to set up)."""
+        if self.retriever.backend is not None:
+            await self.retriever.backend.check()
         await self.live.refresh()
         self.live.start()
 
@@ -275,6 +280,17 @@ def _search_engine(
     settings: Settings, database: Database, embedder: Embedder | None, retriever: Retriever
 ) -> IndexWarmer | None:
     """The retriever's search backend (`BOTYARD_SEARCH`), and the warmer of the embedded one's indexes."""
+    if settings.search == "postgres":
+        if settings.is_sqlite:
+            raise SearchSetupError(
+                "BOTYARD_SEARCH=postgres searches in PostgreSQL: set BOTYARD_DATABASE_URL to a PostgreSQL database "
+                "with the vector extension, or BOTYARD_SEARCH=embedded"
+            )
+        replica = None
+        if settings.search_read_url:
+            replica = Database.from_settings(settings.model_copy(update={"database_url": settings.search_read_url}))
+        retriever.backend = PostgresSearch(embedder, database, IndexReads, retriever.unrelated_vectors, replica)
+        return None
     embedded = EmbeddedSearch(embedder, settings, IndexReads, retriever.unrelated_vectors)
     if not settings.is_sqlite:  # SQLite's processes share one data directory, and its snapshots with it
         embedded.share_through(database, Cipher(settings).derived_key(SHARED_SNAPSHOTS))

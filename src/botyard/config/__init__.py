@@ -184,11 +184,8 @@ class Settings(PeopleSettings, MailSettings, ChannelApiSettings):
     )
     search_read_url: str | None = Field(
         default=None,
-        description="A read replica's URL that searches may use (search=postgres); past search_replica_lag they "
-        "go to the primary.",
-    )
-    search_replica_lag: float = Field(
-        default=5.0, ge=0, description="Seconds a read replica may lag behind before searches go to the primary."
+        description="A read replica's URL that searches may use (search=postgres): a chatbot whose rows the replica "
+        "has not caught up on is searched on the primary.",
     )
 
     # LLM

@@ -59,3 +59,7 @@ class SearchBackend(Protocol):
         """The chatbot's best chunks for `query`; None when there is no such chatbot. `version`: the chatbot's
         knowledge version as the caller read it earlier in the request (None: read here)."""
         ...
+
+    async def check(self) -> None:
+        """That the backend can serve, at the process's start (`postgres.schema.SearchSetupError` says what to do)."""
+        ...

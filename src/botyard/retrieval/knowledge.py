@@ -54,9 +54,14 @@ class Knowledge(Protocol):
         ...
 
     async def chunks(
-        self, chatbot_uuid: str, embedder: str | None, sources: Collection[str] | None = None
+        self,
+        chatbot_uuid: str,
+        embedder: str | None,
+        sources: Collection[str] | None = None,
+        chunk_uuids: Collection[str] | None = None,
     ) -> tuple[list[ChunkRow], list[Stored]]:
-        """Every chunk of the chatbot (or of these `sources`) and, in the same order, the vectors `embedder` made."""
+        """Every chunk of the chatbot (or of these `sources`, or these chunks) and, in the same order, the vectors
+        `embedder` made."""
         ...
 
     async def passage_vectors(self, chunk_uuids: Sequence[str], embedder: str) -> dict[str, bytes]:

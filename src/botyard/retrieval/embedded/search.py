@@ -65,6 +65,9 @@ class EmbeddedSearch:
         self.shared: SharedSnapshots | None = None
         """The snapshots shared through the database (`shared`; `share_through`)."""
 
+    async def check(self) -> None:
+        """Nothing to check: the indexes are built from the chunks as they are needed."""
+
     async def search(self, db: AsyncSession, chatbot_uuid: str, query: Query, version: int | None) -> Found | None:
         index = await self.index(db, chatbot_uuid, version)
         if index is None:

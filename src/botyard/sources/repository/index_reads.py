@@ -55,7 +55,11 @@ class IndexReads:
         return {row.data_source_uuid for row in rows}
 
     async def chunks(
-        self, chatbot_uuid: str, embedder: str | None, sources: Collection[str] | None = None
+        self,
+        chatbot_uuid: str,
+        embedder: str | None,
+        sources: Collection[str] | None = None,
+        chunk_uuids: Collection[str] | None = None,
     ) -> tuple[list[ChunkRow], list[Stored]]:
         """Every chunk of the chatbot, or of these of its `sources` (the index puts them in its own order), and their
         vectors in the same order: only those the current embedder made, None otherwise (other models' vectors are
@@ -75,6 +79,8 @@ class IndexReads:
         statement = select(*chunk, *analysed, vector.label("vector")).where(Chunk.chatbot_uuid == chatbot_uuid)
         if sources is not None:
             statement = statement.where(Chunk.data_source_uuid.in_(sorted(sources)))
+        if chunk_uuids is not None:  # a search's candidates (the postgres backend)
+            statement = statement.where(Chunk.uuid.in_(sorted(chunk_uuids)))
         # Streamed through Core (the ORM's row processing cost a third of the read), each partition's vectors made
         # float16 at once: read whole, 100k chunks' float32 vectors held 358 MB at once (besides the index being
         # built from them), and the rows' result objects as much again.

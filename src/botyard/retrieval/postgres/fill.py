@@ -1,0 +1,33 @@
+"""`botyard search migrate`: the postgres backend's tables made and filled from an installation's chunks.
+
+Chatbot by chatbot, each in a transaction of its own (`sync.catch_up`), so that it can be stopped and run again: a
+chatbot already at its knowledge version is skipped. A search meeting a chatbot not yet filled fills it itself
+(the first question then waits for it), so the service may serve while this runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from botyard.retrieval.postgres import schema
+from botyard.retrieval.postgres.search import PostgresSearch
+from botyard.retrieval.postgres.sync import read_state
+
+
+async def fill(search: PostgresSearch, say: Callable[[str], None]) -> int:
+    """Create the tables (and the extension, where this role may) and bring every chatbot's rows to its knowledge
+    version; how many chatbots were caught up."""
+    async with search.database.engine.begin() as connection:
+        await schema.create(connection, search.embedder_name or "none", search.parts)
+    async with search.database.transaction(write=False) as session:
+        versions = await search.knowledge(session).knowledge_versions()
+    done = 0
+    for number, (chatbot_uuid, version) in enumerate(sorted(versions.items()), start=1):
+        async with search.database.transaction(write=False) as session:
+            state = await read_state(session, chatbot_uuid)
+        if state is not None and state.version >= version:
+            continue
+        state = await search.caught_up(chatbot_uuid, version)
+        done += 1
+        say(f"[{number}/{len(versions)}] chatbot {chatbot_uuid}: {state.documents} chunks at version {version}")
+    say(f"search index ready: {done} of {len(versions)} chatbots caught up, the others were")
+    return done
