@@ -1,4 +1,5 @@
-"""Fixtures: the app on a real database (SQLite always; PostgreSQL when BOTYARD_TEST_POSTGRES_URL is set).
+"""Fixtures: the app on a real database (SQLite always; PostgreSQL when BOTYARD_TEST_POSTGRES_URL is set; for the
+test packages that exercise search, also PostgreSQL with pgvector when BOTYARD_TEST_PGVECTOR_URL is set).
 
 Each backend gets one migrated database for the whole run (PostgreSQL: a fresh database created for the run and
 dropped after it), one app served through Starlette's TestClient, and empty tables before every test. The suite runs
@@ -20,9 +21,11 @@ from botyard.config import Settings
 from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from tests.support.api import Api
-from tests.support.database import Db, backend_params, database_dump, fresh_settings
+from tests.support.database import SEARCH_PACKAGES, Db, backend_params, database_dump, fresh_settings
 from tests.support.fake_dns import FakeDns
 from tests.support.fake_llm import FakeLlm, Reply
+
+TESTS = Path(__file__).parent
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -31,7 +34,26 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
-@pytest.fixture(scope="session", params=backend_params())
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The backends of the session's `settings`, and so of every fixture on it: "sqlite" and "postgres" for every
+    test, and "pgvector" too for those of the search packages (tests/<package>/ for each of SEARCH_PACKAGES). A
+    test that parametrizes a `settings` argument of its own is left to it."""
+    if "settings" not in metafunc.fixturenames or _parametrizes(metafunc, "settings"):
+        return
+    package = metafunc.definition.path.relative_to(TESTS).parts[0]
+    backends = backend_params(pgvector=package in SEARCH_PACKAGES)
+    metafunc.parametrize("settings", backends, indirect=True, scope="session")
+
+
+def _parametrizes(metafunc: pytest.Metafunc, name: str) -> bool:
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0] if mark.args else mark.kwargs["argnames"]
+        if name in ([part.strip() for part in names.split(",")] if isinstance(names, str) else names):
+            return True
+    return False
+
+
+@pytest.fixture(scope="session")
 def settings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
     # Jobs run only where a test runs them (no background runner racing the assertions); the loopback web servers
     # of the ingestion tests are allowlisted, as a self-hoster would allowlist an intranet.

@@ -1,5 +1,9 @@
 """The test databases: a fresh migrated database per backend (SQLite in a directory, or a PostgreSQL database
-created on the test server and dropped afterwards), work on the app's own database, and a dump of everything stored."""
+created on a test server and dropped afterwards), work on the app's own database, and a dump of everything stored.
+
+The backends: "sqlite"; "postgres", on the server of BOTYARD_TEST_POSTGRES_URL (the system's PostgreSQL 15 in CI);
+"pgvector", on the server of BOTYARD_TEST_PGVECTOR_URL (PostgreSQL 18 with pgvector, scripts/pgvector-server), which
+only the test packages that exercise search run on (SEARCH_PACKAGES)."""
 
 from __future__ import annotations
 
@@ -28,12 +32,28 @@ from tests.support.waiting import START
 
 T = TypeVar("T")
 POSTGRES_ENV = "BOTYARD_TEST_POSTGRES_URL"
+PGVECTOR_ENV = "BOTYARD_TEST_PGVECTOR_URL"
+SERVERS = {"postgres": POSTGRES_ENV, "pgvector": PGVECTOR_ENV}
+# The search engine of the "pgvector" backend's app: "postgres" when the postgres search backend (pgvector) lands;
+# until then the embedded one, so that the backend already proves the database side on PostgreSQL 18.
+PGVECTOR_SEARCH = "embedded"
+# The test packages (under tests/) that exercise search, whose tests also run on the "pgvector" backend; the rest of
+# the suite runs on two backends only, since a third would add its whole time.
+SEARCH_PACKAGES = ("retrieval", "answering", "ingestion")
 
 
-def backend_params() -> list[Any]:
-    reason = f"{POSTGRES_ENV} is not set: PostgreSQL tests need a server (CI sets it)"
-    marks = [] if os.environ.get(POSTGRES_ENV) else [pytest.mark.skip(reason=reason)]
-    return ["sqlite", pytest.param("postgres", marks=marks)]
+def backend_params(*, pgvector: bool = False) -> list[Any]:
+    """The backends to parametrize by: "sqlite", "postgres" and, with `pgvector`, "pgvector"; each server's backend
+    is skipped when its variable is not set."""
+    servers = {"postgres": "PostgreSQL tests need a server (CI sets it)"}
+    if pgvector:
+        servers["pgvector"] = "pgvector tests need PostgreSQL with pgvector (scripts/pgvector-server start; CI sets it)"
+    params: list[Any] = ["sqlite"]
+    for backend, why in servers.items():
+        unset = not os.environ.get(SERVERS[backend])
+        marks = [pytest.mark.skip(reason=f"{SERVERS[backend]} is not set: {why}")] if unset else []
+        params.append(pytest.param(backend, marks=marks))
+    return params
 
 
 async def _admin(url: str, sql: str) -> None:
@@ -48,21 +68,34 @@ async def _admin(url: str, sql: str) -> None:
 @contextmanager
 def fresh_settings(backend: str, data_dir: Path, **overrides: Any) -> Iterator[Settings]:
     """Settings on a new, migrated database of `backend` ("sqlite" in `data_dir`, or a PostgreSQL database created
-    on the test server and dropped afterwards)."""
+    on the backend's test server and dropped afterwards; "pgvector" with the vector extension, and its app searching
+    with PGVECTOR_SEARCH unless `overrides` say otherwise)."""
     if backend == "sqlite":
         settings = Settings(data_dir=data_dir, **overrides)
         upgrade(settings)
         yield settings
         return
-    server = os.environ[POSTGRES_ENV]
+    if backend == "pgvector":
+        overrides = {"search": PGVECTOR_SEARCH, **overrides}
+    with _server_database(backend) as url:
+        settings = Settings(data_dir=data_dir, database_url=url, **overrides)
+        upgrade(settings)
+        yield settings
+
+
+@contextmanager
+def _server_database(backend: str) -> Iterator[str]:
+    """The URL of a new database on the backend's server, dropped afterwards."""
+    server = os.environ[SERVERS[backend]]
     name = f"botyard_test_{secrets.token_hex(6)}"
     # Failing here (server unreachable while the variable is set) fails the tests: they must not skip silently.
     asyncio.run(_admin(server, f'CREATE DATABASE "{name}"'))
     try:
         url = make_url(server).set(database=name).render_as_string(False)
-        settings = Settings(data_dir=data_dir, database_url=url, **overrides)
-        upgrade(settings)
-        yield settings
+        if backend == "pgvector":
+            # Before the migrations, as an operator does once per database (creating it takes rights the app may lack).
+            asyncio.run(_admin(url, "CREATE EXTENSION IF NOT EXISTS vector"))
+        yield url
     finally:
         asyncio.run(_admin(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
