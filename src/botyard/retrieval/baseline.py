@@ -17,8 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from botyard.embedding import Vectors, own_part, similarities
+from botyard.retrieval.embedded.index import ChatbotIndex, Search, lexical_text
 from botyard.retrieval.fusion import Method
-from botyard.retrieval.index import ChatbotIndex, Search, lexical_text
 from botyard.retrieval.relevance import JUDGED_HITS, coverage, similarity
 
 UNRELATED_QUESTIONS = (

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.retrieval.dense import Stored
+from botyard.retrieval.embedded.dense import Stored
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,8 +40,8 @@ import numpy as np
 from botyard.embedding.base import Vectors, similarities
 from botyard.i18n import language_of
 from botyard.passages import words
+from botyard.retrieval.embedded.lexical import index_terms
 from botyard.retrieval.language import UNSPACED, is_stopword
-from botyard.retrieval.lexical import index_terms
 from botyard.retrieval.relevance import REQUIRED, Strictness
 
 ON_ONE_SUBJECT = REQUIRED[Strictness.BALANCED]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from botyard.answering.base import CitedHit
 from botyard.answering.offline.asked import Kind, asked_kinds, stated_kinds
 from botyard.passages import Passage, PassageKind, passages, word_count, words
-from botyard.retrieval.lexical import index_terms
+from botyard.retrieval.embedded.lexical import index_terms
 from botyard.retrieval.relevance import REQUIRED, Strictness, coverage
 
 MAX_PASSAGES = 3

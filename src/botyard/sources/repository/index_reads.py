@@ -12,7 +12,7 @@ from sqlalchemy import LargeBinary, case, func, null, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import Chatbot, Chunk, DataSource, KnowledgeChange
-from botyard.retrieval.dense import Stored, held_all
+from botyard.retrieval.embedded.dense import Stored, held_all
 from botyard.retrieval.knowledge import ChunkRow
 
 STREAMED_ROWS = 2_000

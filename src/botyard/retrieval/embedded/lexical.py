@@ -28,6 +28,7 @@ import numpy.typing as npt
 import tantivy
 
 from botyard.passages import words
+from botyard.retrieval.embedded.lexical_document import Document
 from botyard.retrieval.language import (
     ENGLISH,
     LATIN_STEMMED,
@@ -39,7 +40,6 @@ from botyard.retrieval.language import (
 )
 from botyard.retrieval.language import chatbot_languages as _languages
 from botyard.retrieval.language import straddles as _boundary
-from botyard.retrieval.lexical_document import Document
 from botyard.retrieval.spelling import Speller
 from botyard.retrieval.stored_terms import usable
 

@@ -190,6 +190,7 @@ def _dot(matrix: npt.NDArray[np.int8], vector: npt.NDArray[np.int8], out: npt.ND
     """`out` = `matrix` @ `vector`, by simsimd (see the module); nothing for no rows (simsimd refuses them).
 
     Not simsimd's own `out=`: in 6.5 that path takes a reference to None it never had, once per call, and on Python
-    3.11 (where None is not immortal) a server would crash once they add up (`tests/retrieval/test_dense_index.py`)."""
+    3.11 (where None is not immortal) a server would crash once they add up
+    (`tests/retrieval/embedded/test_dense_index.py`)."""
     if len(matrix):
         out[:] = np.asarray(simsimd.cdist(vector[np.newaxis], matrix, metric="dot", out_dtype="float32"))[0]

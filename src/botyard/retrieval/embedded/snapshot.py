@@ -43,11 +43,11 @@ import numpy as np
 import tantivy
 
 from botyard.memory import release_free_memory
-from botyard.retrieval.dense import DenseIndex
-from botyard.retrieval.index import ChatbotIndex
-from botyard.retrieval.lexical import LexicalIndex
-from botyard.retrieval.private import TANTIVY, TEXTS, Private, owner, sweep
-from botyard.retrieval.rows import Texts
+from botyard.retrieval.embedded.dense import DenseIndex
+from botyard.retrieval.embedded.index import ChatbotIndex
+from botyard.retrieval.embedded.lexical import LexicalIndex
+from botyard.retrieval.embedded.private import TANTIVY, TEXTS, Private, owner, sweep
+from botyard.retrieval.embedded.rows import Texts
 
 log = logging.getLogger(__name__)
 
@@ -61,19 +61,19 @@ directory (about 5 MB per 1,000 chunks with the bundled embedders' 896-dimension
 
 SHAPING = (
     "retrieval/baseline.py",
-    "retrieval/dense.py",
+    "retrieval/embedded/dense.py",
     "retrieval/fusion.py",
-    "retrieval/index.py",
+    "retrieval/embedded/index.py",
     "retrieval/language.py",
-    "retrieval/lexical.py",
-    "retrieval/private.py",
+    "retrieval/embedded/lexical.py",
+    "retrieval/embedded/private.py",
     "retrieval/relevance.py",
     "retrieval/knowledge.py",
-    "retrieval/rows.py",
-    "retrieval/snapshot.py",
+    "retrieval/embedded/rows.py",
+    "retrieval/embedded/snapshot.py",
     "retrieval/spelling.py",
     "retrieval/stored_terms.py",
-    "retrieval/lexical_document.py",
+    "retrieval/embedded/lexical_document.py",
     "passages.py",
     "sources/repository/index_reads.py",
 )

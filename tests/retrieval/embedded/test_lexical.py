@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from botyard.retrieval.embedded.lexical import Document, LexicalIndex, index_terms
 from botyard.retrieval.language import analyzer, detect
-from botyard.retrieval.lexical import Document, LexicalIndex, index_terms
 from botyard.retrieval.relevance import coverage
 
 GERMAN = [

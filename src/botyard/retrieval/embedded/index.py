@@ -19,7 +19,9 @@ import numpy.typing as npt
 
 from botyard.embedding import Vectors, part_cosines
 from botyard.retrieval.base import Hit
-from botyard.retrieval.dense import DenseIndex, Stored
+from botyard.retrieval.embedded.dense import DenseIndex, Stored
+from botyard.retrieval.embedded.lexical import Document, LexicalIndex
+from botyard.retrieval.embedded.rows import Texts, rows_of
 from botyard.retrieval.fusion import (
     FEEDBACK_DOCS,
     Method,
@@ -31,12 +33,10 @@ from botyard.retrieval.fusion import (
     order,
 )
 from botyard.retrieval.knowledge import ChunkRow
-from botyard.retrieval.lexical import Document, LexicalIndex
 from botyard.retrieval.relevance import coverage
-from botyard.retrieval.rows import Texts, rows_of
 
 if TYPE_CHECKING:
-    from botyard.retrieval.private import Private
+    from botyard.retrieval.embedded.private import Private
 
 DEAD_SHARE = 0.25
 """The share of an index's rows that may be dead (replaced or deleted chunks, kept until a rebuild) before an update
