@@ -36,8 +36,8 @@ from botyard.llm.provider import TextDelta, Usage
 from botyard.models import SourceType
 from botyard.passages import PassageKind, passages
 from botyard.retrieval.base import QUOTED_HITS
-from botyard.retrieval.embedded.lexical import index_terms
 from botyard.retrieval.language import wording_words
+from botyard.retrieval.terms import index_terms
 
 MAX_WORDS = 90
 WORDS_PER_DELTA = 6

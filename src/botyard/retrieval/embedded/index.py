@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from botyard.embedding import Vectors, part_cosines
 from botyard.retrieval.base import Hit
-from botyard.retrieval.embedded.dense import DenseIndex, Stored
+from botyard.retrieval.embedded.dense import DenseIndex
 from botyard.retrieval.embedded.lexical import Document, LexicalIndex
 from botyard.retrieval.embedded.rows import Texts, rows_of
 from botyard.retrieval.fusion import (
@@ -32,8 +32,9 @@ from botyard.retrieval.fusion import (
     lookup,
     order,
 )
-from botyard.retrieval.knowledge import ChunkRow
+from botyard.retrieval.knowledge import ChunkRow, Stored
 from botyard.retrieval.relevance import coverage
+from botyard.retrieval.terms import lexical_text
 
 if TYPE_CHECKING:
     from botyard.retrieval.embedded.private import Private
@@ -45,12 +46,6 @@ quarter, rebuilds cost the changes about a third of their own size again, in pro
 
 OVERFETCH = 100
 """Candidates each method contributes to the fusion; far more than any top_k, so fusion can reorder freely."""
-
-
-def lexical_text(row: ChunkRow) -> str:
-    """What BM25 matches: the source title and the heading path say what a passage is about even when the
-    passage itself never repeats the words (a "Fees" paragraph of the "Returns" page)."""
-    return "\n".join(part for part in (row.source_title, row.heading, row.text) if part)
 
 
 def _document(row_id: int, row: ChunkRow) -> Document:

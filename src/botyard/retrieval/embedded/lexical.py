@@ -30,8 +30,6 @@ import tantivy
 from botyard.passages import words
 from botyard.retrieval.embedded.lexical_document import Document
 from botyard.retrieval.language import (
-    ENGLISH,
-    LATIN_STEMMED,
     analyzer,
     detect,
     is_stopword,
@@ -49,23 +47,7 @@ ROW = "row"
 SOURCE = "source"
 K1 = 1.2
 """tantivy's BM25 term-frequency saturation: a term's contribution is at most idf * (K1 + 1)."""
-__all__ = ["Document", "LexicalIndex", "analyzer", "index_terms", "segment"]
-
-
-def index_terms(text: str, language: str | None = None) -> set[str]:
-    """The terms of `text` as an index reads it in `language`: what the answerer compares with the question's.
-
-    Without a language, the text's own; a sentence is too short to tell German from Dutch reliably (8% of
-    xquad-de's questions count as many Dutch or Danish stop words as German ones), so a text that is not plainly
-    English (or of a script of its own) gets the terms of every Latin-script stemmer: a superset that holds the
-    terms its chatbot's index gave it.
-    """
-    segmented = segment(text)
-    if language is None:
-        language = detect(text)
-        if language is None or (language in LATIN_STEMMED and language != ENGLISH):
-            return set().union(*(analyzer(each).analyze(segmented) for each in LATIN_STEMMED))
-    return set(analyzer(language).analyze(segmented))
+__all__ = ["Document", "LexicalIndex"]
 
 
 class LexicalIndex:

@@ -24,7 +24,7 @@ class Document:
 
     @property
     def lexical(self) -> str:
-        """What BM25 matches: title, heading and text (see `index.lexical_text`)."""
+        """What BM25 matches: title, heading and text (see `terms.lexical_text`)."""
         return "\n".join(part for part in (self.title, self.heading, self.text) if part)
 
     def language(self) -> str | None:

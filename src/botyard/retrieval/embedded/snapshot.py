@@ -61,19 +61,21 @@ directory (about 5 MB per 1,000 chunks with the bundled embedders' 896-dimension
 
 SHAPING = (
     "retrieval/baseline.py",
-    "retrieval/embedded/dense.py",
     "retrieval/fusion.py",
-    "retrieval/embedded/index.py",
-    "retrieval/language.py",
-    "retrieval/embedded/lexical.py",
-    "retrieval/embedded/private.py",
-    "retrieval/relevance.py",
     "retrieval/knowledge.py",
-    "retrieval/embedded/rows.py",
-    "retrieval/embedded/snapshot.py",
+    "retrieval/language.py",
+    "retrieval/relevance.py",
     "retrieval/spelling.py",
     "retrieval/stored_terms.py",
+    "retrieval/terms.py",
+    "retrieval/embedded/dense.py",
+    "retrieval/embedded/index.py",
+    "retrieval/embedded/lexical.py",
     "retrieval/embedded/lexical_document.py",
+    "retrieval/embedded/private.py",
+    "retrieval/embedded/rows.py",
+    "retrieval/embedded/snapshot.py",
+    "retrieval/embedded/unrelated.py",
     "passages.py",
     "sources/repository/index_reads.py",
 )
@@ -89,7 +91,7 @@ _CHATBOT = re.compile(r"[0-9A-Za-z_-]{1,64}")
 
 def code_key(embedder: str | None, parts: tuple[int, ...] | None, stem: bool = True) -> str:
     """The key of the snapshots this code, these libraries and this embedder make (see `SHAPING`)."""
-    package = Path(__file__).resolve().parent.parent
+    package = Path(__file__).resolve().parents[2]  # botyard/
     digest = hashlib.sha256()
     for name in SHAPING:
         digest.update(name.encode() + b"\0" + (package / name).read_bytes())
