@@ -61,9 +61,11 @@ directory (about 5 MB per 1,000 chunks with the bundled embedders' 896-dimension
 
 SHAPING = (
     "retrieval/baseline.py",
+    "retrieval/bm25.py",
     "retrieval/fusion.py",
     "retrieval/knowledge.py",
     "retrieval/language.py",
+    "retrieval/query_terms.py",
     "retrieval/relevance.py",
     "retrieval/spelling.py",
     "retrieval/stored_terms.py",
