@@ -24,6 +24,7 @@ from botyard.retrieval.embedded.lexical import Document, LexicalIndex
 from botyard.retrieval.embedded.rows import Texts, rows_of
 from botyard.retrieval.fusion import (
     FEEDBACK_DOCS,
+    OVERFETCH,
     Method,
     Ranked,
     candidates,
@@ -43,9 +44,6 @@ DEAD_SHARE = 0.25
 """The share of an index's rows that may be dead (replaced or deleted chunks, kept until a rebuild) before an update
 rebuilds it instead: BM25's statistics count dead rows until tantivy merges them away, and they take memory; at a
 quarter, rebuilds cost the changes about a third of their own size again, in proportion to them as a whole."""
-
-OVERFETCH = 100
-"""Candidates each method contributes to the fusion; far more than any top_k, so fusion can reorder freely."""
 
 
 def _document(row_id: int, row: ChunkRow) -> Document:

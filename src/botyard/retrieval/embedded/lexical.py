@@ -24,9 +24,9 @@ import numpy as np
 import numpy.typing as npt
 import tantivy
 
-from botyard.retrieval.embedded.lexical_document import Document
 from botyard.retrieval.language import analyzer, detect, segment
 from botyard.retrieval.language import chatbot_languages as _languages
+from botyard.retrieval.lexical_document import Document
 from botyard.retrieval.query_terms import QueryTerms, reading
 from botyard.retrieval.spelling import Speller
 from botyard.retrieval.stored_terms import usable

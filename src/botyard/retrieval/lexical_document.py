@@ -1,4 +1,5 @@
-"""A chunk as the lexical index takes it (`lexical.LexicalIndex`)."""
+"""A chunk as a lexical index takes it: the embedded backend's (`embedded.lexical.LexicalIndex`) and any other
+backend that indexes the same terms."""
 
 from __future__ import annotations
 
