@@ -14,14 +14,14 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   `--change-interval` seconds (default 1) and deletes the one added two changes before, through the API. Figures as
   `offline`, measured while the knowledge moves. Goal (issue 18): p95 first byte under 150 ms at 100k chunks.
 - `warmed`: the first answers of a server started on the knowledge just written (a bulk load), asked once the
-  process that runs jobs has saved the chatbot's index ahead of them (`retrieval/warmer.py`; `botyard serve` runs the
-  jobs in process). Figures: how long after the start the snapshot was on disk, the first answer (first byte, full
-  answer) and whether the server loaded or built the index. Run it first on a fresh data directory (the other phases
-  leave snapshots). Goal (issue 39): the first answer under 5 s at 100k chunks.
+  process that runs jobs has saved the chatbot's index ahead of them (`retrieval/embedded/warmer.py`; `botyard serve`
+  runs the jobs in process). Figures: how long after the start the snapshot was on disk, the first answer (first byte,
+  full answer) and whether the server loaded or built the index. Run it first on a fresh data directory (the other
+  phases leave snapshots). Goal (issue 39): the first answer under 5 s at 100k chunks.
 - `shared` (PostgreSQL only, not in the default run): a process on another machine meets a chatbot's first question.
   A server started on the knowledge just written builds, saves and shares its index through the database
-  (`retrieval/shared.py`; both servers get one `BOTYARD_SECRET_KEY`); once it has, it stops, and a server on a data
-  directory of its own (no snapshot on its disk) answers `RESTART_ANSWERS` questions. Figures: the first answer and
+  (`retrieval/embedded/shared.py`; both servers get one `BOTYARD_SECRET_KEY`); once it has, it stops, and a server on a
+  data directory of its own (no snapshot on its disk) answers `RESTART_ANSWERS` questions. Figures: the first answer and
   how its server got the index (fetched and loaded, or built). Goal (issue 39): the first answer under 5 s at 100k.
 - `restart`: the first answers of a server started on a data directory where another one just answered (issue 18:
   cold starts). A first server answers one question, which builds the chatbot's index (or loads a snapshot an
@@ -136,7 +136,7 @@ from botyard.embedding.pair import USE_SCALE, PairEmbedder
 from botyard.embedding.use import UseEmbedder
 from botyard.models import Chunk, DataSource
 from botyard.passages import passages
-from botyard.retrieval.snapshot import SNAPSHOT_ROWS
+from botyard.retrieval.embedded.snapshot import SNAPSHOT_ROWS
 from botyard.retrieval.stored_terms import analysed
 from botyard.sources.repository import ChunkRepository
 

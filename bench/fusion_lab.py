@@ -38,8 +38,8 @@ from botyard.config import Settings
 from botyard.embedding import build_embedder, encode_vector, part_cosines, unit_parts
 from botyard.ingestion.chunk import chunk_markdown
 from botyard.ingestion.parse.core import parse_bytes
-from botyard.retrieval.fusion import FEEDBACK_DOCS, FEEDBACK_WEIGHT, Method, candidates, lookup
-from botyard.retrieval.index import OVERFETCH, ChatbotIndex, Search
+from botyard.retrieval.embedded.index import ChatbotIndex, Search
+from botyard.retrieval.fusion import FEEDBACK_DOCS, FEEDBACK_WEIGHT, OVERFETCH, Method, candidates, lookup
 from botyard.retrieval.knowledge import ChunkRow
 from botyard.sources.processing.embed import embedding_text
 

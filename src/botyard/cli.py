@@ -201,7 +201,7 @@ def restore_command(settings: Settings, path: Path) -> None:
     except backups.BackupError as error:
         raise click.ClickException(str(error)) from error
     click.echo(f"restored {restored.summary.describe()}; integrity check ok")
-    from botyard.retrieval.snapshot import forget_snapshots
+    from botyard.retrieval.embedded.snapshot import forget_snapshots
 
     forget_snapshots(settings.data_dir)  # saved search indexes of the replaced history: their versions mean other data
     if restored.previous is not None:

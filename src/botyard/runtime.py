@@ -42,11 +42,11 @@ from botyard.mail import Mailer
 from botyard.memory import keep_large_blocks_apart
 from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.embedded.search import EmbeddedSearch
+from botyard.retrieval.embedded.shared import PURPOSE as SHARED_SNAPSHOTS
+from botyard.retrieval.embedded.warmer import IndexWarmer
 from botyard.retrieval.postgres.schema import SearchSetupError
 from botyard.retrieval.postgres.search import PostgresSearch
 from botyard.retrieval.retriever import Retriever
-from botyard.retrieval.shared import PURPOSE as SHARED_SNAPSHOTS
-from botyard.retrieval.warmer import IndexWarmer
 from botyard.service_settings.cipher import Cipher
 from botyard.service_settings.fields import LLM_FIELDS
 from botyard.service_settings.live import Apply, LiveSettings
@@ -184,7 +184,7 @@ class Runtime:
     retriever: Retriever
     """Per-chatbot search indexes, cached for the life of the process (keyed by knowledge version)."""
     warmer: IndexWarmer | None
-    """Saves large chatbots' indexes ahead of their next question, where jobs run (`retrieval.warmer`); None
+    """Saves large chatbots' indexes ahead of their next question, where jobs run (`retrieval.embedded.warmer`); None
     without snapshots (`BOTYARD_INDEX_SNAPSHOTS=false`)."""
     pollers: ChannelPollers
     """Telegram long polling of the channels that poll, where jobs run: one process per bot (`channels.polling`)."""

@@ -1,8 +1,9 @@
 """The suite's own layout: tests mirror the source, and shared helpers live in `tests/support/`.
 
 A package's tests are in `tests/<package>/` (its browser tests in `tests/browser/<package>/`), named by the top-level
-package or module of `botyard` they test; `tests/project/` holds the tests of the repository itself (its README,
-Makefile, packaging, layers and the suite's own helpers). No test module imports another.
+package or module of `botyard` they test, and a sub-package's in the folder that mirrors it
+(`tests/retrieval/embedded/` for `botyard.retrieval.embedded`); `tests/project/` holds the tests of the repository
+itself (its README, Makefile, packaging, layers and the suite's own helpers). No test module imports another.
 """
 
 from __future__ import annotations
@@ -63,9 +64,19 @@ def source_names(source: Path = SOURCE) -> frozenset[str]:
     )
 
 
-def misplaced(modules: Iterable[Path], names: frozenset[str]) -> list[str]:
+def source_subpackages(source: Path = SOURCE) -> frozenset[tuple[str, ...]]:
+    """The sub-packages of `botyard`'s packages as folder paths (`("retrieval", "embedded")`): a folder of tests may
+    mirror one."""
+    found = (path.parent.relative_to(source).parts for path in source.rglob("__init__.py"))
+    return frozenset(parts for parts in found if len(parts) > 1)
+
+
+def misplaced(
+    modules: Iterable[Path], names: frozenset[str], nested: frozenset[tuple[str, ...]] = frozenset()
+) -> list[str]:
     """Of the test modules and conftests given relative to `tests/`, those outside the layout of the module's
-    docstring (a conftest may sit at the root of `tests/` and of `tests/browser/`, for what all below share)."""
+    docstring (a conftest may sit at the root of `tests/` and of `tests/browser/`, for what all below share);
+    `nested`: the source's sub-packages, which a folder of tests may mirror."""
     allowed = names | NOT_A_PACKAGE
     wrong = []
     for module in modules:
@@ -75,7 +86,7 @@ def misplaced(modules: Iterable[Path], names: frozenset[str]) -> list[str]:
                 wrong.append(str(module))
             continue
         folders = parts[1:-1] if parts[0] == "browser" else parts[:-1]
-        if len(folders) != 1 or folders[0] not in allowed:
+        if not (len(folders) == 1 and folders[0] in allowed) and tuple(folders) not in nested:
             wrong.append(str(module))
     return wrong
 
@@ -88,7 +99,8 @@ def test_every_test_module_sits_under_the_package_it_tests() -> None:
         and not NOT_TESTS.intersection(path.relative_to(TESTS).parts)
     ]
     assert len(modules) > 100
-    assert misplaced(sorted(modules), source_names()) == [], "move it to tests/<package it tests>/"
+    wrong = misplaced(sorted(modules), source_names(), source_subpackages())
+    assert wrong == [], "move it to tests/<package it tests>/"
 
 
 def test_every_folder_of_tests_is_a_package() -> None:
@@ -105,9 +117,17 @@ def test_the_layout_check_refuses_a_planted_module_outside_it() -> None:
     assert misplaced([Path("chat/conftest.py")], names) == ["chat/conftest.py"]
     placed = ["chat/test_chat.py", "main/test_http.py", "project/test_makefile.py", "browser/retrieval/test_x.py"]
     assert misplaced([Path(path) for path in placed] + [Path("conftest.py"), Path("browser/conftest.py")], names) == []
+    nested = frozenset({("retrieval", "embedded")})
+    mirrored = [Path("retrieval/embedded/test_x.py"), Path("browser/retrieval/embedded/test_y.py")]
+    assert misplaced(mirrored, names, nested) == []
+    assert misplaced([Path("retrieval/other/test_x.py"), Path("embedded/test_x.py")], names, nested) == [
+        "retrieval/other/test_x.py",
+        "embedded/test_x.py",
+    ]
 
 
 def test_source_names_are_the_packages_and_modules_of_botyard() -> None:
     names = source_names()
     assert {"answering", "retrieval", "main", "cli"} <= names
     assert "__init__" not in names and "static" not in names
+    assert ("retrieval", "embedded") in source_subpackages()

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import Chunk
-from botyard.retrieval.index import ChatbotIndex
+from botyard.retrieval.embedded.index import ChatbotIndex
 from botyard.retrieval.knowledge import ChunkRow
 from botyard.retrieval.stored_terms import ANALYSIS_KEY, analysed, tag
 from tests.support.api import Api

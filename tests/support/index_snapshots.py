@@ -1,5 +1,5 @@
-"""Chatbots large enough for their search index to be saved (`botyard.retrieval.snapshot`), and retrievers on a data
-directory of their own: each stands for a process that starts."""
+"""Chatbots large enough for their search index to be saved (`botyard.retrieval.embedded.snapshot`), and retrievers on a
+data directory of their own: each stands for a process that starts."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.config import Settings
 from botyard.embedding import encode_vector
 from botyard.models import Chunk, DataSource
+from botyard.retrieval.embedded.index import ChatbotIndex
+from botyard.retrieval.embedded.snapshot import SNAPSHOT_ROWS
 from botyard.retrieval.fusion import Method
-from botyard.retrieval.index import ChatbotIndex
 from botyard.retrieval.retriever import Retriever
-from botyard.retrieval.snapshot import SNAPSHOT_ROWS
 from botyard.sources.repository import ChunkRepository
 from tests.support.database import Db
 from tests.support.embedders import FakeEmbedder

@@ -11,7 +11,7 @@ from botyard.deps import AppSettings, DbSession
 from botyard.identity.access import Audited, made, requires
 from botyard.identity.caller import CurrentAccount
 from botyard.models import AuditAction, AuditObject, Permission
-from botyard.retrieval.snapshot import drop_snapshots
+from botyard.retrieval.embedded.snapshot import drop_snapshots
 from botyard.schemas import Success
 
 router = APIRouter(tags=["chatbots"])

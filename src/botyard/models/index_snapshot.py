@@ -9,14 +9,14 @@ from botyard.db.base import Base, UuidPk, utcnow
 
 
 class IndexSnapshot(UuidPk, Base):
-    """A chatbot's saved search index, shared through the database (`botyard.retrieval.shared`), so that a process on
-    another machine loads what one machine built instead of building it again. Only on PostgreSQL: SQLite's processes
-    share one data directory, and its snapshots with it.
+    """A chatbot's saved search index, shared through the database (`botyard.retrieval.embedded.shared`), so that a
+    process on another machine loads what one machine built instead of building it again. Only on PostgreSQL: SQLite's
+    processes share one data directory, and its snapshots with it.
 
     Its bytes are a tar of the snapshot's folder in `IndexSnapshotPiece`s. `signature` (HMAC-SHA256, with a key
     derived from the instance's secret key, of the chatbot, version, code key and size together with the bytes'
-    SHA-256: `retrieval.shared.signature`) is set once every piece is written: a row without one is an upload under
-    way or abandoned, and a reader loads nothing it cannot verify (the folder holds a pickle), nor a row moved to
+    SHA-256: `retrieval.embedded.shared.signature`) is set once every piece is written: a row without one is an upload
+    under way or abandoned, and a reader loads nothing it cannot verify (the folder holds a pickle), nor a row moved to
     another chatbot."""
 
     __tablename__ = "index_snapshot"
@@ -26,7 +26,7 @@ class IndexSnapshot(UuidPk, Base):
     version: Mapped[int] = mapped_column(Integer)
     """The knowledge version the index was built at."""
     code_key: Mapped[str] = mapped_column(String(16))
-    """`retrieval.snapshot.code_key`: the code, libraries and embedder that made it; others cannot read it."""
+    """`retrieval.embedded.snapshot.code_key`: the code, libraries and embedder that made it; others cannot read it."""
     size: Mapped[int] = mapped_column(BigInteger, default=0)
     signature: Mapped[str | None] = mapped_column(String(64), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -7,7 +7,8 @@ off-domain requests on msmarco-5k, where answerable questions score 1.0-1.9). So
 of questions that no owner's knowledge is about, once when it is built, and the decision then asks a real question
 for more evidence than most of those get here: a bar that explains itself ("unrelated questions reach 0.9 in this
 knowledge") and needs no corpus-calibrated constant. The questions are everyday requests, chit-chat and general
-knowledge; none is used by the measurements (`bench/retrieval.py`, the answer probes).
+knowledge; none is used by the measurements (`bench/retrieval.py`, the answer probes). The embedded backend asks them
+of each index it builds (`embedded.unrelated`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from botyard.embedding import Vectors, own_part, similarities
-from botyard.retrieval.fusion import Method
-from botyard.retrieval.index import ChatbotIndex, Search, lexical_text
-from botyard.retrieval.relevance import JUDGED_HITS, coverage, similarity
 
 UNRELATED_QUESTIONS = (
     "Good morning, how is your day going?",
@@ -47,22 +45,6 @@ UNRELATED_QUESTIONS = (
     "Give me a recipe for pancakes.",
     "Why is the sky blue?",
 )
-
-
-def unrelated_evidence(index: ChatbotIndex, vectors: Sequence[Vectors | None]) -> tuple[float, ...]:
-    """The best evidence each unrelated question finds in `index` (the questions' vectors in order; None: BM25)."""
-    found = []
-    for question, vector in zip(UNRELATED_QUESTIONS, vectors, strict=True):
-        usable = vector if index.has_vectors else None
-        method = Method.HYBRID if usable is not None else Method.BM25
-        ranked = index.search(Search(question, usable, None, JUDGED_HITS, method))
-        weights = index.lexical.weights(question)
-        best = 0.0
-        for row_id, dense in zip(ranked.rows.tolist(), ranked.dense.tolist(), strict=True):
-            covered = coverage(weights, index.lexical.terms_in(lexical_text(index.rows[row_id]), row_id))
-            best = max(best, similarity(dense) + covered)
-        found.append(round(best, 4))
-    return tuple(found)
 
 
 def usual_closeness(

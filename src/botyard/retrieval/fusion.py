@@ -49,6 +49,8 @@ class Method(StrEnum):
     DENSE = "dense"
 
 
+OVERFETCH = 100
+"""Candidates each method contributes to the fusion; far more than any top_k, so fusion can reorder freely."""
 FEEDBACK_DOCS = 5
 """First-pass chunks whose mean vector the query moves towards."""
 FEEDBACK_WEIGHT = 1.0

@@ -1,7 +1,7 @@
 """What retrieval reads of a chatbot's knowledge. The chunks, their sources and the knowledge version belong to
 `sources` (their one owner, which writes them); retrieval is a library below the features, so it names what it reads
 as a protocol (`Knowledge`) and the runtime hands the retriever the owner's reader
-(`botyard.sources.repository.IndexReads`)."""
+(`botyard.sources.repository.IndexReads`). The vectors it returns are `Stored`, as `held_all` decodes them."""
 
 from __future__ import annotations
 
@@ -9,9 +9,36 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
+import numpy.typing as npt
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.retrieval.dense import Stored
+from botyard.embedding import decode_vector
+
+Stored = bytes | npt.NDArray[np.floating[Any]] | None
+"""A row's vector as the index takes it: as stored in the database (`encode_vector`), as a vector (`held_all`), or None
+(not embedded by the current embedder)."""
+
+
+def held_all(stored: Sequence[bytes | None]) -> list[Stored]:
+    """Stored vectors (`encode_vector`, None: none) as rows read for a build hold them until the index takes them:
+    float16, half the bytes of float32, decoded a batch at a time (one by one, 100k vectors took 1.6 s). Each is a
+    row of its batch's matrix; vectors of another length than the batch's first (another model's) one by one."""
+    found: list[Stored] = [None] * len(stored)
+    present = [index for index, data in enumerate(stored) if data is not None]
+    if not present:
+        return found
+    size = len(stored[present[0]] or b"")
+    alike = [index for index in present if len(stored[index] or b"") == size]
+    matrix = np.frombuffer(b"".join(stored[index] or b"" for index in alike), dtype="<f4")
+    matrix = matrix.reshape(len(alike), size // 4).astype(np.float16)
+    for row, index in enumerate(alike):
+        found[index] = matrix[row]
+    for index in present:
+        data = stored[index]
+        if data is not None and len(data) != size:
+            found[index] = decode_vector(data).astype(np.float16)
+    return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""A chunk as the lexical index takes it (`lexical.LexicalIndex`)."""
+"""A chunk as a lexical index takes it: the embedded backend's (`embedded.lexical.LexicalIndex`) and any other
+backend that indexes the same terms."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ class Document:
 
     @property
     def lexical(self) -> str:
-        """What BM25 matches: title, heading and text (see `index.lexical_text`)."""
+        """What BM25 matches: title, heading and text (see `terms.lexical_text`)."""
         return "\n".join(part for part in (self.title, self.heading, self.text) if part)
 
     def language(self) -> str | None:

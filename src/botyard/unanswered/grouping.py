@@ -41,8 +41,8 @@ from botyard.embedding.base import Vectors, similarities
 from botyard.i18n import language_of
 from botyard.passages import words
 from botyard.retrieval.language import UNSPACED, is_stopword
-from botyard.retrieval.lexical import index_terms
 from botyard.retrieval.relevance import REQUIRED, Strictness
+from botyard.retrieval.terms import index_terms
 
 ON_ONE_SUBJECT = REQUIRED[Strictness.BALANCED]
 BLOCK = 256

@@ -121,10 +121,13 @@ def test_an_embedder_change_is_refused_not_mixed(tmp_path: Path) -> None:
 
 def test_clear_errors_where_the_search_cannot_run(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
-    with fresh_settings("pgvector", tmp_path / "a", search="postgres") as settings:
-        # The tables were never made.
-        with pytest.raises(Exception, match="botyard search migrate"), TestClient(create_app(settings)):
-            pass
+    # The tables were never made.
+    with (
+        fresh_settings("pgvector", tmp_path / "a", search="postgres") as settings,
+        pytest.raises(Exception, match="botyard search migrate"),
+        TestClient(create_app(settings)),
+    ):
+        pass
     if os.environ.get(POSTGRES_ENV):  # the system PostgreSQL has no pgvector
         (tmp_path / "b").mkdir()
         with fresh_settings("postgres", tmp_path / "b", search="postgres") as settings:

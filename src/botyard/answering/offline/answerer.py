@@ -37,7 +37,7 @@ from botyard.models import SourceType
 from botyard.passages import PassageKind, passages
 from botyard.retrieval.base import QUOTED_HITS
 from botyard.retrieval.language import wording_words
-from botyard.retrieval.lexical import index_terms
+from botyard.retrieval.terms import index_terms
 
 MAX_WORDS = 90
 WORDS_PER_DELTA = 6

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from botyard.answering.base import CitedHit
 from botyard.answering.offline.asked import Kind, asked_kinds, stated_kinds
 from botyard.passages import Passage, PassageKind, passages, word_count, words
-from botyard.retrieval.lexical import index_terms
 from botyard.retrieval.relevance import REQUIRED, Strictness, coverage
+from botyard.retrieval.terms import index_terms
 
 MAX_PASSAGES = 3
 """Passages quoted besides a list's other items."""

@@ -15,7 +15,7 @@ from botyard.answering.routing.supervisor import ChosenAgent
 from botyard.ingestion.chunk import chunk_markdown
 from botyard.llm.registry import ModelRegistry, UnknownModel
 from botyard.retrieval.base import Hit
-from botyard.retrieval.lexical import Document, LexicalIndex
+from botyard.retrieval.embedded.lexical import Document, LexicalIndex
 from botyard.retrieval.relevance import coverage
 from botyard.session_documents.budget import Admission, AttachedDocument, admit
 

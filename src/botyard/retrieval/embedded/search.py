@@ -26,15 +26,15 @@ from botyard.db.session import Database
 from botyard.embedding import Embedder
 from botyard.memory import release_free_memory
 from botyard.retrieval.backend import Found, Query, UnrelatedVectors
-from botyard.retrieval.baseline import unrelated_evidence
-from botyard.retrieval.build_lock import BuildLock, wait_for_lock
-from botyard.retrieval.building import build, off_loop
+from botyard.retrieval.embedded.build_lock import BuildLock, wait_for_lock
+from botyard.retrieval.embedded.building import build, off_loop
+from botyard.retrieval.embedded.index import ChatbotIndex, Search
+from botyard.retrieval.embedded.index_cache import IndexCache
+from botyard.retrieval.embedded.shared import SharedSnapshots
+from botyard.retrieval.embedded.snapshot import SNAPSHOT_ROWS, Snapshots, drop_snapshots
+from botyard.retrieval.embedded.unrelated import unrelated_evidence
 from botyard.retrieval.fusion import Method
-from botyard.retrieval.index import ChatbotIndex, Search
-from botyard.retrieval.index_cache import IndexCache
 from botyard.retrieval.knowledge import Knowledge, KnowledgeReader
-from botyard.retrieval.shared import SharedSnapshots
-from botyard.retrieval.snapshot import SNAPSHOT_ROWS, Snapshots, drop_snapshots
 
 log = logging.getLogger(__name__)
 

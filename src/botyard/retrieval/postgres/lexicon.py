@@ -4,16 +4,15 @@ terms and largest possible BM25 score as the embedded index gives (`lexical.Lexi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.passages import words
+from botyard.retrieval import bm25
 from botyard.retrieval.language import analyzer, detect, is_stopword, segment, wide_stopwords
 from botyard.retrieval.language import straddles as _boundary
-from botyard.retrieval.lexical import K1
 from botyard.retrieval.postgres.rows import Languages
 from botyard.retrieval.spelling import MIN_PART, Speller, allowed_edits
 
@@ -95,13 +94,12 @@ class Lexicon:
 
     def max_score(self, terms: Sequence[str]) -> float:
         """The largest BM25 score a chunk could reach on `terms` (`LexicalIndex.max_score`)."""
-        return sum(idf(self.size, self.frequency(term)) * (K1 + 1) for term in terms)
+        return sum(idf(self.size, self.frequency(term)) * (bm25.K1 + 1) for term in terms)
 
 
 def idf(size: int, frequency: int) -> float:
-    """BM25's idf as tantivy computes it."""
-    total = max(size, 1)
-    return math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+    """BM25's idf as tantivy computes it (`bm25.idf`)."""
+    return bm25.idf(max(size, 1), frequency)
 
 
 async def _frequencies(session: AsyncSession, chatbot_uuid: str, terms: Sequence[str]) -> dict[str, int]:

@@ -13,11 +13,9 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.retrieval.lexical import K1
+from botyard.retrieval.bm25 import K1, B
 from botyard.retrieval.postgres.schema import part_column
 
-B = 0.75
-"""tantivy's BM25 length normalisation."""
 EXACT_ROWS = 20_000
 """Chatbots of up to this many chunks are searched exactly by vector (a scan of their rows, a few milliseconds):
 an approximate index filtered down to a small share of a shared table loses recall, which is what peers met

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from botyard.retrieval.dense import Stored
-from botyard.retrieval.knowledge import ChunkRow
+from botyard.retrieval.knowledge import ChunkRow, Stored
 from botyard.retrieval.language import analyzer, chatbot_languages, segment
 from botyard.retrieval.lexical_document import Document
 from botyard.retrieval.stored_terms import usable

@@ -23,8 +23,7 @@ from botyard.embedding import Embedder, own_part, part_cosines
 from botyard.retrieval.backend import Found, Query, UnrelatedVectors
 from botyard.retrieval.base import Hit
 from botyard.retrieval.baseline import UNRELATED_QUESTIONS
-from botyard.retrieval.fusion import FEEDBACK_DOCS, Method, feedback_query, fuse_standardised
-from botyard.retrieval.index import OVERFETCH
+from botyard.retrieval.fusion import FEEDBACK_DOCS, OVERFETCH, Method, feedback_query, fuse_standardised
 from botyard.retrieval.knowledge import ChunkRow, KnowledgeReader
 from botyard.retrieval.postgres import ranking, schema
 from botyard.retrieval.postgres.lexicon import Lexicon, idf

@@ -12,8 +12,7 @@ from sqlalchemy import LargeBinary, case, func, null, select, type_coerce
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.models import Chatbot, Chunk, DataSource, KnowledgeChange
-from botyard.retrieval.dense import Stored, held_all
-from botyard.retrieval.knowledge import ChunkRow
+from botyard.retrieval.knowledge import ChunkRow, Stored, held_all
 
 STREAMED_ROWS = 2_000
 """Rows read from the database at a time while an index's chunks stream in."""

@@ -1,5 +1,5 @@
-"""An index's rows as columns (`retrieval.rows`): every field of a row reads back as it was given, from memory or
-from a file; a table extended with more rows leaves the older one reading what it read; a snapshot's texts file is
+"""An index's rows as columns (`retrieval.embedded.rows`): every field of a row reads back as it was given, from memory
+or from a file; a table extended with more rows leaves the older one reading what it read; a snapshot's texts file is
 read, never written; and the texts stay out of the process's heap."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from botyard.retrieval.embedded.rows import Texts, rows_of
 from botyard.retrieval.knowledge import ChunkRow
-from botyard.retrieval.rows import Texts, rows_of
 
 
 def chunk(n: int, text: str | None = None) -> ChunkRow:

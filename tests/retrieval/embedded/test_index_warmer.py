@@ -1,4 +1,4 @@
-"""Large chatbots' indexes saved ahead of their next question (`botyard.retrieval.warmer`): once a chatbot's
+"""Large chatbots' indexes saved ahead of their next question (`botyard.retrieval.embedded.warmer`): once a chatbot's
 knowledge has been quiet, the process that runs jobs builds and saves its index, so that a process meeting its first
 question loads the snapshot instead of building; a small chatbot, one already saved at its version, and one still
 changing are left alone. A clock moved by hand stands for the quiet period. Real app, both databases."""
@@ -10,8 +10,8 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from botyard.retrieval.build_lock import try_lock, wait_for_lock
-from botyard.retrieval.warmer import Ahead, IndexWarmer
+from botyard.retrieval.embedded.build_lock import try_lock, wait_for_lock
+from botyard.retrieval.embedded.warmer import Ahead, IndexWarmer
 from botyard.sources.repository import IndexReads
 from tests.support.api import Api
 from tests.support.database import Db

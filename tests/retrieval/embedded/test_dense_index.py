@@ -8,7 +8,8 @@ import sys
 import numpy as np
 
 from botyard.embedding import encode_vector
-from botyard.retrieval.dense import DenseIndex, held_all
+from botyard.retrieval.embedded.dense import DenseIndex
+from botyard.retrieval.knowledge import held_all
 
 BOTH = np.array([0.6, 0.8, 0.0, 0.6, 0.8], dtype=np.float32)
 SECOND_ONLY = np.array([0.0, 0.0, 1.0, 0.0, 0.0], dtype=np.float32)

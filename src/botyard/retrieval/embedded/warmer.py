@@ -23,10 +23,10 @@ from collections.abc import Callable
 from enum import Enum
 
 from botyard.db.session import Database
-from botyard.retrieval.build_lock import try_lock
+from botyard.retrieval.embedded.build_lock import try_lock
 from botyard.retrieval.embedded.search import EmbeddedSearch
+from botyard.retrieval.embedded.snapshot import SNAPSHOT_ROWS
 from botyard.retrieval.knowledge import Knowledge
-from botyard.retrieval.snapshot import SNAPSHOT_ROWS
 
 log = logging.getLogger(__name__)
 

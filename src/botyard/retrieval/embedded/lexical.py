@@ -10,16 +10,13 @@ the indexed ones, and we can compute each query's largest possible BM25 score fr
 raw score divided by it is a number in [0, 1] that means the same in every chatbot, which the fusion and the
 relevance decision need.
 
-Which language a text is read in: its own when it is one of the chatbot's languages (`LANGUAGE_SHARE`), else the
-chatbot's main one, so that a question too short to show its language ("Preis Kette?"), or one that reads as Dutch
-to a stop-word count, is still read in the German of a German chatbot's knowledge, and meets the same stems.
-A question's unseen word within a typo of a known one counts as that word (`spelling`), for BM25 and for `weights`.
+The query side (the language a question is read in, its terms with typos resolved, their weights, the bound) is
+`query_terms.QueryTerms` over this index's term counts, shared with the other backends, and its numbers `bm25`'s.
 """
 
 from __future__ import annotations
 
 import copy
-import math
 from collections import Counter
 from collections.abc import Collection, Sequence
 
@@ -27,19 +24,10 @@ import numpy as np
 import numpy.typing as npt
 import tantivy
 
-from botyard.passages import words
-from botyard.retrieval.language import (
-    ENGLISH,
-    LATIN_STEMMED,
-    analyzer,
-    detect,
-    is_stopword,
-    segment,
-    wide_stopwords,
-)
+from botyard.retrieval.language import analyzer, detect, segment
 from botyard.retrieval.language import chatbot_languages as _languages
-from botyard.retrieval.language import straddles as _boundary
 from botyard.retrieval.lexical_document import Document
+from botyard.retrieval.query_terms import QueryTerms, reading
 from botyard.retrieval.spelling import Speller
 from botyard.retrieval.stored_terms import usable
 
@@ -47,25 +35,7 @@ TERMS = "botyard_terms"
 BODY = "body"
 ROW = "row"
 SOURCE = "source"
-K1 = 1.2
-"""tantivy's BM25 term-frequency saturation: a term's contribution is at most idf * (K1 + 1)."""
-__all__ = ["Document", "LexicalIndex", "analyzer", "index_terms", "segment"]
-
-
-def index_terms(text: str, language: str | None = None) -> set[str]:
-    """The terms of `text` as an index reads it in `language`: what the answerer compares with the question's.
-
-    Without a language, the text's own; a sentence is too short to tell German from Dutch reliably (8% of
-    xquad-de's questions count as many Dutch or Danish stop words as German ones), so a text that is not plainly
-    English (or of a script of its own) gets the terms of every Latin-script stemmer: a superset that holds the
-    terms its chatbot's index gave it.
-    """
-    segmented = segment(text)
-    if language is None:
-        language = detect(text)
-        if language is None or (language in LATIN_STEMMED and language != ENGLISH):
-            return set().union(*(analyzer(each).analyze(segmented) for each in LATIN_STEMMED))
-    return set(analyzer(language).analyze(segmented))
+__all__ = ["Document", "LexicalIndex"]
 
 
 class LexicalIndex:
@@ -178,7 +148,7 @@ class LexicalIndex:
 
     def _reading(self, detected: str | None) -> str:
         """The language a text detected as `detected` is read in: its own if the chatbot's, else the main one."""
-        return detected if detected in self.languages else self.language
+        return reading(detected, self.languages, self.language)
 
     def _analyse(self, text: str, detected: str | None) -> list[str]:
         return analyzer(self._reading(detected), self._stem).analyze(segment(text))
@@ -186,69 +156,32 @@ class LexicalIndex:
     def _frequency(self, term: str) -> int:
         return self._frequencies.get(term, 0)
 
-    def _resolve(self, term: str) -> str:
-        """`term`, or the chatbot's term it is a typo of when it is unseen (`spelling`)."""
-        if not self.size or self._frequency(term):
-            return term
-        return self._speller.correct(term) or term
+    @property
+    def query_terms(self) -> QueryTerms:
+        """How this index reads a question (`query_terms`), as of now."""
+        return QueryTerms(self._frequency, self.size, self._speller, self.languages, self.language, self._stem)
 
     def terms(self, query: str) -> list[str]:
         """The query's distinct index terms, in order of first appearance, typos read as what they stand for."""
-        return list(dict.fromkeys(self._resolve(term) for term in self._analyse(query, detect(query))))
+        return self.query_terms.terms(query)
 
     def terms_in(self, text: str, row: int | None = None) -> set[str]:
         """The index terms of `text` (a passage's words, as the index sees them); read in the language of `row`
         when the text is that row's (no detection)."""
-        reading = self.readings[row] if row is not None else self._reading(detect(text))
-        return set(analyzer(reading, self._stem).analyze(segment(text)))
-
-    def _query_words(self, query: str) -> tuple[list[str], list[bool]]:
-        """The query's terms in order (typos resolved), and whether each comes from a stop word."""
-        reader = analyzer(self._reading(detect(query)), self._stem)
-        terms: list[str] = []
-        stops: list[bool] = []
-        for word in words(segment(query)):
-            stop = len(word) <= 1 or is_stopword(word)
-            for term in reader.analyze(word):
-                terms.append(self._resolve(term))
-                # A lone Latin letter split off a word ("friend's" -> "friend", "s") says nothing either.
-                stops.append(stop or (len(term) == 1 and term.isascii() and term.isalpha()))
-        if all(stops):  # nothing but stop words ("what is this?"): they are all the question says
-            stops = [False] * len(stops)
-        return terms, stops
+        read_in = self.readings[row] if row is not None else self._reading(detect(text))
+        return set(analyzer(read_in, self._stem).analyze(segment(text)))
 
     def weights(self, query: str) -> dict[str, float]:
-        """The query's content terms (stop words of every language with a list left out, Chinese and Japanese
-        question words included) with their BM25 idf in this chatbot: what each word says about the question's
-        subject here. A term the chatbot has never seen weighs the most, except a character pair that only
-        straddles two known words or stop words (`_boundary`)."""
-        terms, stops = self._query_words(query)
-        total = max(self.size, 1)
-        frequencies = [self._frequency(term) for term in terms]
-        # A stop word of the list ("多少") is a known word for `_boundary`; a pair merely holding a function
-        # character ("城有") is not, or "长城有多长" would lose 长城, the word it is about.
-        known = [frequency > 0 or term in wide_stopwords() for term, frequency in zip(terms, frequencies, strict=True)]
-        found: dict[str, float] = {}
-        for index, (term, frequency) in enumerate(zip(terms, frequencies, strict=True)):
-            if stops[index] or (frequency == 0 and _boundary(terms, known, index)):
-                continue
-            found[term] = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
-        return found
+        """The query's content terms with their BM25 idf in this chatbot (`QueryTerms.weights`)."""
+        return self.query_terms.weights(query)
 
     def unseen(self, terms: Collection[str]) -> frozenset[str]:
         """The `terms` (index terms, typos resolved) that no chunk of this chatbot uses, in one word or in two."""
-        return frozenset(term for term in terms if not self._frequency(term) and not self._speller.joined(term))
+        return self.query_terms.unseen(terms)
 
     def max_score(self, terms: Sequence[str]) -> float:
-        """The BM25 score a document would get by matching every term with an unbounded frequency: the scale that
-        turns raw scores into [0, 1]. Terms absent from the chatbot count at their full (high) idf, so a query about
-        something the chatbot has never heard of scores low even when one common word matches."""
-        total = max(self.size, 1)
-        bound = 0.0
-        for term in terms:
-            frequency = self._frequency(term)
-            bound += math.log(1 + (total - frequency + 0.5) / (frequency + 0.5)) * (K1 + 1)
-        return bound
+        """The largest BM25 score `terms` can reach here (`QueryTerms.max_score`): raw scores over it are in [0, 1]."""
+        return self.query_terms.max_score(terms)
 
     def search(
         self, query: str, limit: int, sources: Collection[str] | None = None

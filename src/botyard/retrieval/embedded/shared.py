@@ -42,9 +42,9 @@ from typing import IO
 
 from botyard.db.base import utcnow
 from botyard.db.session import Database, uninterrupted
-from botyard.retrieval.private import owner
-from botyard.retrieval.repository import SharedSnapshotRepository
-from botyard.retrieval.snapshot import Snapshots
+from botyard.retrieval.embedded.private import owner
+from botyard.retrieval.embedded.repository import SharedSnapshotRepository
+from botyard.retrieval.embedded.snapshot import Snapshots
 
 log = logging.getLogger(__name__)
 

@@ -19,9 +19,12 @@ import numpy.typing as npt
 
 from botyard.embedding import Vectors, part_cosines
 from botyard.retrieval.base import Hit
-from botyard.retrieval.dense import DenseIndex, Stored
+from botyard.retrieval.embedded.dense import DenseIndex
+from botyard.retrieval.embedded.lexical import Document, LexicalIndex
+from botyard.retrieval.embedded.rows import Texts, rows_of
 from botyard.retrieval.fusion import (
     FEEDBACK_DOCS,
+    OVERFETCH,
     Method,
     Ranked,
     candidates,
@@ -30,27 +33,17 @@ from botyard.retrieval.fusion import (
     lookup,
     order,
 )
-from botyard.retrieval.knowledge import ChunkRow
-from botyard.retrieval.lexical import Document, LexicalIndex
+from botyard.retrieval.knowledge import ChunkRow, Stored
 from botyard.retrieval.relevance import coverage
-from botyard.retrieval.rows import Texts, rows_of
+from botyard.retrieval.terms import lexical_text
 
 if TYPE_CHECKING:
-    from botyard.retrieval.private import Private
+    from botyard.retrieval.embedded.private import Private
 
 DEAD_SHARE = 0.25
 """The share of an index's rows that may be dead (replaced or deleted chunks, kept until a rebuild) before an update
 rebuilds it instead: BM25's statistics count dead rows until tantivy merges them away, and they take memory; at a
 quarter, rebuilds cost the changes about a third of their own size again, in proportion to them as a whole."""
-
-OVERFETCH = 100
-"""Candidates each method contributes to the fusion; far more than any top_k, so fusion can reorder freely."""
-
-
-def lexical_text(row: ChunkRow) -> str:
-    """What BM25 matches: the source title and the heading path say what a passage is about even when the
-    passage itself never repeats the words (a "Fees" paragraph of the "Returns" page)."""
-    return "\n".join(part for part in (row.source_title, row.heading, row.text) if part)
 
 
 def _document(row_id: int, row: ChunkRow) -> Document:

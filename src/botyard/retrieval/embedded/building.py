@@ -8,11 +8,10 @@ from typing import ParamSpec, TypeVar
 
 from botyard.embedding import Vectors
 from botyard.memory import release_free_memory
-from botyard.retrieval.baseline import unrelated_evidence
-from botyard.retrieval.dense import Stored
-from botyard.retrieval.index import ChatbotIndex
-from botyard.retrieval.knowledge import ChunkRow
-from botyard.retrieval.private import Private
+from botyard.retrieval.embedded.index import ChatbotIndex
+from botyard.retrieval.embedded.private import Private
+from botyard.retrieval.embedded.unrelated import unrelated_evidence
+from botyard.retrieval.knowledge import ChunkRow, Stored
 
 P = ParamSpec("P")
 T = TypeVar("T")

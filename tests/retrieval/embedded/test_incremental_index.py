@@ -14,8 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.embedding import encode_vector
 from botyard.models import Chunk, DataSource, KnowledgeChange
+from botyard.retrieval.embedded.index import ChatbotIndex, Search
 from botyard.retrieval.fusion import Method
-from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.knowledge import ChunkRow
 from botyard.retrieval.retriever import Retriever
 from botyard.retrieval.spelling import Speller

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from botyard.retrieval.embedded.lexical import Document, LexicalIndex
 from botyard.retrieval.language import analyzer, detect
-from botyard.retrieval.lexical import Document, LexicalIndex, index_terms
 from botyard.retrieval.relevance import coverage
+from botyard.retrieval.terms import index_terms
 
 GERMAN = [
     "Versand: Ab 49 € Bestellwert liefern wir die Fahrräder montiert und versandkostenfrei.",

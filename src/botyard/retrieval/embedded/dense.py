@@ -33,6 +33,7 @@ import numpy.typing as npt
 import simsimd
 
 from botyard.embedding import Vectors, decode_vector, own_part
+from botyard.retrieval.knowledge import Stored
 
 STORED = np.int8
 """How the vectors are held (see the module)."""
@@ -40,31 +41,6 @@ LEVELS = 127
 """A part's largest component is scaled to this (int8's largest)."""
 FILL_BATCH = 4096
 """Rows quantised at once."""
-
-Stored = bytes | npt.NDArray[np.floating[Any]] | None
-"""A row's vector as the index takes it: as stored in the database (`encode_vector`), as a vector (`held`), or None
-(not embedded by the current embedder)."""
-
-
-def held_all(stored: Sequence[bytes | None]) -> list[Stored]:
-    """Stored vectors (`encode_vector`, None: none) as rows read for a build hold them until the index takes them:
-    float16, half the bytes of float32, decoded a batch at a time (one by one, 100k vectors took 1.6 s). Each is a
-    row of its batch's matrix; vectors of another length than the batch's first (another model's) one by one."""
-    found: list[Stored] = [None] * len(stored)
-    present = [index for index, data in enumerate(stored) if data is not None]
-    if not present:
-        return found
-    size = len(stored[present[0]] or b"")
-    alike = [index for index in present if len(stored[index] or b"") == size]
-    matrix = np.frombuffer(b"".join(stored[index] or b"" for index in alike), dtype="<f4")
-    matrix = matrix.reshape(len(alike), size // 4).astype(np.float16)
-    for row, index in enumerate(alike):
-        found[index] = matrix[row]
-    for index in present:
-        data = stored[index]
-        if data is not None and len(data) != size:
-            found[index] = decode_vector(data).astype(np.float16)
-    return found
 
 
 def quantised(
@@ -190,6 +166,7 @@ def _dot(matrix: npt.NDArray[np.int8], vector: npt.NDArray[np.int8], out: npt.ND
     """`out` = `matrix` @ `vector`, by simsimd (see the module); nothing for no rows (simsimd refuses them).
 
     Not simsimd's own `out=`: in 6.5 that path takes a reference to None it never had, once per call, and on Python
-    3.11 (where None is not immortal) a server would crash once they add up (`tests/retrieval/test_dense_index.py`)."""
+    3.11 (where None is not immortal) a server would crash once they add up
+    (`tests/retrieval/embedded/test_dense_index.py`)."""
     if len(matrix):
         out[:] = np.asarray(simsimd.cdist(vector[np.newaxis], matrix, metric="dot", out_dtype="float32"))[0]

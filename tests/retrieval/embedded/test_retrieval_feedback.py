@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from botyard.embedding import encode_vector
+from botyard.retrieval.embedded.index import ChatbotIndex, Search
 from botyard.retrieval.fusion import Method
-from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.knowledge import ChunkRow
 
 

@@ -43,11 +43,11 @@ import numpy as np
 import tantivy
 
 from botyard.memory import release_free_memory
-from botyard.retrieval.dense import DenseIndex
-from botyard.retrieval.index import ChatbotIndex
-from botyard.retrieval.lexical import LexicalIndex
-from botyard.retrieval.private import TANTIVY, TEXTS, Private, owner, sweep
-from botyard.retrieval.rows import Texts
+from botyard.retrieval.embedded.dense import DenseIndex
+from botyard.retrieval.embedded.index import ChatbotIndex
+from botyard.retrieval.embedded.lexical import LexicalIndex
+from botyard.retrieval.embedded.private import TANTIVY, TEXTS, Private, owner, sweep
+from botyard.retrieval.embedded.rows import Texts
 
 log = logging.getLogger(__name__)
 
@@ -61,19 +61,23 @@ directory (about 5 MB per 1,000 chunks with the bundled embedders' 896-dimension
 
 SHAPING = (
     "retrieval/baseline.py",
-    "retrieval/dense.py",
+    "retrieval/bm25.py",
     "retrieval/fusion.py",
-    "retrieval/index.py",
-    "retrieval/language.py",
-    "retrieval/lexical.py",
-    "retrieval/private.py",
-    "retrieval/relevance.py",
     "retrieval/knowledge.py",
-    "retrieval/rows.py",
-    "retrieval/snapshot.py",
+    "retrieval/language.py",
+    "retrieval/lexical_document.py",
+    "retrieval/query_terms.py",
+    "retrieval/relevance.py",
     "retrieval/spelling.py",
     "retrieval/stored_terms.py",
-    "retrieval/lexical_document.py",
+    "retrieval/terms.py",
+    "retrieval/embedded/dense.py",
+    "retrieval/embedded/index.py",
+    "retrieval/embedded/lexical.py",
+    "retrieval/embedded/private.py",
+    "retrieval/embedded/rows.py",
+    "retrieval/embedded/snapshot.py",
+    "retrieval/embedded/unrelated.py",
     "passages.py",
     "sources/repository/index_reads.py",
 )
@@ -89,7 +93,7 @@ _CHATBOT = re.compile(r"[0-9A-Za-z_-]{1,64}")
 
 def code_key(embedder: str | None, parts: tuple[int, ...] | None, stem: bool = True) -> str:
     """The key of the snapshots this code, these libraries and this embedder make (see `SHAPING`)."""
-    package = Path(__file__).resolve().parent.parent
+    package = Path(__file__).resolve().parents[2]  # botyard/
     digest = hashlib.sha256()
     for name in SHAPING:
         digest.update(name.encode() + b"\0" + (package / name).read_bytes())

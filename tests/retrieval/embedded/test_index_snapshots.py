@@ -1,5 +1,5 @@
-"""Search indexes saved on disk (`botyard.retrieval.snapshot`): a loaded snapshot ranks exactly as the index it was
-saved from and as a fresh build; a process that starts loads it instead of building and catches up on the changes
+"""Search indexes saved on disk (`botyard.retrieval.embedded.snapshot`): a loaded snapshot ranks exactly as the index it
+was saved from and as a fresh build; a process that starts loads it instead of building and catches up on the changes
 made since, on both databases; a damaged or stale snapshot is rebuilt; processes meeting a chatbot at once build it
 once and leave one whole snapshot; a snapshot moved to another chatbot's folder is not loaded there; a deleted
 chatbot's snapshots go, and so do the private directories of dead processes."""
@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 from botyard.embedding import encode_vector
+from botyard.retrieval.embedded.index import ChatbotIndex, Search
+from botyard.retrieval.embedded.snapshot import Snapshots
 from botyard.retrieval.fusion import Method
-from botyard.retrieval.index import ChatbotIndex, Search
 from botyard.retrieval.knowledge import ChunkRow
-from botyard.retrieval.snapshot import Snapshots
 from tests.support.api import Api
 from tests.support.database import Db
 from tests.support.index_snapshots import (

@@ -1,8 +1,8 @@
-"""Search index snapshots shared through the database (`botyard.retrieval.shared`): a process on another machine (a
-data directory of its own) loads the snapshot one machine built and published instead of building, and catches it up
-on later changes; a snapshot signed with another key, altered, not finished, moved to another account's chatbot or
-signed the old way (over its bytes alone) is never used; a newer one replaces the older in the database, and a
-deleted chatbot takes its own; the warmer fetches rather than builds. The service shares only on PostgreSQL
+"""Search index snapshots shared through the database (`botyard.retrieval.embedded.shared`): a process on another
+machine (a data directory of its own) loads the snapshot one machine built and published instead of building, and
+catches it up on later changes; a snapshot signed with another key, altered, not finished, moved to another account's
+chatbot or signed the old way (over its bytes alone) is never used; a newer one replaces the older in the database, and
+a deleted chatbot takes its own; the warmer fetches rather than builds. The service shares only on PostgreSQL
 (SQLite's processes share one data directory); the mechanism itself is tested on both databases."""
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.base import utcnow
 from botyard.models import IndexSnapshot, IndexSnapshotPiece
+from botyard.retrieval.embedded.shared import CLAIM_SECONDS
+from botyard.retrieval.embedded.warmer import IndexWarmer
 from botyard.retrieval.fusion import Method
 from botyard.retrieval.retriever import Retriever
-from botyard.retrieval.shared import CLAIM_SECONDS
-from botyard.retrieval.warmer import IndexWarmer
 from botyard.sources.repository import IndexReads
 from tests.support.api import Api
 from tests.support.database import Db
@@ -97,7 +97,7 @@ def test_a_snapshot_that_cannot_be_verified_is_not_used(
         db.run(lambda session: session.execute(update(IndexSnapshot).values(signature=None)))
 
     other = machine(alice, db, tmp_path / "b", key=b"o" * 32 if wrong == "another key" else KEY)
-    with caplog.at_level(logging.WARNING, logger="botyard.retrieval.shared"):
+    with caplog.at_level(logging.WARNING, logger="botyard.retrieval.embedded.shared"):
         assert index_now(db, other, bot) is not None
     assert embedded(other).builds == 1  # built, as without sharing
     if wrong != "unfinished":
@@ -141,7 +141,7 @@ def test_a_snapshot_moved_to_another_accounts_chatbot_is_not_used_there(
     copy_snapshot(db, theirs)
 
     other = machine(alice, db, tmp_path / "b")
-    with caplog.at_level(logging.WARNING, logger="botyard.retrieval.shared"):
+    with caplog.at_level(logging.WARNING, logger="botyard.retrieval.embedded.shared"):
         assert index_now(db, other, theirs) is not None
     assert embedded(other).builds == 1 and "does not match its signature" in caplog.text  # built its own
     for query in QUERIES:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from botyard import metrics
-from botyard.retrieval.index import ChatbotIndex
+from botyard.retrieval.embedded.index import ChatbotIndex
 
 
 class IndexCache:
