@@ -47,6 +47,22 @@ def test_term_score_and_idf_give_tantivys_scores() -> None:
             assert score == pytest.approx(expected, rel=1e-5)
 
 
+def test_long_documents_are_scored_by_tantivys_kept_length() -> None:
+    """tantivy keeps a document's length in a byte (`bm25.fieldnorm`): past 40 terms it scores a rounded-down one."""
+    lengths = [3, 40, 41, 47, 59, 61, 100, 333, 1200, 5000]
+    texts = [" ".join(["bike", *(f"w{row}x{n}" for n in range(length - 1))]) for row, length in enumerate(lengths)]
+    index = index_of(texts)
+    rows, scores, _ = index.search("bike", len(texts))
+    analysed = [analyzer("en").analyze(segment(text)) for text in texts]
+    average = sum(map(len, analysed)) / len(analysed)
+    weight = bm25.idf(len(texts), len(texts))
+    for row, score in zip(rows.tolist(), scores.tolist(), strict=True):
+        kept = bm25.fieldnorm(len(analysed[row]))
+        assert score == pytest.approx(bm25.term_score(weight, 1, kept, average), rel=1e-4), lengths[row]
+    assert [bm25.fieldnorm(length) for length in lengths] == [3, 40, 40, 46, 56, 60, 96, 312, 1176, 4632]
+    assert bm25.fieldnorm(0) == 0 and len(bm25.FIELDNORMS) == 256
+
+
 def test_the_bound_is_each_terms_idf_at_full_saturation() -> None:
     assert bm25.max_score(10, []) == 0.0
     assert bm25.max_score(10, [0, 3]) == bm25.idf(10, 0) * (bm25.K1 + 1) + bm25.idf(10, 3) * (bm25.K1 + 1)

@@ -45,7 +45,9 @@ async def bm25(
         return [], []
     terms = sorted(weights)
     statement = text(
-        "SELECT chunk_uuid, (SELECT sum(w.idf * f.n * :k1p / (f.n + :k1 * (1 - :b + :b * c.length / :average))) "  # noqa: S608
+        # Every number bound as float8: left to infer them from `c.norm`, PostgreSQL took them for integers.
+        "SELECT chunk_uuid, (SELECT sum(w.idf * f.n * CAST(:k1p AS float8) / (f.n + CAST(:k1 AS float8) * "  # noqa: S608
+        "(1 - CAST(:b AS float8) + CAST(:b AS float8) * c.norm / CAST(:average AS float8)))) "
         "FROM unnest(CAST(:terms AS text[]), CAST(:idfs AS float8[])) AS w(term, idf) "
         "CROSS JOIN LATERAL (SELECT (c.tf ->> w.term)::float8 AS n) AS f WHERE f.n IS NOT NULL) AS score "
         "FROM search_chunk c WHERE chatbot_uuid = :bot AND tf ?| CAST(:terms AS text[])"

@@ -13,6 +13,7 @@ import numpy as np
 from botyard.retrieval.knowledge import ChunkRow, Stored
 from botyard.retrieval.language import analyzer, chatbot_languages, segment
 from botyard.retrieval.lexical_document import Document
+from botyard.retrieval.query_terms import reading
 from botyard.retrieval.stored_terms import usable
 
 
@@ -30,7 +31,7 @@ class Languages:
 
     def reading(self, detected: str | None) -> str:
         """The language a text detected as `detected` is read in: its own if the chatbot's, else the main one."""
-        return detected if detected in self.languages else self.main
+        return reading(detected, self.languages, self.main)
 
 
 @dataclass(frozen=True)

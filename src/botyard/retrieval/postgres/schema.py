@@ -3,9 +3,9 @@ made and filled by `botyard search migrate` (`fill`), not by the migrations: the
 where the extension is installed, and a SQLite or plain PostgreSQL installation must migrate without it.
 
 - `search_chunk`: one row per chunk, its scope (chatbot, source), its analysed terms with their counts (`tf`, a
-  jsonb object under a GIN index: `tf ?| terms` finds the chunks holding any of a question's terms) and its length
-  in terms (BM25's document length), the language it is read in, and its vector as one `halfvec` per model part
-  (`Embedder.parts`), each under an HNSW index of its own (cosine).
+  jsonb object under a GIN index: `tf ?| terms` finds the chunks holding any of a question's terms), its length in
+  terms and that length as tantivy scores it (`bm25.fieldnorm`), the language it was detected in, and its vector as
+  one `halfvec` per model part (`Embedder.parts`), each under an HNSW index of its own (cosine).
 - `search_term`: each term's document frequency per chatbot (BM25's idf, and the words the speller knows).
 - `search_state`: per chatbot, the knowledge version the rows are at, the document count and total length, the
   languages its chunks were detected in, and what unrelated questions find here (`baseline`).
@@ -39,6 +39,7 @@ TABLES = (
         data_source_uuid text NOT NULL,
         tf jsonb NOT NULL,
         length integer NOT NULL,
+        norm integer NOT NULL,
         detected text,
         part0 halfvec,
         part1 halfvec,

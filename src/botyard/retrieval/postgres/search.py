@@ -23,10 +23,11 @@ from botyard.embedding import Embedder, own_part, part_cosines
 from botyard.retrieval.backend import Found, Query, UnrelatedVectors
 from botyard.retrieval.base import Hit
 from botyard.retrieval.baseline import UNRELATED_QUESTIONS
+from botyard.retrieval.bm25 import idf
 from botyard.retrieval.fusion import FEEDBACK_DOCS, OVERFETCH, Method, feedback_query, fuse_standardised
 from botyard.retrieval.knowledge import ChunkRow, KnowledgeReader
 from botyard.retrieval.postgres import ranking, schema
-from botyard.retrieval.postgres.lexicon import Lexicon, idf
+from botyard.retrieval.postgres.lexicon import query_terms
 from botyard.retrieval.postgres.sync import State, catch_up, forget, read_state
 from botyard.retrieval.relevance import JUDGED_HITS, coverage, similarity
 
@@ -104,9 +105,11 @@ class PostgresSearch:
             await forget(session, chatbot_uuid)
 
     async def ranked(self, db: AsyncSession, chatbot_uuid: str, state: State, query: Query) -> Found:
-        lexicon = await Lexicon.load(db, chatbot_uuid, state.documents, state.languages, query.text)
+        lexicon = await query_terms(db, chatbot_uuid, state.documents, state.languages, query.text)
         terms = lexicon.terms(query.text)
-        idfs = {term: idf(state.documents, lexicon.frequency(term)) for term in terms if lexicon.frequency(term)}
+        idfs = {
+            term: idf(max(state.documents, 1), lexicon.frequency(term)) for term in terms if lexicon.frequency(term)
+        }
         sources = sorted(query.sources) if query.sources is not None else None
         limit = max(OVERFETCH, query.top_k)
         average = state.total_length / max(state.documents, 1)
@@ -178,28 +181,7 @@ class PostgresSearch:
             seeds = gathered[_order(rows, score)[:FEEDBACK_DOCS]]
             moved = feedback_query(vector, seeds, self.parts)
             score = fuse_standardised(bm25, self._voters(gathered, present, moved))
-        hits = []
-        for index in _order(rows, score)[:top_k]:
-            row = rows[index]
-            scores = {"bm25": float(bm25[index])}
-            if math.isfinite(float(dense[index])):
-                scores["dense"] = float(dense[index])
-            hits.append(
-                Hit(
-                    chunk_uuid=row.uuid,
-                    data_source_uuid=row.data_source_uuid,
-                    source_title=row.source_title,
-                    source_type=row.source_type,
-                    heading=row.heading,
-                    text=row.text,
-                    score=float(score[index]),
-                    scores=scores,
-                    source_meta=row.source_meta,
-                    tokens=row.tokens,
-                    source_file_name=row.source_file_name,
-                )
-            )
-        return hits
+        return [_hit(rows[index], score, bm25, dense, index) for index in _order(rows, score)[:top_k]]
 
     def _voters(
         self,
@@ -234,3 +216,23 @@ def _content(row: ChunkRow) -> tuple[str, str, str, str, int, str]:
 def _order(rows: Sequence[ChunkRow], score: np.ndarray) -> list[int]:
     values = score.astype(np.float64).tolist()
     return sorted(range(len(rows)), key=lambda index: (-values[index], _content(rows[index])))
+
+
+def _hit(row: ChunkRow, score: np.ndarray, bm25: np.ndarray, dense: np.ndarray, index: int) -> Hit:
+    """A ranked candidate as a hit (its coverage and language are added once the best are known)."""
+    scores = {"bm25": float(bm25[index])}
+    if math.isfinite(float(dense[index])):
+        scores["dense"] = float(dense[index])
+    return Hit(
+        chunk_uuid=row.uuid,
+        data_source_uuid=row.data_source_uuid,
+        source_title=row.source_title,
+        source_type=row.source_type,
+        heading=row.heading,
+        text=row.text,
+        score=float(score[index]),
+        scores=scores,
+        source_meta=row.source_meta,
+        tokens=row.tokens,
+        source_file_name=row.source_file_name,
+    )

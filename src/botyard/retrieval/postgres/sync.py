@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from botyard.retrieval.bm25 import fieldnorm
 from botyard.retrieval.knowledge import Knowledge
 from botyard.retrieval.postgres.rows import Indexed, Languages, document_of, indexed, tf_json
 
@@ -174,8 +175,8 @@ def _term_counts(tfs: object) -> Counter[str]:
 
 
 INSERT = text(
-    "INSERT INTO search_chunk (chunk_uuid, chatbot_uuid, data_source_uuid, tf, length, detected, part0, part1, part2) "
-    "VALUES (:chunk, :bot, :source, CAST(CAST(:tf AS text) AS jsonb), :length, :detected, "
+    "INSERT INTO search_chunk (chunk_uuid, chatbot_uuid, data_source_uuid, tf, length, norm, detected, part0, part1, "
+    "part2) VALUES (:chunk, :bot, :source, CAST(CAST(:tf AS text) AS jsonb), :length, :norm, :detected, "
     "CAST(CAST(:part0 AS text) AS halfvec), CAST(CAST(:part1 AS text) AS halfvec), "
     "CAST(CAST(:part2 AS text) AS halfvec))"
 )
@@ -194,6 +195,7 @@ async def _insert(session: AsyncSession, chatbot_uuid: str, entries: Sequence[In
                     "source": entry.data_source_uuid,
                     "tf": tf_json(entry.tf),
                     "length": entry.length,
+                    "norm": fieldnorm(entry.length),
                     "detected": entry.detected,
                     "part0": vectors[0],
                     "part1": vectors[1],
