@@ -14,6 +14,11 @@ the others: what is left is on neighbouring topics) and for a set of chit-chat a
     python bench/retrieval.py /work/shared/data/retrieval/msmarco-5k
     python bench/retrieval.py /work/shared/data/retrieval/*          # every set, one table at the end
     python bench/retrieval.py DATASET --relevance --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
+
+`--search both` (with `--postgres-url` of a server with pgvector, e.g. `scripts/pgvector-server start`) loads each
+set once, measures it on the embedded search backend, then runs `botyard search migrate` and measures it again on
+the postgres backend (`BOTYARD_SEARCH=postgres`, docs/search.md): both tables, and their difference, in one run.
+`--search postgres` measures the postgres backend alone.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import contextlib
 import json
 import math
 import statistics
+import subprocess
 import tempfile
 import time
 from collections import defaultdict
@@ -32,9 +38,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from _harness import Database, Server, SqliteDatabase, postgres_database
+from _harness import BOTYARD, Database, Server, SqliteDatabase, postgres_database
 
 METHODS = ("bm25", "dense", "hybrid")
+SEARCHES = ("embedded", "postgres", "both")
 OFF_DOMAIN = [
     "hello",
     "thanks, that was helpful!",
@@ -234,37 +241,68 @@ def main() -> None:
     parser.add_argument("--relevance", action="store_true", help="also measure the relevance decision")
     parser.add_argument("--dump", type=Path, help="with --relevance: write every decision (balanced) to this file")
     parser.add_argument("--limit", type=int, default=0, help="load only the first N passages (a quick look)")
+    parser.add_argument(
+        "--search",
+        choices=SEARCHES,
+        default="embedded",
+        help="the search backend: embedded, postgres (needs --postgres-url with pgvector), or both in one run",
+    )
     args = parser.parse_args()
-    results: dict[str, dict[str, Scores]] = {}
+    if args.search != "embedded" and not args.postgres_url:
+        parser.error("--search postgres and both need --postgres-url (a server with pgvector)")
+    backends = ["embedded", "postgres"] if args.search == "both" else [args.search]
+    results: dict[str, dict[str, dict[str, Scores]]] = {backend: {} for backend in backends}
     for dataset in args.datasets:
         print(f"== {dataset.name}")
-        results[dataset.name] = run(dataset, args)
-        print(table({dataset.name: results[dataset.name]}))
-    print("\n" + table(results))
+        for backend, scores in run(dataset, args, backends).items():
+            results[backend][dataset.name] = scores
+            print(f"-- {backend}\n" + table({dataset.name: scores}))
+    for backend in backends:
+        print(f"\n== {backend} search\n" + table(results[backend]))
+    if len(backends) == 2:
+        print("\n== postgres minus embedded (nDCG@10)\n" + differences(results["embedded"], results["postgres"]))
 
 
-def run(dataset: Path, args: argparse.Namespace) -> dict[str, Scores]:
-    """One dataset in a fresh server: its scores (and, with --relevance, the decision's figures, printed)."""
+def differences(embedded: dict[str, dict[str, Scores]], postgres: dict[str, dict[str, Scores]]) -> str:
+    lines = [f"{'dataset':<14}" + "".join(f" {method:>8}" for method in METHODS)]
+    for name, scores in embedded.items():
+        lines.append(
+            f"{name:<14}"
+            + "".join(f" {postgres[name][method].ndcg - scores[method].ndcg:>+8.4f}" for method in METHODS)
+        )
+    return "\n".join(lines)
+
+
+def run(dataset: Path, args: argparse.Namespace, backends: list[str]) -> dict[str, dict[str, Scores]]:
+    """One dataset loaded once into a fresh server, measured on each search backend in turn: their scores (and,
+    with --relevance, the decision's figures, printed)."""
     corpus, queries, qrels = read_dataset(dataset)
     if args.limit:
         corpus = dict(list(corpus.items())[: args.limit])
+    found: dict[str, dict[str, Scores]] = {}
     with tempfile.TemporaryDirectory() as directory, database(args.postgres_url, Path(directory)) as db:
-        server = Server(Path(directory), db.env | {"BOTYARD_MAX_BODY_KB": "4096"})
-        key = server.create_key()
-        with (
-            server.running(),
-            httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {key}"}, timeout=120) as client,
-        ):
-            loaded = load(client, corpus)
-            scores = evaluate(loaded, queries, qrels)
-            if args.relevance:
-                dump = (
-                    args.dump.with_name(f"{dataset.name}-{args.dump.name}")
-                    if args.dump and len(args.datasets) > 1
-                    else args.dump
-                )
-                relevance(loaded, queries, qrels, dump)
-            return scores
+        settings = db.env | {"BOTYARD_MAX_BODY_KB": "4096"}
+        key = Server(Path(directory), settings).create_key()
+        loaded: tuple[str, dict[str, list[str]]] | None = None
+        for backend in backends:
+            server = Server(Path(directory), settings | {"BOTYARD_SEARCH": backend})
+            if backend == "postgres":
+                started = time.monotonic()
+                subprocess.run([*BOTYARD, "search", "migrate"], env=server.env, check=True, timeout=7200)  # noqa: S603
+                print(f"botyard search migrate: {time.monotonic() - started:.0f} s")
+            with (
+                server.running(),
+                httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {key}"}, timeout=120) as client,
+            ):
+                if loaded is None:
+                    chatbot = load(client, corpus)
+                    loaded = (chatbot.bot, chatbot.docs_of_source)
+                chatbot = Loaded(client, *loaded)
+                found[backend] = evaluate(chatbot, queries, qrels)
+                if args.relevance:
+                    dump = args.dump.with_name(f"{dataset.name}-{backend}-{args.dump.name}") if args.dump else None
+                    relevance(chatbot, queries, qrels, dump)
+    return found
 
 
 if __name__ == "__main__":
