@@ -12,7 +12,7 @@ from dataclasses import replace
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.embedding import Embedder, Vectors
-from botyard.retrieval.backend import Query, SearchBackend
+from botyard.retrieval.backend import Found, Query, SearchBackend
 from botyard.retrieval.base import Retrieval
 from botyard.retrieval.baseline import UNRELATED_QUESTIONS
 from botyard.retrieval.fusion import Method
@@ -63,15 +63,8 @@ class Retriever:
         None: read here."""
         found = None
         if top_k > 0 and (source_uuids is None or source_uuids):
-            if method is Method.BM25 or not self.reads(query):
-                vector = None
-            elif vector is None:
-                vector = await self.embed_query(query)
-            scope = frozenset(source_uuids) if source_uuids is not None else None
-            covered = max(JUDGED_HITS, top_k if explain else 0)
-            assert self.backend is not None, "the retriever has no search backend"
-            found = await self.backend.search(
-                db, chatbot_uuid, Query(query, vector, scope, top_k, method, covered), version
+            found, vector = await self._found(
+                db, chatbot_uuid, query, source_uuids, top_k, method, vector, explain, version
             )
         if found is None or found.size == 0:
             return Retrieval(hits=[], relevant=False, assessment=assess([], strictness))
@@ -87,6 +80,32 @@ class Retriever:
         )
         used = vector if found.method is not Method.BM25 else None
         return await self.with_passages(db, retrieval, used) if passages else retrieval
+
+    async def _found(
+        self,
+        db: AsyncSession,
+        chatbot_uuid: str,
+        query: str,
+        source_uuids: Collection[str] | None,
+        top_k: int,
+        method: Method,
+        vector: Vectors | None,
+        explain: bool,
+        version: int | None,
+    ) -> tuple[Found | None, Vectors | None]:
+        """The backend's ranked hits (`retrieve`; None: no such chatbot), and the query vector they were searched with
+        (None: BM25 only; else the caller's `vector`, or the question embedded here)."""
+        if method is Method.BM25 or not self.reads(query):
+            vector = None
+        elif vector is None:
+            vector = await self.embed_query(query)
+        scope = frozenset(source_uuids) if source_uuids is not None else None
+        covered = max(JUDGED_HITS, top_k if explain else 0)
+        assert self.backend is not None, "the retriever has no search backend"
+        found = await self.backend.search(
+            db, chatbot_uuid, Query(query, vector, scope, top_k, method, covered), version
+        )
+        return found, vector
 
     async def with_passages(self, db: AsyncSession, retrieval: Retrieval, vector: Vectors | None) -> Retrieval:
         """`retrieval` with the closeness of each passage of its best hits to the question (`passage_closeness`)

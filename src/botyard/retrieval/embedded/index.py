@@ -1,8 +1,8 @@
 """One chatbot's search index: its chunks as rows, the BM25 index and the vector matrix over the same rows.
 
 An index never changes once made, so searches need no lock and can run in a worker thread. A knowledge change makes
-a new one (`Retriever`): `updated` marks the changed sources' rows dead and appends their new rows, sharing the
-older index's tantivy index and vector matrices (which only ever grow at the end, past what the older one reads);
+a new one (`search.EmbeddedSearch`): `updated` marks the changed sources' rows dead and appends their new rows, sharing
+the older index's tantivy index and vector matrices (which only ever grow at the end, past what the older one reads);
 the older one is dropped when its last search ends.
 """
 

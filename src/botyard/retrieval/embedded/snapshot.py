@@ -10,7 +10,7 @@ texts, read in place, `rows`) and `state.pickle` (the rest: the chatbot it is fo
 columns, term frequencies, speller, languages, the unrelated questions' evidence; our own file, in our own data
 directory, so pickle is safe). It is written into a temporary directory renamed into place, so another process
 (`botyard serve --workers 2` shares the data directory) sees a whole snapshot or none. The loader catches it up on
-the changes since its version (`Retriever`) like any older index.
+the changes since its version (`search.EmbeddedSearch`) like any older index.
 
 The tantivy index and the texts are updated in place by later changes (`ChatbotIndex.updated`), so an index that
 may be saved is built on disk in a directory of its own process (`private`); a loaded snapshot's tantivy files are
@@ -294,7 +294,7 @@ class Snapshots:
 
 def drop_snapshots(data_dir: Path, chatbot_uuid: str) -> None:
     """Remove every snapshot of the chatbot (it was deleted; an index saved by a process still answering it goes
-    when that process finds the chatbot gone, `Retriever.index`)."""
+    when that process finds the chatbot gone, `EmbeddedSearch.index`)."""
     if _CHATBOT.fullmatch(chatbot_uuid):
         shutil.rmtree(data_dir / "indexes" / chatbot_uuid, ignore_errors=True)
 
