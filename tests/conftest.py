@@ -21,7 +21,7 @@ from botyard.config import Settings
 from botyard.identity.accounts.service import issue_key
 from botyard.main import create_app
 from tests.support.api import Api
-from tests.support.database import SEARCH_PACKAGES, Db, backend_params, database_dump, fresh_settings
+from tests.support.database import EMBEDDED_ONLY, SEARCH_PACKAGES, Db, backend_params, database_dump, fresh_settings
 from tests.support.fake_dns import FakeDns
 from tests.support.fake_llm import FakeLlm, Reply
 
@@ -40,8 +40,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     test that parametrizes a `settings` argument of its own is left to it."""
     if "settings" not in metafunc.fixturenames or _parametrizes(metafunc, "settings"):
         return
-    package = metafunc.definition.path.relative_to(TESTS).parts[0]
-    backends = backend_params(pgvector=package in SEARCH_PACKAGES)
+    parts = metafunc.definition.path.relative_to(TESTS).parts
+    searches = parts[0] in SEARCH_PACKAGES and "/".join(parts[:2]) not in EMBEDDED_ONLY
+    backends = backend_params(pgvector=searches)
     metafunc.parametrize("settings", backends, indirect=True, scope="session")
 
 

@@ -149,7 +149,7 @@ def search_migrate(settings: Settings) -> None:
     from botyard.db.session import Database
     from botyard.embedding import build_embedder, close_embedder
     from botyard.retrieval.postgres.fill import fill
-    from botyard.retrieval.postgres.schema import SearchSetupError
+    from botyard.retrieval.postgres.repository.schema import SearchSetupError
     from botyard.retrieval.postgres.search import PostgresSearch
     from botyard.retrieval.retriever import Retriever
     from botyard.sources.repository import IndexReads

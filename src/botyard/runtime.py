@@ -44,7 +44,7 @@ from botyard.outbox.sender import WebhookSender
 from botyard.retrieval.embedded.search import EmbeddedSearch
 from botyard.retrieval.embedded.shared import PURPOSE as SHARED_SNAPSHOTS
 from botyard.retrieval.embedded.warmer import IndexWarmer
-from botyard.retrieval.postgres.schema import SearchSetupError
+from botyard.retrieval.postgres.repository.schema import SearchSetupError
 from botyard.retrieval.postgres.search import PostgresSearch
 from botyard.retrieval.retriever import Retriever
 from botyard.service_settings.cipher import Cipher

@@ -18,12 +18,12 @@ from starlette.testclient import TestClient
 from botyard.config import Settings
 from botyard.db.session import Database
 from botyard.main import create_app
-from tests.retrieval.test_retrieval import QUERIES, _issue, retrieve
 from tests.support.api import Api
 from tests.support.cli import botyard
 from tests.support.database import PGVECTOR_ENV, POSTGRES_ENV, fresh_settings
 from tests.support.jobs import process
 from tests.support.knowledge import add_qa, knowledge_bot
+from tests.support.retrievals import QUERIES, issued_key, retrieve
 
 pytestmark = [
     pytest.mark.skipif(not os.environ.get(PGVECTOR_ENV), reason=f"{PGVECTOR_ENV} is not set"),
@@ -34,7 +34,7 @@ pytestmark = [
 @contextmanager
 def service(settings: Settings) -> Iterator[Api]:
     with TestClient(create_app(settings)) as client:
-        yield Api(client, client.portal.call(_issue, client))  # type: ignore[union-attr]
+        yield Api(client, client.portal.call(issued_key, client))  # type: ignore[union-attr]
 
 
 def outcomes(api: Api, bot: str) -> list[dict[str, Any]]:
@@ -118,13 +118,11 @@ def test_an_embedder_change_is_refused_not_mixed(tmp_path: Path) -> None:
 
 def test_clear_errors_where_the_search_cannot_run(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
-    # The tables were never made.
-    with (
-        fresh_settings("pgvector", tmp_path / "a", search="postgres") as settings,
-        pytest.raises(Exception, match="botyard search migrate"),
-        TestClient(create_app(settings)),
-    ):
-        pass
+    # The tables were never made: the database served the embedded search, and `botyard search migrate` never ran.
+    with fresh_settings("pgvector", tmp_path / "a", search="embedded") as settings:
+        switched = settings.model_copy(update={"search": "postgres"})
+        with pytest.raises(Exception, match="botyard search migrate"), TestClient(create_app(switched)):
+            pass
     if os.environ.get(POSTGRES_ENV):  # the system PostgreSQL has no pgvector
         (tmp_path / "b").mkdir()
         with fresh_settings("postgres", tmp_path / "b", search="postgres") as settings:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from botyard.retrieval.postgres import schema
+from botyard.retrieval.postgres.repository import schema
+from botyard.retrieval.postgres.repository.sync import read_state
 from botyard.retrieval.postgres.search import PostgresSearch
-from botyard.retrieval.postgres.sync import read_state
 
 
 async def fill(search: PostgresSearch, say: Callable[[str], None]) -> int:

@@ -26,9 +26,9 @@ from botyard.retrieval.baseline import UNRELATED_QUESTIONS
 from botyard.retrieval.bm25 import idf
 from botyard.retrieval.fusion import FEEDBACK_DOCS, OVERFETCH, Method, feedback_query, fuse_standardised
 from botyard.retrieval.knowledge import ChunkRow, KnowledgeReader
-from botyard.retrieval.postgres import ranking, schema
-from botyard.retrieval.postgres.lexicon import query_terms
-from botyard.retrieval.postgres.sync import State, catch_up, forget, read_state
+from botyard.retrieval.postgres.repository import ranking, schema
+from botyard.retrieval.postgres.repository.lexicon import query_terms
+from botyard.retrieval.postgres.repository.sync import State, catch_up, forget, read_state
 from botyard.retrieval.relevance import JUDGED_HITS, coverage, similarity
 
 log = logging.getLogger(__name__)

@@ -70,7 +70,7 @@ class IndexReads:
         facts are read apart, once per source (joined, 100k chunks decoded their source's JSON meta 100k times); a
         chunk whose source row is gone by then (deleted meanwhile) is left out, as the join left it out.
         """
-        known = await self._sources(chatbot_uuid, sources)
+        known = await self._sources(chatbot_uuid, sources, chunk_uuids)
         current = case((Chunk.embedder == embedder, Chunk.embedding), else_=null()) if embedder else null()
         vector = type_coerce(current, LargeBinary)
         chunk = (Chunk.uuid, Chunk.data_source_uuid, Chunk.position, Chunk.heading, Chunk.text, Chunk.tokens)
@@ -94,13 +94,18 @@ class IndexReads:
             vectors.extend(held_all([row.vector for row in kept]))
         return rows, vectors
 
-    async def _sources(self, chatbot_uuid: str, sources: Collection[str] | None) -> dict[str, ChunkRow]:
+    async def _sources(
+        self, chatbot_uuid: str, sources: Collection[str] | None, chunk_uuids: Collection[str] | None = None
+    ) -> dict[str, ChunkRow]:
         """What rows show of each of the chatbot's sources (or of these `sources`), as a row without a chunk of its
         own: its strings and meta are then shared by its rows (at 100k chunks a copy per row held about 38 MB)."""
         statement = select(DataSource.uuid, DataSource.title, DataSource.type, DataSource.meta, DataSource.file_name)
         statement = statement.where(DataSource.chatbot_uuid == chatbot_uuid)
         if sources is not None:
             statement = statement.where(DataSource.uuid.in_(sorted(sources)))
+        if chunk_uuids is not None:  # only those chunks' sources, not a large chatbot's thousands
+            of_chunks = select(Chunk.data_source_uuid).where(Chunk.uuid.in_(sorted(chunk_uuids)))
+            statement = statement.where(DataSource.uuid.in_(of_chunks))
         found: dict[str, ChunkRow] = {}
         for row in await self.session.execute(statement):
             meta = dict(row.meta or {})

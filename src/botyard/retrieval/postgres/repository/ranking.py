@@ -14,7 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.retrieval.bm25 import K1, B
-from botyard.retrieval.postgres.schema import part_column
+from botyard.retrieval.postgres.repository.schema import part_column
 
 EXACT_ROWS = 20_000
 """Chatbots of up to this many chunks are searched exactly by vector (a scan of their rows, a few milliseconds):
