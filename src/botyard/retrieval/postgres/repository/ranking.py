@@ -1,5 +1,5 @@
 """The two searches the postgres backend asks the database for, each the best `limit` chunks of a chatbot (within an
-agent's sources): BM25 over the chunks' analysed terms (`search_chunk.tf`, found through its GIN index), scored as
+agent's sources): BM25 over the postings of the question's terms (`search_posting`, read by index alone), scored as
 tantivy scores them, and the closest vectors of the question's own model part (exact below `EXACT_ROWS` chunks,
 else through the part's HNSW index with pgvector's iterative scan, which goes on past the chunks other chatbots hold
 until it has `limit` of this one's)."""
@@ -28,8 +28,8 @@ MAX_SCAN_TUPLES = 200_000
 
 
 # The statements below join fixed fragments only (a scope clause, a part's number and width): values are bound.
-def scope_sql(sources: Sequence[str] | None) -> str:
-    return " AND data_source_uuid = ANY(:sources)" if sources is not None else ""
+def scope_sql(sources: Sequence[str] | None, table: str = "") -> str:
+    return f" AND {table}data_source_uuid = ANY(:sources)" if sources is not None else ""
 
 
 async def bm25(
@@ -44,14 +44,13 @@ async def bm25(
     if not weights or limit <= 0:
         return [], []
     terms = sorted(weights)
+    # Every number bound as float8: left to infer them from the integer columns, PostgreSQL took them for integers.
     statement = text(
-        # Every number bound as float8: left to infer them from `c.norm`, PostgreSQL took them for integers.
-        "SELECT chunk_uuid, (SELECT sum(w.idf * f.n * CAST(:k1p AS float8) / (f.n + CAST(:k1 AS float8) * "  # noqa: S608
-        "(1 - CAST(:b AS float8) + CAST(:b AS float8) * c.norm / CAST(:average AS float8)))) "
+        "SELECT p.chunk_uuid, sum(w.idf * p.tf * CAST(:k1p AS float8) / (p.tf + CAST(:k1 AS float8) * "  # noqa: S608
+        "(1 - CAST(:b AS float8) + CAST(:b AS float8) * p.norm / CAST(:average AS float8)))) AS score "
         "FROM unnest(CAST(:terms AS text[]), CAST(:idfs AS float8[])) AS w(term, idf) "
-        "CROSS JOIN LATERAL (SELECT (c.tf ->> w.term)::float8 AS n) AS f WHERE f.n IS NOT NULL) AS score "
-        "FROM search_chunk c WHERE chatbot_uuid = :bot AND tf ?| CAST(:terms AS text[])"
-        f"{scope_sql(sources)} ORDER BY score DESC, chunk_uuid LIMIT :limit"
+        "JOIN search_posting p ON p.chatbot_uuid = :bot AND p.term = w.term"
+        f"{scope_sql(sources, 'p.')} GROUP BY p.chunk_uuid ORDER BY score DESC, p.chunk_uuid LIMIT :limit"
     )
     values = {
         "bot": chatbot_uuid,

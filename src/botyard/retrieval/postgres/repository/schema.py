@@ -3,9 +3,12 @@ made and filled by `botyard search migrate` (`fill`), not by the migrations: the
 where the extension is installed, and a SQLite or plain PostgreSQL installation must migrate without it.
 
 - `search_chunk`: one row per chunk, its scope (chatbot, source), its analysed terms with their counts (`tf`, a
-  jsonb object under a GIN index: `tf ?| terms` finds the chunks holding any of a question's terms), its length in
-  terms and that length as tantivy scores it (`bm25.fieldnorm`), the language it was detected in, and its vector as
-  one `halfvec` per model part (`Embedder.parts`), each under an HNSW index of its own (cosine).
+  jsonb object: a hit's coverage of the question is read from it), its length in terms and that length as tantivy
+  scores it (`bm25.fieldnorm`), the language it was detected in, and its vector as one `halfvec` per model part
+  (`Embedder.parts`), each under an HNSW index of its own (cosine).
+- `search_posting`: one row per term of each chunk, with its count and the chunk's kept length, under an index that
+  holds them (chatbot, term first): BM25 reads only the postings of the question's terms, by index alone. Scoring
+  from each candidate's jsonb instead cost 0.06 ms per matching chunk (54 ms against 11 at 284 chunks of XQuAD).
 - `search_term`: each term's document frequency per chatbot (BM25's idf, and the words the speller knows).
 - `search_state`: per chatbot, the knowledge version the rows are at, the document count and total length, the
   languages its chunks were detected in, and what unrelated questions find here (`baseline`).
@@ -45,7 +48,16 @@ TABLES = (
         part1 halfvec,
         part2 halfvec)""",
     "CREATE INDEX IF NOT EXISTS search_chunk_scope ON search_chunk (chatbot_uuid, data_source_uuid)",
-    "CREATE INDEX IF NOT EXISTS search_chunk_terms ON search_chunk USING gin (tf)",
+    """CREATE TABLE IF NOT EXISTS search_posting (
+        chatbot_uuid text NOT NULL,
+        term text NOT NULL,
+        chunk_uuid text NOT NULL,
+        data_source_uuid text NOT NULL,
+        tf integer NOT NULL,
+        norm integer NOT NULL)""",
+    "CREATE UNIQUE INDEX IF NOT EXISTS search_posting_term ON search_posting (chatbot_uuid, term, chunk_uuid) "
+    "INCLUDE (tf, norm, data_source_uuid)",
+    "CREATE INDEX IF NOT EXISTS search_posting_chunk ON search_posting (chunk_uuid)",
     """CREATE TABLE IF NOT EXISTS search_term (
         chatbot_uuid text NOT NULL,
         term text NOT NULL,

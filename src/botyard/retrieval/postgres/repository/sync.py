@@ -112,6 +112,7 @@ async def _rebuild(
     detected = [document_of(row).language() for row in rows]
     counts = Counter(detected)
     entries = indexed(rows, vectors, detected, Languages.of(counts), parts)
+    await session.execute(text("DELETE FROM search_posting WHERE chatbot_uuid = :bot"), {"bot": chatbot_uuid})
     await session.execute(text("DELETE FROM search_chunk WHERE chatbot_uuid = :bot"), {"bot": chatbot_uuid})
     await session.execute(text("DELETE FROM search_term WHERE chatbot_uuid = :bot"), {"bot": chatbot_uuid})
     await _insert(session, chatbot_uuid, entries)
@@ -150,6 +151,13 @@ async def _update(
     if Languages.of(counts) != state.languages:
         return None
     entries = indexed(rows, vectors, detected, state.languages, parts)
+    await session.execute(
+        text(
+            "DELETE FROM search_posting WHERE chunk_uuid IN (SELECT chunk_uuid FROM search_chunk "
+            "WHERE chatbot_uuid = :bot AND data_source_uuid = ANY(:sources))"
+        ),
+        scope,
+    )
     await session.execute(
         text("DELETE FROM search_chunk WHERE chatbot_uuid = :bot AND data_source_uuid = ANY(:sources)"), scope
     )
@@ -203,6 +211,29 @@ async def _insert(session: AsyncSession, chatbot_uuid: str, entries: Sequence[In
                 }
             )
         await session.execute(INSERT, values)
+        await _insert_postings(session, chatbot_uuid, batch)
+
+
+POSTINGS = text(
+    "INSERT INTO search_posting (chatbot_uuid, term, chunk_uuid, data_source_uuid, tf, norm) "
+    "SELECT :bot, term, chunk, source, tf, norm FROM unnest(CAST(:terms AS text[]), CAST(:chunks AS text[]), "
+    "CAST(:sources AS text[]), CAST(:tfs AS integer[]), CAST(:norms AS integer[])) AS p(term, chunk, source, tf, norm)"
+)
+
+
+async def _insert_postings(session: AsyncSession, chatbot_uuid: str, entries: Sequence[Indexed]) -> None:
+    """Each entry's terms as postings, in one statement (arrays: a row per term would be a round trip each)."""
+    columns: dict[str, list[object]] = {"terms": [], "chunks": [], "sources": [], "tfs": [], "norms": []}
+    for entry in entries:
+        norm = fieldnorm(entry.length)
+        for term, count in entry.tf.items():
+            columns["terms"].append(term)
+            columns["chunks"].append(entry.chunk_uuid)
+            columns["sources"].append(entry.data_source_uuid)
+            columns["tfs"].append(count)
+            columns["norms"].append(norm)
+    if columns["terms"]:
+        await session.execute(POSTINGS, {"bot": chatbot_uuid, **columns})
 
 
 async def _move_terms(session: AsyncSession, chatbot_uuid: str, moved: Counter[str]) -> None:
@@ -251,5 +282,5 @@ async def _save_state(session: AsyncSession, chatbot_uuid: str, state: State) ->
 
 async def forget(session: AsyncSession, chatbot_uuid: str) -> None:
     """A deleted chatbot's rows."""
-    for table in ("search_chunk", "search_term", "search_state"):
+    for table in ("search_posting", "search_chunk", "search_term", "search_state"):
         await session.execute(text(f"DELETE FROM {table} WHERE chatbot_uuid = :bot"), {"bot": chatbot_uuid})  # noqa: S608
