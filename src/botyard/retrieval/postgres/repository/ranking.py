@@ -80,7 +80,10 @@ async def nearest(
 ) -> list[str]:
     """The `limit` chunks whose vector part `part` is closest to the question's (cosine), best first."""
     column = part_column(part, width)
-    distance = f"{column} <=> CAST(CAST(:question AS text) AS halfvec({width}))"
+    # The question bound as a halfvec parameter: converted once, when the statement is executed. Bound as text and
+    # cast in the statement, the cast ran per row once the prepared statement went to a generic plan (from its
+    # sixth execution on a connection): 23 us per row, 660 ms for 30k rows instead of 20.
+    distance = f"{column} <=> CAST(:question AS halfvec({width}))"
     # `+ 0` is not the indexed expression: the planner scans the chatbot's rows exactly instead of the HNSW index.
     order = f"({distance}) + 0" if exact else distance
     if not exact:

@@ -1,0 +1,127 @@
+"""`ranking.nearest` as a long-running server executes it: a prepared statement that PostgreSQL plans generically
+(from its sixth execution on a connection, when its custom plans cost no less). Its question must then be converted
+once per execution, not once per row (bound as text and cast in the statement, it cost 23 us per row: 660 ms for
+30k chunks), and the approximate statement must still use the HNSW index while the exact one scans the rows."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from botyard.db.session import Database
+from botyard.retrieval.postgres.repository import ranking, schema
+from tests.support.database import PGVECTOR_ENV, fresh_settings
+
+pytestmark = [
+    pytest.mark.skipif(not os.environ.get(PGVECTOR_ENV), reason=f"{PGVECTOR_ENV} is not set"),
+    pytest.mark.timeout(300),
+]
+
+WIDTH = 8
+ROWS = 40
+
+
+def vectors(count: int, seed: int) -> np.ndarray:
+    found = np.random.default_rng(seed).normal(size=(count, WIDTH)).astype(np.float32)
+    return found / np.linalg.norm(found, axis=1, keepdims=True)
+
+
+def literal(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{value:.6g}" for value in vector.tolist()) + "]"
+
+
+async def fill(session: AsyncSession) -> np.ndarray:
+    """The tables with one part of WIDTH dimensions (and its HNSW index), and ROWS chunks of chatbot "bot"."""
+    connection = await session.connection()
+    for statement in (*schema.TABLES, *schema.hnsw_indexes([WIDTH])):
+        await connection.execute(text(statement))
+    rows = vectors(ROWS, seed=1)
+    await connection.execute(
+        text(
+            "INSERT INTO search_chunk (chunk_uuid, chatbot_uuid, data_source_uuid, tf, length, norm, part0) "
+            "VALUES (:chunk, 'bot', 'source', '{}', 1, 1, CAST(:part AS halfvec))"
+        ),
+        [{"chunk": f"chunk-{index:02}", "part": literal(row)} for index, row in enumerate(rows)],
+    )
+    await connection.execute(text("ANALYZE search_chunk"))
+    await session.commit()
+    return rows
+
+
+async def nearest_generically(
+    database: Database, exact: bool, question: np.ndarray
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """What `nearest` finds under generic plans only, and the generic plan of each search statement it executed."""
+    executed: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        executed.append(statement)
+
+    async with AsyncSession(database.engine) as session:
+        await session.execute(text("SET plan_cache_mode = force_generic_plan"))
+        # A few rows are cheaper to read whole: the planner is told to, as it chooses on a table of many chatbots.
+        await session.execute(text("SET enable_seqscan = off"))
+        await session.execute(text("SET enable_bitmapscan = off"))
+        event.listen(database.engine.sync_engine, "before_cursor_execute", seen)
+        try:
+            found = await ranking.nearest(session, "bot", 0, question, WIDTH, exact, None, 10)
+        finally:
+            event.remove(database.engine.sync_engine, "before_cursor_execute", seen)
+        # The generic plan of what ran, and the types PostgreSQL gave its parameters (asyncpg lets it infer them too).
+        raw = await (await session.connection()).get_raw_connection()
+        driver = raw.driver_connection
+        assert driver is not None
+        plans = []
+        for number, statement in enumerate(statement for statement in executed if "FROM search_chunk" in statement):
+            await driver.execute(f"PREPARE searched_{number} AS {statement}")
+            arguments = f"'bot', '{literal(question)}', 10"
+            document = await driver.fetchval(f"EXPLAIN (VERBOSE, FORMAT JSON) EXECUTE searched_{number}({arguments})")
+            plan = (json.loads(document) if isinstance(document, str) else document)[0]["Plan"]
+            types = await driver.fetchval(
+                "SELECT parameter_types::text FROM pg_prepared_statements WHERE name = $1", f"searched_{number}"
+            )
+            plans.append({**plan, "parameter types": types})
+        return found, plans
+
+
+async def searched(database: Database, exact: bool, question: np.ndarray) -> tuple[np.ndarray, list[str], Any]:
+    try:
+        async with AsyncSession(database.engine) as session:
+            rows = await fill(session)
+        return rows, *(await nearest_generically(database, exact, question))
+    finally:
+        await database.dispose()
+
+
+def nodes(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    return [plan, *(node for child in plan.get("Plans", []) for node in nodes(child))]
+
+
+def ordering(plan: dict[str, Any]) -> str:
+    """The expressions rows are ordered by: a sort's keys, or an index scan's ORDER BY."""
+    return " ".join(
+        " ".join(node.get("Sort Key", [])) + " " + str(node.get("Order By", "")) for node in nodes(plan)
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["exact", "hnsw"])
+def test_a_generic_plan_converts_the_question_once_and_keeps_its_path(tmp_path: Path, exact: bool) -> None:
+    question = vectors(1, seed=2)[0]
+    with fresh_settings("pgvector", tmp_path, search="embedded") as settings:
+        rows, found, plans = asyncio.run(searched(Database.from_settings(settings), exact, question))
+    closest = np.argsort(-(rows @ question), kind="stable")[:10]
+    assert found[:3] == [f"chunk-{index:02}" for index in closest[:3]]  # float16 may swap near ties further down
+    assert len(plans) == 1
+    # Bound as text and cast in the statement, the plan reads the same (`$2::halfvec(8)`) but converts per row.
+    assert plans[0]["parameter types"] == "{text,halfvec,bigint}", plans[0]["parameter types"]
+    assert "<=> ($2)::halfvec(8)" in ordering(plans[0]), ordering(plans[0])
+    used_index = any(f"search_chunk_part0_{WIDTH}" in str(node.get("Index Name", "")) for node in nodes(plans[0]))
+    assert used_index is not exact, json.dumps(plans[0], indent=1)
