@@ -1,17 +1,15 @@
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 
 from botyard.chatbots import service
 from botyard.chatbots.schemas import AnswerSettings, AnswerSettingsUpdate, Chatbot, ChatbotCreate, ChatbotUpdate
-from botyard.deps import AppSettings, DbSession
+from botyard.deps import AppRetriever, DbSession
 from botyard.identity.access import Audited, made, requires
 from botyard.identity.caller import CurrentAccount
 from botyard.models import AuditAction, AuditObject, Permission
-from botyard.retrieval.embedded.snapshot import drop_snapshots
 from botyard.schemas import Success
 
 router = APIRouter(tags=["chatbots"])
@@ -65,10 +63,10 @@ async def get_chatbot(uuid: str, db: DbSession, account: CurrentAccount) -> Chat
     response_model=Success,
     dependencies=[requires(Permission.MANAGE, Audited(AuditObject.CHATBOT, AuditAction.DELETED))],
 )
-async def delete_chatbot(uuid: str, db: DbSession, account: CurrentAccount, settings: AppSettings) -> Success:
+async def delete_chatbot(uuid: str, db: DbSession, account: CurrentAccount, retriever: AppRetriever) -> Success:
     """Delete a chatbot with everything it owns: agents, sources, tags, sessions and messages."""
     await service.delete(db, account, uuid)
-    await asyncio.to_thread(drop_snapshots, settings.data_dir, uuid)  # its saved search index too
+    await retriever.forget(db, uuid)  # its search index too
     return Success()
 
 

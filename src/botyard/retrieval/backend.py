@@ -63,3 +63,9 @@ class SearchBackend(Protocol):
     async def check(self) -> None:
         """That the backend can serve, at the process's start (`postgres.schema.SearchSetupError` says what to do)."""
         ...
+
+    async def forget(self, db: AsyncSession, chatbot_uuid: str) -> None:
+        """Drop what the backend keeps of a chatbot that `db`'s transaction deletes: rows in the database go in
+        that transaction (nothing is left if it commits, nothing is lost if it does not); what lies elsewhere (an
+        embedded index, its snapshots) is derived from the chunks and rebuilt if the deletion rolls back."""
+        ...

@@ -117,6 +117,11 @@ class Retriever:
         )
         return replace(retrieval, hits=hits)
 
+    async def forget(self, db: AsyncSession, chatbot_uuid: str) -> None:
+        """What the search backend keeps of a chatbot `db`'s transaction deletes (`SearchBackend.forget`)."""
+        if self.backend is not None:
+            await self.backend.forget(db, chatbot_uuid)
+
     async def unrelated_vectors(self) -> list[Vectors | None]:
         """The unrelated questions' vectors (`baseline`), embedded once per process."""
         if self._unrelated is None:

@@ -133,3 +133,56 @@ def test_clear_errors_where_the_search_cannot_run(tmp_path: Path) -> None:
         TestClient(create_app(Settings(data_dir=tmp_path, search="postgres"))),
     ):
         pass
+
+
+def rows_of(settings: Settings, chatbot_uuid: str) -> dict[str, int]:
+    """The chatbot's rows in each search table."""
+
+    async def go() -> dict[str, int]:
+        database = Database.from_settings(settings)
+        try:
+            async with database.transaction(write=False) as session:
+                return {
+                    table: int(
+                        await session.scalar(
+                            text(f"SELECT count(*) FROM {table} WHERE chatbot_uuid = :bot"),
+                            {"bot": chatbot_uuid},
+                        )
+                        or 0
+                    )
+                    for table in ("search_chunk", "search_posting", "search_term", "search_state")
+                }
+        finally:
+            await database.dispose()
+
+    return asyncio.run(go())
+
+
+def test_a_deleted_chatbots_rows_go_with_it(tmp_path: Path) -> None:
+    with fresh_settings("pgvector", tmp_path, jobs_in_process=False, search="postgres") as settings:
+        with service(settings) as api:
+            kept, _ = knowledge_bot(api, ["hours"])
+            deleted, _ = knowledge_bot(api, ["hours", "refunds"])
+            for bot in (kept, deleted):
+                assert retrieve(api, bot, "opening hours")["relevant"]
+            assert all(rows_of(settings, deleted).values()), rows_of(settings, deleted)
+            api.ok(api.delete(f"/chatbot/{deleted}/delete"))
+            assert set(rows_of(settings, deleted).values()) == {0}
+            assert all(rows_of(settings, kept).values())
+            assert retrieve(api, kept, "opening hours")["relevant"]
+            # A chatbot deleted before its deletion dropped its rows (the rows put back as they were): migrate does.
+            orphan, _ = knowledge_bot(api, ["refunds"])
+            assert retrieve(api, orphan, "refund of the full price")["relevant"]
+
+        async def delete_only_the_chatbot() -> None:
+            database = Database.from_settings(settings)
+            async with database.transaction() as session:
+                await session.execute(text("DELETE FROM chatbot WHERE uuid = :bot"), {"bot": orphan})
+            await database.dispose()
+
+        asyncio.run(delete_only_the_chatbot())
+        assert all(rows_of(settings, orphan).values())
+        migrated = botyard(settings, "search", "migrate")
+        assert migrated.returncode == 0 and "the rows of 1 deleted chatbots dropped" in migrated.stdout, migrated.stdout
+        assert set(rows_of(settings, orphan).values()) == {0}
+        assert all(rows_of(settings, kept).values())

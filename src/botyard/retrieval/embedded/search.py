@@ -68,6 +68,13 @@ class EmbeddedSearch:
     async def check(self) -> None:
         """Nothing to check: the indexes are built from the chunks as they are needed."""
 
+    async def forget(self, db: AsyncSession, chatbot_uuid: str) -> None:
+        """The deleted chatbot's index in this process and its snapshots (another process drops its own copy when it
+        finds the chatbot gone, `index`); shared snapshots go with the chatbot's rows."""
+        self._cache.pop(chatbot_uuid)
+        if self.snapshots is not None:
+            await asyncio.to_thread(drop_snapshots, self.snapshots.root.parent, chatbot_uuid)
+
     async def search(self, db: AsyncSession, chatbot_uuid: str, query: Query, version: int | None) -> Found | None:
         index = await self.index(db, chatbot_uuid, version)
         if index is None:

@@ -1,15 +1,16 @@
 """`botyard search migrate`: the postgres backend's tables made and filled from an installation's chunks.
 
 Chatbot by chatbot, each in a transaction of its own (`sync.catch_up`), so that it can be stopped and run again: a
-chatbot already at its knowledge version is skipped. A search meeting a chatbot not yet filled fills it itself
-(the first question then waits for it), so the service may serve while this runs."""
+chatbot already at its knowledge version is skipped; then the rows of chatbots that no longer exist go. A search
+meeting a chatbot not yet filled fills it itself (the first question then waits for it), so the service may serve
+while this runs."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from botyard.retrieval.postgres.repository import schema
-from botyard.retrieval.postgres.repository.sync import read_state
+from botyard.retrieval.postgres.repository.sync import forget, indexed_chatbots, read_state
 from botyard.retrieval.postgres.search import PostgresSearch
 
 
@@ -29,5 +30,11 @@ async def fill(search: PostgresSearch, say: Callable[[str], None]) -> int:
         state = await search.caught_up(chatbot_uuid, version)
         done += 1
         say(f"[{number}/{len(versions)}] chatbot {chatbot_uuid}: {state.documents} chunks at version {version}")
-    say(f"search index ready: {done} of {len(versions)} chatbots caught up, the others were")
+    async with search.database.transaction() as session:
+        # Rows of chatbots deleted before their deletion dropped them (or while this backend was not in use).
+        gone = [chatbot_uuid for chatbot_uuid in await indexed_chatbots(session) if chatbot_uuid not in versions]
+        for chatbot_uuid in gone:
+            await forget(session, chatbot_uuid)
+    dropped = f"; the rows of {len(gone)} deleted chatbots dropped" if gone else ""
+    say(f"search index ready: {done} of {len(versions)} chatbots caught up, the others were{dropped}")
     return done

@@ -100,9 +100,9 @@ class PostgresSearch:
                 self.unrelated_evidence,
             )
 
-    async def forget(self, chatbot_uuid: str) -> None:
-        async with self.database.transaction() as session:
-            await forget(session, chatbot_uuid)
+    async def forget(self, db: AsyncSession, chatbot_uuid: str) -> None:
+        """The deleted chatbot's rows, in the deleting transaction (the primary's: replicas follow it)."""
+        await forget(db, chatbot_uuid)
 
     async def ranked(self, db: AsyncSession, chatbot_uuid: str, state: State, query: Query) -> Found:
         lexicon = await query_terms(db, chatbot_uuid, state.documents, state.languages, query.text)
@@ -122,7 +122,7 @@ class PostgresSearch:
         if vector is not None and part is not None and query.method is not Method.BM25:
             start = sum(self.parts[:part])
             piece = vector[start : start + self.parts[part]]
-            exact = state.documents <= ranking.EXACT_ROWS
+            exact = await ranking.searched_exactly(db, state.documents)
             dense_ids = await ranking.nearest(db, chatbot_uuid, part, piece, self.parts[part], exact, sources, limit)
         method = query.method if dense_ids else Method.BM25
         wanted = {Method.BM25: bm25_ids, Method.DENSE: dense_ids}.get(method) or sorted({*bm25_ids, *dense_ids})

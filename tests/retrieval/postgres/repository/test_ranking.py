@@ -125,3 +125,28 @@ def test_a_generic_plan_converts_the_question_once_and_keeps_its_path(tmp_path: 
     assert "<=> ($2)::halfvec(8)" in ordering(plans[0]), ordering(plans[0])
     used_index = any(f"search_chunk_part0_{WIDTH}" in str(node.get("Index Name", "")) for node in nodes(plans[0]))
     assert used_index is not exact, json.dumps(plans[0], indent=1)
+
+
+def test_large_chatbots_with_a_large_share_of_the_table_take_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ranking, "EXACT_ROWS", 10)
+    monkeypatch.setattr(ranking, "MIN_SHARE", 0.5)
+
+    async def go(database: Database) -> tuple[list[bool], list[bool]]:
+        try:
+            async with AsyncSession(database.engine) as session:
+                connection = await session.connection()
+                for statement in schema.TABLES:
+                    await connection.execute(text(statement))
+                never_analysed = [await ranking.searched_exactly(session, rows) for rows in (5, 15, 30)]
+                await fill(session)  # ROWS chunks, analysed
+                return never_analysed, [await ranking.searched_exactly(session, rows) for rows in (5, 15, 30)]
+        finally:
+            await database.dispose()
+
+    with fresh_settings("pgvector", tmp_path, search="embedded") as settings:
+        never_analysed, analysed = asyncio.run(go(Database.from_settings(settings)))
+    # Unknown size: the chatbot is taken for the only one. Of 40 rows: 15 is 37.5% (exact), 30 is 75% (the index).
+    assert never_analysed == [True, False, False]
+    assert analysed == [True, True, False]

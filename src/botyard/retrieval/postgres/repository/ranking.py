@@ -1,8 +1,9 @@
 """The two searches the postgres backend asks the database for, each the best `limit` chunks of a chatbot (within an
 agent's sources): BM25 over the postings of the question's terms (`search_posting`, read by index alone), scored as
-tantivy scores them, and the closest vectors of the question's own model part (exact below `EXACT_ROWS` chunks,
-else through the part's HNSW index with pgvector's iterative scan, which goes on past the chunks other chatbots hold
-until it has `limit` of this one's)."""
+tantivy scores them, and the closest vectors of the question's own model part: exactly, by a scan of the chatbot's
+rows, unless the chatbot is both large and a large share of the table (`searched_exactly`); then through the part's
+HNSW index with pgvector's iterative scan, which goes on past the chunks other chatbots hold until it has `limit` of
+this one's)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,17 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from botyard.retrieval.bm25 import K1, B
 from botyard.retrieval.postgres.repository.schema import part_column
 
-EXACT_ROWS = 20_000
-"""Chatbots of up to this many chunks are searched exactly by vector (a scan of their rows, a few milliseconds):
-an approximate index filtered down to a small share of a shared table loses recall, which is what peers met
-(open-webui #30135). Above it, the HNSW index with an iterative scan."""
+EXACT_ROWS = 50_000
+"""Chatbots of up to this many chunks are searched exactly by vector. An exact scan costs in proportion to the
+chatbot's rows (`bench/search_recall.py`, 1.1M rows of 102 chatbots: 7.5 ms at 10k, 15 ms at 25k, 42 ms at 100k,
+medians), a filtered HNSW scan in proportion to how far it must read past other chatbots' rows, and it loses recall as
+the chatbot's share shrinks: there it was slower than exact at 10k and 25k chunks, with recall@10 0.89 and 0.93."""
+MIN_SHARE = 0.05
+"""A chatbot above `EXACT_ROWS` is searched through the HNSW index only if it holds at least this share of the table's
+rows; below, exactly (measured: recall@10 0.98 at an 8.9% share, 0.93 at 2.2%, the others' chunks interleaved with
+its own). A very large chatbot in a much larger table is then searched exactly, slower but with every neighbour."""
 EF_SEARCH = 400
-"""HNSW candidates per scan step: with `strict_order` iterative scans, recall@10 against exact search stays at
-0.98 or more with 100 chatbots sharing the index (`bench/search_recall.py`)."""
+"""HNSW candidates per scan step, with `strict_order` iterative scans (recall as in `MIN_SHARE`)."""
 MAX_SCAN_TUPLES = 200_000
 """How far an iterative scan may go for one query before it stops with what it found."""
 
@@ -66,6 +71,17 @@ async def bm25(
         values["sources"] = list(sources)
     rows = (await session.execute(statement, values)).all()
     return [row.chunk_uuid for row in rows], [float(row.score) for row in rows]
+
+
+async def searched_exactly(session: AsyncSession, rows: int) -> bool:
+    """Whether a chatbot of `rows` chunks is searched exactly (`EXACT_ROWS`, `MIN_SHARE`). The table's size is
+    PostgreSQL's estimate (kept by autovacuum's analyses), read only for a chatbot above `EXACT_ROWS`; never
+    analysed (-1), the chatbot is taken for the table's only one."""
+    if rows <= EXACT_ROWS:
+        return True
+    table = await session.scalar(text("SELECT reltuples FROM pg_class WHERE oid = CAST('search_chunk' AS regclass)"))
+    total = max(float(table or 0), float(rows))  # an estimate may lag behind the chatbot's own rows
+    return rows / total < MIN_SHARE
 
 
 async def nearest(

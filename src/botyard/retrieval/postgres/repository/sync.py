@@ -280,6 +280,11 @@ async def _save_state(session: AsyncSession, chatbot_uuid: str, state: State) ->
     )
 
 
+async def indexed_chatbots(session: AsyncSession) -> list[str]:
+    """The chatbots the tables hold rows of (each has its `search_state`, written with its rows)."""
+    return list((await session.scalars(text("SELECT chatbot_uuid FROM search_state ORDER BY chatbot_uuid"))).all())
+
+
 async def forget(session: AsyncSession, chatbot_uuid: str) -> None:
     """A deleted chatbot's rows."""
     for table in ("search_posting", "search_chunk", "search_term", "search_state"):
