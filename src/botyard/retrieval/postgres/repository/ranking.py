@@ -102,15 +102,14 @@ async def nearest(
     distance = f"{column} <=> CAST(:question AS halfvec({width}))"
     # `+ 0` is not the indexed expression: the planner scans the chatbot's rows exactly instead of the HNSW index.
     order = f"({distance}) + 0" if exact else distance
-    if not exact:
-        for setting, value in (
-            ("hnsw.ef_search", EF_SEARCH),
-            ("hnsw.iterative_scan", "strict_order"),
-            ("hnsw.max_scan_tuples", MAX_SCAN_TUPLES),
-        ):
-            await session.execute(
-                text("SELECT set_config(:name, :value, true)"), {"name": setting, "value": str(value)}
-            )
+    if not exact:  # the scan's settings, for this transaction only, in one statement
+        await session.execute(
+            text(
+                "SELECT set_config('hnsw.ef_search', :ef, true), set_config('hnsw.iterative_scan', 'strict_order', "
+                "true), set_config('hnsw.max_scan_tuples', :tuples, true)"
+            ),
+            {"ef": str(EF_SEARCH), "tuples": str(MAX_SCAN_TUPLES)},
+        )
     statement = text(
         f"SELECT chunk_uuid FROM search_chunk WHERE chatbot_uuid = :bot AND part{part} IS NOT NULL"  # noqa: S608
         f"{scope_sql(sources)} ORDER BY {order} LIMIT :limit"

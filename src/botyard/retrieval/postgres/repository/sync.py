@@ -15,7 +15,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -31,6 +31,8 @@ CATCH_UP_SOURCES = 1000
 REMEASURE_SHARE = 0.25
 """What unrelated questions find is measured again once the chatbot grew or shrank by this share (`baseline`)."""
 INSERT_BATCH = 500
+ROW_TABLES = ("search_posting", "search_chunk", "search_term")
+"""The tables of a chatbot's rows (`search_state` says what version they are at)."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,7 @@ async def catch_up(
         new = await _rebuild(session, knowledge, chatbot_uuid, version, embedder, parts)
     if new.documents and abs(new.documents - new.unrelated_size) > REMEASURE_SHARE * new.unrelated_size:
         unrelated = await measure(session, chatbot_uuid, new)
-        new = State(new.version, new.documents, new.total_length, new.detected, unrelated, new.documents)
+        new = replace(new, unrelated=unrelated, unrelated_size=new.documents)
     await _save_state(session, chatbot_uuid, new)
     return new
 
@@ -112,9 +114,7 @@ async def _rebuild(
     detected = [document_of(row).language() for row in rows]
     counts = Counter(detected)
     entries = indexed(rows, vectors, detected, Languages.of(counts), parts)
-    await session.execute(text("DELETE FROM search_posting WHERE chatbot_uuid = :bot"), {"bot": chatbot_uuid})
-    await session.execute(text("DELETE FROM search_chunk WHERE chatbot_uuid = :bot"), {"bot": chatbot_uuid})
-    await session.execute(text("DELETE FROM search_term WHERE chatbot_uuid = :bot"), {"bot": chatbot_uuid})
+    await _delete(session, chatbot_uuid, ROW_TABLES)
     await _insert(session, chatbot_uuid, entries)
     await _move_terms(session, chatbot_uuid, _term_counts(entry.tf for entry in entries))
     log.info("search rows of chatbot %s rebuilt: version %d, %d chunks", chatbot_uuid, version, len(entries))
@@ -167,7 +167,7 @@ async def _update(
     await _move_terms(session, chatbot_uuid, moved)
     documents = state.documents - len(old) + len(entries)
     length = state.total_length - sum(row.length for row in old) + sum(entry.length for entry in entries)
-    return State(version, documents, length, counts, state.unrelated, state.unrelated_size)
+    return replace(state, version=version, documents=documents, total_length=length, detected=counts)
 
 
 def _tf(value: object) -> dict[str, int]:
@@ -287,5 +287,9 @@ async def indexed_chatbots(session: AsyncSession) -> list[str]:
 
 async def forget(session: AsyncSession, chatbot_uuid: str) -> None:
     """A deleted chatbot's rows."""
-    for table in ("search_posting", "search_chunk", "search_term", "search_state"):
+    await _delete(session, chatbot_uuid, (*ROW_TABLES, "search_state"))
+
+
+async def _delete(session: AsyncSession, chatbot_uuid: str, tables: Sequence[str]) -> None:
+    for table in tables:
         await session.execute(text(f"DELETE FROM {table} WHERE chatbot_uuid = :bot"), {"bot": chatbot_uuid})  # noqa: S608
