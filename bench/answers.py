@@ -4,6 +4,11 @@ For each mode a new `botyard serve` (its own temporary data directory and SQLite
 `botyard key create`, a free port) answers the probe; each KB folder is probed on its own (`probe.py KB --out ...`,
 run with this interpreter: `requests` is a dev dependency), into a chatbot of its own.
 
+`--search embedded|postgres|both` chooses the search engine (bench/_engines.py): embedded on the SQLite file,
+postgres on a fresh database of its own on the `--postgres-url` server (pgvector; made with `botyard search migrate`,
+dropped afterwards). `both` runs a fresh server per engine, one after the other, prints each engine's table, then
+counts the probe questions whose outcome (answered, refused, confidence) and words are the same on both.
+
 - `offline`: the default answerer, no language model.
 - `llm`: the service pointed at `bench/_passage_llm.py`, a fake OpenAI-compatible model that answers with the first
   passage of its prompt, or the no-answer sentence when the prompt holds none (it never judges relevance, so in this
@@ -22,6 +27,7 @@ One table: per KB and TOTAL, from probe.py's `--out` JSON and each answer's `met
 
     python bench/answers.py                          # both modes, every KB of ../shared/data/answers
     python bench/answers.py --mode llm ../shared/data/answers/01-en-dental --limit 3 -v
+    python bench/answers.py --mode offline --search both --results /tmp/answers   # each engine's JSON kept
 """
 
 from __future__ import annotations
