@@ -140,9 +140,9 @@ class PostgresDatabase:
 
 
 @contextlib.contextmanager
-def postgres_database(admin_url: str) -> Iterator[PostgresDatabase]:
-    """A new, empty database on the server of `admin_url`, dropped afterwards."""
-    name = f"botyard_bench_{secrets.token_hex(4)}"
+def postgres_database(admin_url: str, prefix: str = "botyard_bench") -> Iterator[PostgresDatabase]:
+    """A new, empty database on the server of `admin_url` (named `prefix_<random>`), dropped afterwards."""
+    name = f"{prefix}_{secrets.token_hex(4)}"
 
     async def execute(statement: str) -> None:
         connection = await asyncpg.connect(admin_url)

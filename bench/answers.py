@@ -4,6 +4,11 @@ For each mode a new `botyard serve` (its own temporary data directory and SQLite
 `botyard key create`, a free port) answers the probe; each KB folder is probed on its own (`probe.py KB --out ...`,
 run with this interpreter: `requests` is a dev dependency), into a chatbot of its own.
 
+`--search embedded|postgres|both` chooses the search engine (bench/_engines.py): embedded on the SQLite file,
+postgres on a fresh database of its own on the `--postgres-url` server (pgvector; made with `botyard search migrate`,
+dropped afterwards). `both` runs a fresh server per engine, one after the other, prints each engine's table, then
+counts the probe questions whose outcome (answered, refused, confidence) and words are the same on both.
+
 - `offline`: the default answerer, no language model.
 - `llm`: the service pointed at `bench/_passage_llm.py`, a fake OpenAI-compatible model that answers with the first
   passage of its prompt, or the no-answer sentence when the prompt holds none (it never judges relevance, so in this
@@ -22,6 +27,7 @@ One table: per KB and TOTAL, from probe.py's `--out` JSON and each answer's `met
 
     python bench/answers.py                          # both modes, every KB of ../shared/data/answers
     python bench/answers.py --mode llm ../shared/data/answers/01-en-dental --limit 3 -v
+    python bench/answers.py --mode offline --search both --results /tmp/answers   # each engine's JSON kept
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import httpx
+from _engines import add_search_arguments, engine_server, engines
 from _harness import Server
 from _passage_llm import PassageLlm
 
@@ -115,17 +121,6 @@ def context_recall(run: KbRun, prompts: list[list[dict[str, Any]]], probe: Modul
             print(f"  context miss: {item['turns'] or item['question']}", flush=True)
 
 
-def wait_healthy(base: str, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{base}/healthz", timeout=5).status_code == 200:
-                return
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{base}/healthz did not answer 200 within {seconds:.0f} s")
-        time.sleep(0.2)
-
-
 def probe_kb(args: argparse.Namespace, server: Server, key: str, kb: Path, out: Path) -> dict[str, Any]:
     command = [sys.executable, str(args.probe), str(kb), "--out", str(out), "--jobs", "1"]
     command += ["--limit", str(args.limit)] * bool(args.limit) + ["-v"] * args.verbose
@@ -140,34 +135,34 @@ def probe_kb(args: argparse.Namespace, server: Server, key: str, kb: Path, out: 
 
 
 @contextlib.contextmanager
-def served(mode: str, data_dir: Path, server_env: dict[str, str]) -> Iterator[tuple[Server, str, PassageLlm | None]]:
-    """A fresh server for `mode` (and its fake model in LLM mode), with an owner's key; stopped afterwards."""
+def served(
+    mode: str, engine: str, args: argparse.Namespace, data_dir: Path
+) -> Iterator[tuple[Server, str, PassageLlm | None]]:
+    """A fresh server for `mode` (and its fake model in LLM mode) on the search `engine`, with an owner's key;
+    stopped (and on postgres its database dropped) afterwards."""
     with contextlib.ExitStack() as stack:
         llm = stack.enter_context(PassageLlm()) if mode == "llm" else None
-        env = dict(server_env)
+        env = dict(item.split("=", 1) for item in args.server_env)
         if llm is not None:
             env |= {"BOTYARD_LLM_BASE_URL": llm.url, "BOTYARD_LLM_API_KEY": "sk-bench"}
-        server = Server(data_dir, env)
-        key = server.create_key()
-        stack.enter_context(server.running())
-        wait_healthy(server.base)
+        server, key = stack.enter_context(engine_server(engine, args.postgres_url, data_dir, "botyard_answers", env))
         yield server, key, llm
 
 
-def run_mode(args: argparse.Namespace, mode: str, kbs: list[Path], probe: ModuleType) -> list[KbRun]:
+def run_mode(args: argparse.Namespace, mode: str, engine: str, kbs: list[Path], probe: ModuleType) -> list[KbRun]:
     runs = []
-    with tempfile.TemporaryDirectory(prefix=f"botyard-bench-answers-{mode}-") as directory:
+    with tempfile.TemporaryDirectory(prefix=f"botyard-bench-answers-{engine}-{mode}-") as directory:
         data_dir = Path(directory)
-        with served(mode, data_dir, dict(item.split("=", 1) for item in args.server_env)) as (server, key, llm):
+        with served(mode, engine, args, data_dir) as (server, key, llm):
             for kb in kbs:
-                log(f"{mode}: probing {kb.name}...")
+                log(f"{engine} {mode}: probing {kb.name}...")
                 if llm is not None:
                     llm.forget()
                 out = data_dir / f"{kb.name}.json"
                 run = KbRun(kb.name, probe_kb(args, server, key, kb, out))
                 if args.results is not None:
                     args.results.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(out, args.results / f"{mode}-{kb.name}.json")
+                    shutil.copyfile(out, args.results / f"{engine}-{mode}-{kb.name}.json")
                 if llm is not None:
                     context_recall(run, llm.requests, probe, args.verbose)
                 runs.append(run)
@@ -256,6 +251,34 @@ def report(mode: str, runs: list[KbRun], probe: ModuleType) -> list[str]:
     return lines
 
 
+def outcome(item: dict[str, Any]) -> tuple[object, ...]:
+    """What a probe question's result says, beyond its wording: answered, refused, the answer's confidence."""
+    return item["answered"], item["refused"], item.get("confidence")
+
+
+def asked(item: dict[str, Any]) -> str:
+    return str(item["question"] or " | ".join(item["turns"]))
+
+
+def compared(mode: str, embedded: list[KbRun], postgres: list[KbRun]) -> list[str]:
+    """How many probe questions have the same outcome (`outcome`) and the same words on both engines, and each
+    that has not."""
+    lines, total, same, worded = [], 0, 0, 0
+    for first, second in zip(embedded, postgres, strict=True):
+        others = {(item["type"], asked(item)): item for item in second.result["results"]}
+        for item in first.result["results"]:
+            total += 1
+            other = others.get((item["type"], asked(item)))
+            if other is not None and outcome(item) == outcome(other):
+                same += 1
+            else:
+                theirs = outcome(other) if other is not None else "not asked"
+                lines.append(f"  {first.name} {item['type']} {asked(item)!r}: {outcome(item)} / {theirs}")
+            worded += other is not None and item["answer"] == other["answer"]
+    head = f"{mode}: {same}/{total} questions with the same outcome (answered, refused, confidence) on both engines"
+    return [f"{head}, {worded}/{total} with the same words", *lines]
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0] if __doc__ else None)
     parser.add_argument("kb_dirs", nargs="*", type=Path, help=f"KB folders (default: every folder of {ANSWERS})")
@@ -264,7 +287,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--limit", type=int, default=0, help="at most N questions of each kind per KB (smoke runs)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print probe.py's misses")
     parser.add_argument(
-        "--results", type=Path, help="keep probe.py's per-question JSON here, one MODE-KB.json file per KB"
+        "--results", type=Path, help="keep probe.py's per-question JSON here, one ENGINE-MODE-KB.json file per KB"
     )
     parser.add_argument(
         "--server-env",
@@ -273,7 +296,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="BOTYARD_NAME=VALUE",
         help="a setting for every server started (repeatable), e.g. BOTYARD_EMBEDDER=none",
     )
-    return parser.parse_args(argv)
+    add_search_arguments(parser)
+    args = parser.parse_args(argv)
+    args.engines = engines(parser, args)
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -286,10 +312,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     probe = load_probe(args.probe)
     modes = ["offline", "llm"] if args.mode == "both" else [args.mode]
     started = time.monotonic()
-    lines = ["  ".join(name.ljust(width) if i < 2 else name.rjust(width) for i, (name, width) in enumerate(COLUMNS))]
-    for mode in modes:
-        lines += report(mode, run_mode(args, mode, kbs, probe), probe)
-    print("\n".join(lines))
+    head = "  ".join(name.ljust(width) if i < 2 else name.rjust(width) for i, (name, width) in enumerate(COLUMNS))
+    runs: dict[tuple[str, str], list[KbRun]] = {}
+    for engine in args.engines:
+        lines = [f"== {engine} search", head]
+        for mode in modes:
+            runs[engine, mode] = run_mode(args, mode, engine, kbs, probe)
+            lines += report(mode, runs[engine, mode], probe)
+        print("\n".join(lines) + "\n", flush=True)
+    if len(args.engines) == 2:
+        for mode in modes:
+            print("\n".join(compared(mode, runs["embedded", mode], runs["postgres", mode])), flush=True)
     print(f"\n{len(kbs)} KBs, done in {time.monotonic() - started:.0f} s")
     return 0
 

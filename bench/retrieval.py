@@ -24,24 +24,21 @@ the postgres backend (`BOTYARD_SEARCH=postgres`, docs/search.md): both tables, a
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import statistics
-import subprocess
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
-from _harness import BOTYARD, Database, Server, SqliteDatabase, postgres_database
+from _engines import add_search_arguments, engines, fresh_database, search_migrate
+from _harness import Server
 
 METHODS = ("bm25", "dense", "hybrid")
-SEARCHES = ("embedded", "postgres", "both")
 OFF_DOMAIN = [
     "hello",
     "thanks, that was helpful!",
@@ -223,34 +220,17 @@ def relevance(
         )
 
 
-@contextlib.contextmanager
-def database(postgres_url: str | None, data_dir: Path) -> Iterator[Database]:
-    if postgres_url:
-        with postgres_database(postgres_url) as created:
-            yield created
-    else:
-        yield SqliteDatabase(data_dir)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "datasets", type=Path, nargs="+", help="BEIR-layout directories (corpus.jsonl, queries.jsonl, qrels/)"
     )
-    parser.add_argument("--postgres-url", help="run on a new database of this PostgreSQL server (default: SQLite)")
     parser.add_argument("--relevance", action="store_true", help="also measure the relevance decision")
     parser.add_argument("--dump", type=Path, help="with --relevance: write every decision (balanced) to this file")
     parser.add_argument("--limit", type=int, default=0, help="load only the first N passages (a quick look)")
-    parser.add_argument(
-        "--search",
-        choices=SEARCHES,
-        default="embedded",
-        help="the search backend: embedded, postgres (needs --postgres-url with pgvector), or both in one run",
-    )
+    add_search_arguments(parser, postgres_url=None)  # the database too: embedded on PostgreSQL with a URL
     args = parser.parse_args()
-    if args.search != "embedded" and not args.postgres_url:
-        parser.error("--search postgres and both need --postgres-url (a server with pgvector)")
-    backends = ["embedded", "postgres"] if args.search == "both" else [args.search]
+    backends = engines(parser, args)
     results: dict[str, dict[str, dict[str, Scores]]] = {backend: {} for backend in backends}
     for dataset in args.datasets:
         print(f"== {dataset.name}")
@@ -280,16 +260,13 @@ def run(dataset: Path, args: argparse.Namespace, backends: list[str]) -> dict[st
     if args.limit:
         corpus = dict(list(corpus.items())[: args.limit])
     found: dict[str, dict[str, Scores]] = {}
-    with tempfile.TemporaryDirectory() as directory, database(args.postgres_url, Path(directory)) as db:
+    with tempfile.TemporaryDirectory() as directory, fresh_database(args.postgres_url, Path(directory)) as db:
         settings = db.env | {"BOTYARD_MAX_BODY_KB": "4096"}
         key = Server(Path(directory), settings).create_key()
         loaded: tuple[str, dict[str, list[str]]] | None = None
         for backend in backends:
             server = Server(Path(directory), settings | {"BOTYARD_SEARCH": backend})
-            if backend == "postgres":
-                started = time.monotonic()
-                subprocess.run([*BOTYARD, "search", "migrate"], env=server.env, check=True, timeout=7200)  # noqa: S603
-                print(f"botyard search migrate: {time.monotonic() - started:.0f} s")
+            search_migrate(server.env)
             with (
                 server.running(),
                 httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {key}"}, timeout=120) as client,

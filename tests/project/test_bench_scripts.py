@@ -22,6 +22,7 @@ SCRIPTS = [
     "embed.py",
     "crawl.py",
     "answers.py",
+    "routing.py",
     "large_documents.py",
     "analytics.py",
     "_bare_stream.py",
