@@ -30,14 +30,14 @@ the question (`relevance`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
-from botyard.embedding import unit_parts
+from botyard.embedding import part_cosines, unit_parts
 
 Rows = npt.NDArray[np.int64]
 Scores = npt.NDArray[np.float32]
@@ -122,3 +122,33 @@ def feedback_query(
             moved[start : start + width] = 0.0
         start += width
     return unit_parts(moved, parts) if np.any(moved) else query
+
+
+def voters(
+    gathered: npt.NDArray[np.float32], present: npt.NDArray[np.bool_], vector: Scores, parts: Sequence[int]
+) -> list[Scores]:
+    """Each model's cosines of the candidates (`gathered`: their whole vectors) with the question, for the models that
+    read it (`part_cosines`); NaN for a candidate without a vector (`present` false)."""
+    found = part_cosines(gathered, np.asarray(vector, dtype=np.float32), parts)
+    for cosine in found:
+        cosine[~present] = np.nan
+    return found
+
+
+def hybrid_scores(
+    bm25: Scores,
+    gathered: npt.NDArray[np.float32],
+    present: npt.NDArray[np.bool_],
+    vector: Scores,
+    parts: Sequence[int],
+    ranked: Callable[[Scores], Sequence[int] | npt.NDArray[np.intp]],
+) -> Scores:
+    """The candidates' hybrid scores, as every backend ranks them: fused once, then again with the question moved
+    towards the best `FEEDBACK_DOCS` of the first pass (`feedback_query`). `ranked`: the candidates' positions by a
+    score, best first, ties broken as the backend breaks them."""
+    score = fuse_standardised(bm25, voters(gathered, present, vector, parts))
+    if not len(bm25):
+        return score
+    seeds = gathered[np.asarray(ranked(score)[:FEEDBACK_DOCS], dtype=np.intp)]
+    moved = feedback_query(np.asarray(vector, dtype=np.float32), seeds, parts)
+    return fuse_standardised(bm25, voters(gathered, present, moved, parts))

@@ -17,19 +17,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from botyard.embedding import Vectors, part_cosines
+from botyard.embedding import Vectors
 from botyard.retrieval.base import Hit
 from botyard.retrieval.embedded.dense import DenseIndex
 from botyard.retrieval.embedded.lexical import Document, LexicalIndex
 from botyard.retrieval.embedded.rows import Texts, rows_of
 from botyard.retrieval.fusion import (
-    FEEDBACK_DOCS,
     OVERFETCH,
     Method,
     Ranked,
     candidates,
-    feedback_query,
-    fuse_standardised,
+    hybrid_scores,
     lookup,
     order,
 )
@@ -207,44 +205,14 @@ class ChatbotIndex:
         elif method is Method.DENSE:
             score = dense
         else:
-            gathered = self._gathered(rows)  # read once for both passes of the fusion
-            score = fuse_standardised(bm25, self._voters(rows, gathered, search.vector))
-            if len(rows):
-                score = self._feedback(search, rows, gathered, score, bm25)
+            assert self.dense is not None and search.vector is not None  # `use_dense`
+            gathered = self.dense.rows(rows)  # read once for both passes of the fusion
+            present = self.dense.present[rows]
+            score = hybrid_scores(
+                bm25, gathered, present, search.vector, self.dense.parts, lambda by: self._order(rows, by)
+            )
         best = self._order(rows, score)[: search.top_k]
         return Ranked(rows=rows[best], score=score[best], bm25=bm25[best], dense=dense[best])
-
-    def _feedback(
-        self,
-        search: Search,
-        rows: npt.NDArray[np.int64],
-        gathered: npt.NDArray[np.float32] | None,
-        score: npt.NDArray[np.float32],
-        bm25: npt.NDArray[np.float32],
-    ) -> npt.NDArray[np.float32]:
-        """The second, feedback pass of hybrid ranking (see `fusion`): the candidates' fused scores again, with the
-        query vector moved towards the best of them. Only the candidates are scored: on msmarco-5k rescoring the
-        whole chatbot ranked exactly the same, at the cost of a second full matrix product."""
-        assert self.dense is not None and search.vector is not None and gathered is not None
-        seeds = gathered[self._order(rows, score)[:FEEDBACK_DOCS]]
-        vector = feedback_query(np.asarray(search.vector, dtype=np.float32), seeds, self.dense.parts)
-        return fuse_standardised(bm25, self._voters(rows, gathered, vector))
-
-    def _gathered(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.float32] | None:
-        """The whole vectors of these rows (None without vectors)."""
-        return self.dense.rows(rows) if self.dense is not None else None
-
-    def _voters(
-        self, rows: npt.NDArray[np.int64], gathered: npt.NDArray[np.float32] | None, vector: Vectors | None
-    ) -> list[npt.NDArray[np.float32]]:
-        """Each model's cosines of the candidates (`gathered`: their vectors) with the question, for the models that
-        read it (`fusion`)."""
-        if self.dense is None or gathered is None or vector is None:
-            return []
-        found = part_cosines(gathered, np.asarray(vector, dtype=np.float32), self.dense.parts)
-        for cosine in found:
-            cosine[~self.dense.present[rows]] = np.nan
-        return found
 
     def hits(self, ranked: Ranked, weights: dict[str, float], covered: int) -> list[Hit]:
         """The ranked rows as hits; the first `covered` with their coverage of the question (the decision reads the

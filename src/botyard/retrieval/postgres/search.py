@@ -19,12 +19,12 @@ import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.session import Database
-from botyard.embedding import Embedder, own_part, part_cosines
+from botyard.embedding import Embedder, own_part
 from botyard.retrieval.backend import Found, Query, UnrelatedVectors
 from botyard.retrieval.base import Hit
 from botyard.retrieval.baseline import UNRELATED_QUESTIONS
 from botyard.retrieval.bm25 import idf
-from botyard.retrieval.fusion import FEEDBACK_DOCS, OVERFETCH, Method, feedback_query, fuse_standardised
+from botyard.retrieval.fusion import OVERFETCH, Method, hybrid_scores, voters
 from botyard.retrieval.knowledge import ChunkRow, KnowledgeReader
 from botyard.retrieval.postgres.repository import ranking, schema
 from botyard.retrieval.postgres.repository.lexicon import query_terms
@@ -169,31 +169,16 @@ class PostgresSearch:
             for index, each in enumerate(stored):
                 if each is not None:
                     gathered[index] = np.asarray(each, dtype=np.float32)
-            voters = self._voters(gathered, present, vector)
-            own = np.nan_to_num(voters[0], nan=0.0) if voters else np.zeros(len(rows), dtype=np.float32)
+            found = voters(gathered, present, vector, self.parts)
+            own = np.nan_to_num(found[0], nan=0.0) if found else np.zeros(len(rows), dtype=np.float32)
             dense = np.where(present, own, -np.inf).astype(np.float32)
         if method is Method.BM25 or gathered is None or vector is None:
             score = bm25
         elif method is Method.DENSE:
             score = dense
         else:
-            score = fuse_standardised(bm25, self._voters(gathered, present, vector))
-            seeds = gathered[_order(rows, score)[:FEEDBACK_DOCS]]
-            moved = feedback_query(vector, seeds, self.parts)
-            score = fuse_standardised(bm25, self._voters(gathered, present, moved))
+            score = hybrid_scores(bm25, gathered, present, vector, self.parts, lambda by: _order(rows, by))
         return [_hit(rows[index], score, bm25, dense, index) for index in _order(rows, score)[:top_k]]
-
-    def _voters(
-        self,
-        gathered: np.ndarray,
-        present: np.ndarray,
-        vector: np.ndarray,
-    ) -> list[np.ndarray]:
-        """Each model's cosines of the candidates with the question (NaN for a candidate without a vector)."""
-        found = part_cosines(gathered, vector, self.parts)
-        for cosine in found:
-            cosine[~present] = np.nan
-        return found
 
     async def unrelated_evidence(self, session: AsyncSession, chatbot_uuid: str, state: State) -> tuple[float, ...]:
         """The best evidence each unrelated question finds in the chatbot (`baseline.unrelated_evidence`)."""
