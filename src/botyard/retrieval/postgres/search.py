@@ -113,7 +113,8 @@ class PostgresSearch:
         sources = sorted(query.sources) if query.sources is not None else None
         limit = max(OVERFETCH, query.top_k)
         average = state.total_length / max(state.documents, 1)
-        bm25_ids, bm25_raw = await ranking.bm25(db, chatbot_uuid, idfs, average, sources, limit)
+        frequencies = {term: lexicon.frequency(term) for term in idfs}
+        bm25_ids, bm25_raw = await ranking.bm25(db, chatbot_uuid, idfs, frequencies, average, sources, limit)
         ceiling = lexicon.max_score(terms)
         bm25_of = {uuid: (raw / ceiling if ceiling > 0 else raw) for uuid, raw in zip(bm25_ids, bm25_raw, strict=True)}
         vector = np.asarray(query.vector, dtype=np.float32) if query.vector is not None else None

@@ -17,6 +17,7 @@ from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from botyard.db.session import Database
+from botyard.retrieval.bm25 import K1, B
 from botyard.retrieval.postgres.repository import ranking, schema
 from tests.support.database import PGVECTOR_ENV, fresh_settings
 
@@ -150,3 +151,74 @@ def test_large_chatbots_with_a_large_share_of_the_table_take_the_index(
     # Unknown size: the chatbot is taken for the only one. Of 40 rows: 15 is 37.5% (exact), 30 is 75% (the index).
     assert never_analysed == [True, False, False]
     assert analysed == [True, True, False]
+
+
+POSTINGS = {"common": 300, "often": 250, "rare1": 60, "rare2": 70, "tiny": 5}
+"""Of how many of 300 chunks each term is a posting (chunks 0.., each term's own stride of them)."""
+
+
+def postings() -> list[dict[str, Any]]:
+    rows = []
+    for number, (term, count) in enumerate(POSTINGS.items()):
+        for index in range(count):
+            chunk = (index * (number + 1) * 7) % 300 if count < 300 else index
+            rows.append({"term": term, "chunk": f"chunk-{chunk:03}", "tf": 1 + (index * 5 + number) % 4,
+                         "norm": 20 + (chunk * 13) % 90})  # fmt: skip
+    unique = {(row["term"], row["chunk"]): row for row in rows}
+    return list(unique.values())
+
+
+def brute_force(rows: list[dict[str, Any]], weights: dict[str, float], average: float, limit: int) -> list[Any]:
+    scores: dict[str, float] = {}
+    for row in rows:
+        if row["term"] in weights:
+            tf, norm = row["tf"], row["norm"]
+            part = weights[row["term"]] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * norm / average))
+            scores[row["chunk"]] = scores.get(row["chunk"], 0.0) + part
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+
+@pytest.mark.parametrize(
+    ("weights", "statements"),
+    [
+        ({"common": 0.01, "often": 0.2, "rare1": 1.6, "rare2": 1.4}, ["WITH partial"]),  # settled by the rare terms
+        ({"common": 0.01, "tiny": 4.0}, ["GROUP BY"]),  # too few rare postings to settle anything: read whole
+        ({"common": 3.0, "rare1": 1.6, "rare2": 1.4}, ["WITH partial", "GROUP BY"]),  # frequent term's bound too high
+    ],
+    ids=["pruned", "whole", "unsettled"],
+)
+def test_bm25_reads_frequent_terms_only_where_they_can_matter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, weights: dict[str, float], statements: list[str]
+) -> None:
+    monkeypatch.setattr(ranking, "FREQUENT_POSTINGS", 100)
+    rows, average, limit = postings(), 55.0, 100
+    executed: list[str] = []
+
+    async def go(database: Database) -> tuple[list[str], list[float]]:
+        def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+            executed.append(statement)
+
+        try:
+            async with AsyncSession(database.engine) as session:
+                connection = await session.connection()
+                for statement in schema.TABLES:
+                    await connection.execute(text(statement))
+                await connection.execute(
+                    text(
+                        "INSERT INTO search_posting (chatbot_uuid, term, chunk_uuid, data_source_uuid, tf, norm) "
+                        "VALUES ('bot', :term, :chunk, 'source', :tf, :norm)"
+                    ),
+                    rows,
+                )
+                event.listen(database.engine.sync_engine, "before_cursor_execute", seen)
+                return await ranking.bm25(session, "bot", weights, POSTINGS, average, None, limit)
+        finally:
+            event.remove(database.engine.sync_engine, "before_cursor_execute", seen)
+            await database.dispose()
+
+    with fresh_settings("pgvector", tmp_path, search="embedded") as settings:
+        ids, scores = asyncio.run(go(Database.from_settings(settings)))
+    expected = brute_force(rows, weights, average, limit)
+    assert ids == [chunk for chunk, _ in expected]
+    assert scores == pytest.approx([score for _, score in expected], abs=1e-9)
+    assert [next(key for key in ("WITH partial", "GROUP BY") if key in each) for each in executed] == statements
