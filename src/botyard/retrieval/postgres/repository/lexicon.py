@@ -36,7 +36,7 @@ async def query_terms(
     for term in unseen:
         edits = allowed_edits(term)
         if edits:
-            found |= await _near(session, chatbot_uuid, len(term) - edits, len(term) + edits)
+            found |= await _near(session, chatbot_uuid, term, edits)
     return QueryTerms(lambda term: found.get(term, 0), size, Speller(found), languages.languages, languages.main)
 
 
@@ -48,11 +48,32 @@ async def _frequencies(session: AsyncSession, chatbot_uuid: str, terms: Sequence
     return {row.term: int(row.frequency) for row in rows}
 
 
-async def _near(session: AsyncSession, chatbot_uuid: str, shortest: int, longest: int) -> dict[str, int]:
-    """The chatbot's words of these lengths (those a typo of that length may stand for)."""
-    statement = text(
-        "SELECT term, frequency FROM search_term WHERE chatbot_uuid = :bot "
-        "AND char_length(term) BETWEEN :shortest AND :longest"
+def _bigrams(term: str) -> list[str]:
+    return sorted({term[at : at + 2] for at in range(len(term) - 1)})
+
+
+async def _near(session: AsyncSession, chatbot_uuid: str, term: str, edits: int) -> dict[str, int]:
+    """The chatbot's words that may be within `edits` of `term` (the speller then measures each): of the lengths
+    they can have, and sharing enough of its letter pairs. An edit of the speller's distance (`OSA`: a letter put
+    in, left out, changed, or two swapped) breaks at most three of a word's pairs, so a word `edits` away shares all
+    but `3 x edits` of `term`'s distinct pairs: the rest cannot be, and are not read (of 189k words, a length band
+    alone held 75k, 0.7-1.4 s to read)."""
+    grams = _bigrams(term)
+    needed = len(grams) - 3 * edits
+    # One sum of tests per row, written out: a subquery over the pairs per row cost three times as much.
+    shared = (
+        " AND "
+        + " + ".join(f"CAST(strpos(term, :gram{at}) > 0 AS integer)" for at in range(len(grams)))
+        + " >= :needed"
+        if needed > 0
+        else ""
     )
-    rows = await session.execute(statement, {"bot": chatbot_uuid, "shortest": shortest, "longest": longest})
+    statement = text(
+        "SELECT term, frequency FROM search_term WHERE chatbot_uuid = :bot "  # noqa: S608
+        f"AND char_length(term) BETWEEN :shortest AND :longest{shared}"
+    )
+    values: dict[str, object] = {"bot": chatbot_uuid, "shortest": len(term) - edits, "longest": len(term) + edits}
+    if shared:
+        values |= {f"gram{at}": gram for at, gram in enumerate(grams)} | {"needed": needed}
+    rows = await session.execute(statement, values)
     return {row.term: int(row.frequency) for row in rows}
