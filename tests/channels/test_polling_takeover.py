@@ -121,7 +121,7 @@ def test_a_killed_pollers_bot_is_taken_over_by_the_other_process_and_each_update
             assert holder(settings) == polling  # the first process still polls: the second one waited
 
             def kill_the_poller(ids: list[int]) -> None:
-                if 104 in ids:  # right after Telegram gave it the next updates: it can have stored nothing yet
+                if 104 in ids:  # as Telegram gives it the next updates, before it can read them
                     bot_api.on_given(None)
                     assert first.process is not None
                     os.kill(first.process.pid, signal.SIGKILL)

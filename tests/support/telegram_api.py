@@ -12,7 +12,8 @@ neither an integer nor `@username` is 400 "chat not found" (any integer is a cha
 else 400 BUTTON_DATA_INVALID). `answerCallbackQuery` answers a query once (again: 400 "query is too old"). A test
 scripts the next answers to `sendMessage` (`fail_next`): a 429 with `retry_after`, a 500, a network-level drop. It
 can go down (`down`: the port stays its own but refuses every connection, as a host whose server stopped) and come
-back on the same port (`up`), and calls a test's hook the moment it has given updates to a poller (`on_given`).
+back on the same port (`up`), and calls a test's hook the moment it gives updates to a poller, before the poller can
+read them (`on_given`); they stay given (unconfirmed: Telegram gives them again to the next `getUpdates`).
 """
 
 from __future__ import annotations
@@ -186,9 +187,9 @@ class _Handler(BaseHTTPRequestHandler):
                 state.polling += 1
         if method == "getUpdates":
             given = self._updates(body)
+            if given:  # the hook first: a poller it kills has read nothing (after the answer, a busy machine let a
+                self._given([update["update_id"] for update in given])  # poller answer them before it was killed)
             self._answer(200, {"ok": True, "result": given})
-            if given:
-                self._given([update["update_id"] for update in given])
             return
         with state.lock:
             self._answer(*self._result(method, body, state))
