@@ -12,7 +12,10 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   and under 100 ms at 100k.
 - `changing`: the same one client while a writer, like a crawl or a re-sync, adds a Q&A source every
   `--change-interval` seconds (default 1) and deletes the one added two changes before, through the API. Figures as
-  `offline`, measured while the knowledge moves. Goal (issue 18): p95 first byte under 150 ms at 100k chunks.
+  `offline`, measured while the knowledge moves. Goal (issue 18): p95 first byte under 150 ms at 100k chunks. After
+  each addition the writer polls the retrieve endpoint (hit testing) with the Q&A's own made-up word until the Q&A is
+  among the hits: how long after the API's answer a change is searchable (ingestion's job included), p50 and max.
+  Goal: under 1 s.
 - `warmed`: the first answers of a server started on the knowledge just written (a bulk load), asked once the
   process that runs jobs has saved the chatbot's index ahead of them (`retrieval/embedded/warmer.py`; `botyard serve`
   runs the jobs in process). Figures: how long after the start the snapshot was on disk, the first answer (first byte,
@@ -49,6 +52,17 @@ Phases (a fresh database per chunk count, shared by its phases; every server is 
   status other than 200, the service's failure message, or an answer that does not end with the fake's last token.
   `--llm-workers` runs both servers with that many workers (default 1). Goal (issue 18): 1,000 streams arriving
   over 10 s, no failure, p99 first byte under 1 s.
+
+Search engines (`--search embedded|postgres|both`, default embedded; postgres needs `--backend postgres` and a
+`--postgres-url` of a server with pgvector). On the postgres search every server runs with `BOTYARD_SEARCH=postgres`;
+`botyard search migrate` runs on the empty database (its fixed cost: start-up, the schema, the tables), and again
+once the knowledge is written: the time that takes is the migrate's cost at that chunk count. `warmed` and `shared`
+are skipped there (no index in the process: nothing to save or share), and `restart` measures a fresh process's
+first `RESTART_ANSWERS` answers (goal: the first under 1 s at 100k chunks). Goals printed after the runs: the
+server's peak memory at the largest chunk count within 50 MB of the smallest's (memory flat in chunks), and the
+throughput phase's answers/s at least 80% of the embedded search's. `--neighbours N --neighbour-chunks M` first
+writes N other chatbots of M chunks each into the same database (and migrates them, timed apart): the measured
+chatbot then shares the search tables with them.
 
 The throughput and LLM phases run on the smallest chunk count given (10k by default). Every phase also prints the
 CPU seconds the server (with its worker processes) and this client used, the load average when it started (the
@@ -88,6 +102,8 @@ Run from the repository root, in its virtualenv:
     python bench/chat.py --chunks 100000 --phase shared --backend postgres
     python bench/chat.py --chunks 10000 100000 --phase restart
     python bench/chat.py --backend postgres --postgres-url postgresql://postgres@127.0.0.1:5432/postgres
+    python bench/chat.py --backend postgres --postgres-url <a server with pgvector> --search both
+    python bench/chat.py --backend postgres --postgres-url <...> --search postgres --neighbours 20 --chunks 10000
     python bench/chat.py --chunks 10000 --phase llm --llm-streams 1000 --llm-ramp 10 --llm-clients 2
 """
 
@@ -102,6 +118,7 @@ import os
 import random
 import re
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -110,12 +127,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import asyncpg  # type: ignore[import-untyped]
 import httpx
 import numpy as np
 import numpy.typing as npt
 from _bare_stream import BareServer
 from _chat_http import Answer, Figures, Question, ask, auth, comparison, create_sessions, measured
 from _harness import (
+    BOTYARD,
     Database,
     Server,
     SqliteDatabase,
@@ -157,6 +176,20 @@ WARMUP_ANSWERS = 5
 RESTART_ANSWERS = 20
 GOAL_RESTART_FIRST_ANSWER_MS = 3000.0
 """Issue 18: the first answer after a restart at 100k chunks."""
+GOAL_FRESH_FIRST_ANSWER_MS = 1000.0
+"""Postgres search: a fresh process's first answer at 100k chunks (it has no index to build or load)."""
+GOAL_SEARCHABLE_MS = 1000.0
+"""Changing phase: a Q&A added through the API is found by the retrieve endpoint within this (p50 and max)."""
+SEARCHABLE_TIMEOUT = 60.0
+SEARCHABLE_POLL = 0.05
+GOAL_RSS_GROWTH_MB = 50.0
+"""Postgres search: the server's peak memory at the largest chunk count within this of the smallest's."""
+GOAL_THROUGHPUT_SHARE = 0.8
+"""Postgres search: the throughput phase's answers/s at least this share of the embedded search's."""
+NOT_ON_POSTGRES = {
+    "warmed": "the postgres search keeps no index in the process: there is no snapshot to save ahead of a question",
+    "shared": "the postgres search keeps no index in the process: there is none to share between machines",
+}
 SNAPSHOT_NAME = re.compile(r"\d+-[0-9a-f]{16}")
 RATE_LIMIT = [100, 1]
 """The most messages per session the chatbot settings allow, in the shortest window: never in the way here."""
@@ -530,12 +563,45 @@ def restart(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list
     return figures
 
 
+def fresh_process(data_dir: Path, env: dict[str, str], key: str, bot: str, asked: list[Question], run: Run) -> Figures:
+    """The `restart` phase on the postgres search: a server that has not answered yet answers `RESTART_ANSWERS`
+    questions; it holds no index, so its first answer should be like the others."""
+    started = time.perf_counter()
+    with phase_server(Server(data_dir, env), "restart", run) as server:
+        listening = time.perf_counter() - started
+        figures = asyncio.run(first_answers(server, key, bot, asked[1 : 1 + RESTART_ANSWERS]))
+    figures.setup = "a fresh botyard serve (BOTYARD_SEARCH=postgres), its first questions, 1 client"
+    figures.warmup_note = "none: the first answer is the figure"
+    first = figures.answers[0] if figures.answers else None
+    if first is not None:
+        figures.notes.append(
+            f"fresh process's first answer: first byte {first.ttfb_ms:.0f} ms, full answer {first.total_ms:.0f} ms "
+            f"(the server listened {listening:.1f} s after its start)"
+        )
+    figures.notes += [f"server: {line}" for line in index_lines(server.log_path)]
+    return figures
+
+
+async def searchable_after(client: httpx.AsyncClient, bot: str, source: str, query: str) -> float | None:
+    """Seconds until the retrieve endpoint's hits for `query` include a chunk of `source` (polled every
+    `SEARCHABLE_POLL` s); None after `SEARCHABLE_TIMEOUT` s."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < SEARCHABLE_TIMEOUT:
+        found = await client.post(f"/api/v1/chatbot/{bot}/retrieve", json={"query": query, "top_k": 8})
+        if found.status_code == 200 and any(hit["data_source_uuid"] == source for hit in found.json()["chunks"]):
+            return time.perf_counter() - started
+        await asyncio.sleep(SEARCHABLE_POLL)
+    return None
+
+
 async def while_changing(
-    server: Server, key: str, bot: str, asked: list[Question], per_session: int, interval: float
+    server: Server, key: str, bot: str, asked: list[Question], per_session: int, interval: float, run: Run
 ) -> Figures:
     """One client's questions while a writer, like a crawl or a re-sync, adds a Q&A source every `interval` s and
     deletes the one added two changes before: every change moves the chatbot's knowledge, and the questions that
-    follow show what a change costs them."""
+    follow show what a change costs them. After each addition the writer polls the retrieve endpoint with the Q&A's
+    own made-up word until the Q&A is found (`run.searchable_ms`: from the API's answer to the hit, ingestion's job
+    included), then waits `interval` s."""
     async with httpx.AsyncClient(base_url=server.base, headers=auth(key), timeout=300) as client:
         sessions = await create_sessions(client, bot, math.ceil((len(asked) + 1) / per_session))
         warmup = await ask(client, sessions[0], asked[0])
@@ -550,9 +616,15 @@ async def while_changing(
             added: list[str] = []
             while not stop.is_set():
                 started = time.perf_counter()
-                body = {"question": f"What is bench change {len(changes)}?", "answer": f"Change {len(changes)} is new."}
+                marker = f"zorbly{len(changes)}quex"  # a word no chunk has: only this Q&A holds it
+                body = {"question": f"What is the {marker} change?", "answer": f"The {marker} change is new."}
                 created = await client.post(f"/api/v1/chatbot/{bot}/data-source/qa", json=body)
                 added.append(created.raise_for_status().json()["uuid"])
+                found = await searchable_after(client, bot, added[-1], f"{marker} change")
+                if found is None:
+                    run.unsearchable += 1
+                else:
+                    run.searchable_ms.append(found * 1000)
                 if len(added) > 2:
                     (await client.post(f"/api/v1/data-source/{added.pop(0)}/delete")).raise_for_status()
                 changes.append(time.perf_counter() - started)
@@ -630,6 +702,38 @@ def raise_open_files_limit(wanted: int) -> int:
     return soft
 
 
+def search_migrate(data_dir: Path, env: dict[str, str]) -> float:
+    """Run `botyard search migrate` (the service's migrations, then the postgres search's tables made and filled);
+    the seconds it took."""
+    environment = Server(data_dir, env).env  # only its environment: the variables every server gets
+    started = time.perf_counter()
+    done = subprocess.run(  # noqa: S603
+        [*BOTYARD, "search", "migrate"], env=environment, capture_output=True, text=True, timeout=7200, check=False
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"botyard search migrate failed ({done.returncode}): {done.stderr[-2000:]}")
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    log(f"  botyard search migrate: {seconds:.1f} s ({lines[-1] if lines else 'no output'})")
+    return seconds
+
+
+def has_pgvector(url: str) -> str | None:
+    """None when the server of `url` offers the `vector` extension, else why not (to print)."""
+
+    async def available() -> bool:
+        connection = await asyncpg.connect(url)
+        try:
+            return bool(await connection.fetchval("SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'"))
+        finally:
+            await connection.close()
+
+    try:
+        return None if asyncio.run(available()) else f"the PostgreSQL server of {url} has no pgvector (`vector`)"
+    except (OSError, asyncpg.PostgresError) as error:
+        return f"cannot reach {url}: {error}"
+
+
 # --- One chunk count ------------------------------------------------------------------------------------------------
 
 
@@ -637,8 +741,25 @@ def raise_open_files_limit(wanted: int) -> int:
 class Run:
     backend: str
     chunks: int
+    search: str = "embedded"
     load_seconds: float = 0.0
     documents: int = 0
+    neighbours: int = 0
+    neighbour_chunks: int = 0
+    neighbour_seconds: float = 0.0
+    """Seconds to write the other chatbots' knowledge (`--neighbours`)."""
+    migrate_seconds: float | None = None
+    """Seconds `botyard search migrate` took to fill the measured chatbot's rows (postgres search)."""
+    empty_migrate_seconds: float | None = None
+    """`botyard search migrate` on the empty database (its fixed cost: start-up, the schema, the embedder loaded)."""
+    neighbour_migrate_seconds: float | None = None
+    """The same for the neighbours' rows, before the measured chatbot's knowledge was written."""
+    searchable_ms: list[float] = field(default_factory=list)
+    """Changing phase: from a Q&A's creation (the API's answer) to its first hit on the retrieve endpoint."""
+    unsearchable: int = 0
+    """Changing phase: the Q&As not found within `SEARCHABLE_TIMEOUT`."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Phases not run on this search, and why."""
     phases: dict[str, Figures] = field(default_factory=dict)
     log_errors: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -681,14 +802,27 @@ def phase_server(server: Server, name: str, run: Run) -> Iterator[Server]:
 
 
 def run_size(
-    args: argparse.Namespace, backend: str, chunks: int, vocabulary: Vocabulary, themes: Themes, all_phases: bool
+    args: argparse.Namespace,
+    backend: str,
+    search: str,
+    chunks: int,
+    vocabulary: Vocabulary,
+    themes: Themes,
+    all_phases: bool,
 ) -> Run:
-    run = Run(backend, chunks)
+    run = Run(backend, chunks, search)
     phases = [
         phase for phase in args.phase if all_phases or phase in ("warmed", "shared", "offline", "restart", "changing")
     ]
+    if search == "postgres":
+        run.skipped = {phase: NOT_ON_POSTGRES[phase] for phase in phases if phase in NOT_ON_POSTGRES}
+        phases = [phase for phase in phases if phase not in NOT_ON_POSTGRES]
     with fresh_database(backend, args.postgres_url) as (database, data_dir):
         env = database.env | dict(item.split("=", 1) for item in args.server_env)
+        if search == "postgres":
+            env["BOTYARD_SEARCH"] = "postgres"
+            # The schema and the empty search tables (a server refuses to start without): the migrate's fixed cost.
+            run.empty_migrate_seconds = search_migrate(data_dir, env)
         service_settings = Settings(data_dir=data_dir, database_url=database.env.get("BOTYARD_DATABASE_URL"))
         first = Server(data_dir, env)
         key = first.create_key()
@@ -697,12 +831,29 @@ def run_size(
             httpx.Client(base_url=server.base, headers=auth(key)) as client,
         ):
             body = {"name": f"bench {chunks}", "rate_limit": RATE_LIMIT}
+            if args.neighbours:
+                run.neighbours, run.neighbour_chunks = args.neighbours, args.neighbour_chunks
+                log(
+                    f"{backend}, {search} search: {args.neighbours} other chatbots of {args.neighbour_chunks} chunks..."
+                )
+                started = time.perf_counter()
+                for number in range(args.neighbours):
+                    other = {"name": f"neighbour {number}", "rate_limit": RATE_LIMIT}
+                    uuid = client.post("/api/v1/chatbot/create", json=other).raise_for_status().json()["uuid"]
+                    seed = args.seed + 1000 + number
+                    load_knowledge(service_settings, Knowledge(vocabulary, themes, uuid, seed), args.neighbour_chunks)
+                run.neighbour_seconds = time.perf_counter() - started
+                log(f"  {args.neighbours * args.neighbour_chunks} chunks written in {run.neighbour_seconds:.1f} s")
+                if search == "postgres":
+                    run.neighbour_migrate_seconds = search_migrate(data_dir, env)
             bot = client.post("/api/v1/chatbot/create", json=body).raise_for_status().json()["uuid"]
             knowledge = Knowledge(vocabulary, themes, bot, args.seed)
-            log(f"{backend}, {chunks} chunks: writing the knowledge...")
+            log(f"{backend}, {search} search, {chunks} chunks: writing the knowledge...")
             run.load_seconds = load_knowledge(service_settings, knowledge, chunks)
             run.documents = knowledge.documents
             log(f"  {chunks} chunks in {knowledge.documents} documents written in {run.load_seconds:.1f} s")
+        if search == "postgres":
+            run.migrate_seconds = search_migrate(data_dir, env)
         asked = questions(knowledge, max(args.queries, args.throughput_answers), args.off_topic, args.seed)
         if "warmed" in phases:
             log("  warmed: a server started on the knowledge just written saves its index, then answers...")
@@ -716,14 +867,17 @@ def run_size(
                 run.phases["offline"] = asyncio.run(
                     one_client(server, key, bot, asked[: args.queries], args.per_session)
                 )
-        if "restart" in phases:
+        if "restart" in phases and search == "postgres":
+            log("  restart: a fresh process's first answers (the postgres search: no index to build or load)...")
+            run.phases["restart"] = fresh_process(data_dir, env, key, bot, asked, run)
+        elif "restart" in phases:
             log("  restart: a first server answers and saves the index, then a new one answers...")
             run.phases["restart"] = restart(data_dir, env, key, bot, asked, run)
         if "changing" in phases:
             log(f"  offline answerer, one client, the knowledge changing every {args.change_interval:g} s...")
             with phase_server(Server(data_dir, env), "changing", run) as server:
                 run.phases["changing"] = asyncio.run(
-                    while_changing(server, key, bot, asked[: args.queries], args.per_session, args.change_interval)
+                    while_changing(server, key, bot, asked[: args.queries], args.per_session, args.change_interval, run)
                 )
         if "throughput" in phases:
             log(f"  offline answerer, {args.workers} workers and {args.clients} clients...")
@@ -746,6 +900,10 @@ def run_size(
             run.phases |= llm_phases(
                 start, data_dir, env, key, bot, on_topic, args.llm_ramp, args.llm_clients, args.llm_workers
             )
+    if search == "postgres":  # the warm-up notes speak of building the index: there is none in the process here
+        for name, figures in run.phases.items():
+            if "index" in figures.warmup_note and not name.endswith("-bare"):
+                figures.warmup_note = "warm-up answers; the postgres search builds no index in the process"
     return run
 
 
@@ -774,7 +932,27 @@ def _goal(label: str, met: bool) -> str:
 
 
 def report_run(run: Run) -> list[str]:
-    lines = [f"== {run.backend}, {run.chunks} chunks ({run.documents} documents; written in {run.load_seconds:.1f} s)"]
+    lines = [
+        f"== {run.backend}, {run.search} search, {run.chunks} chunks ({run.documents} documents; written in "
+        f"{run.load_seconds:.1f} s)"
+    ]
+    if run.neighbours:
+        lines.append(
+            f"   sharing the database with {run.neighbours} other chatbots of {run.neighbour_chunks} chunks "
+            f"(written in {run.neighbour_seconds:.1f} s"
+            + (
+                f", botyard search migrate {run.neighbour_migrate_seconds:.1f} s"
+                if run.neighbour_migrate_seconds is not None
+                else ""
+            )
+            + ")"
+        )
+    if run.migrate_seconds is not None:
+        lines.append(
+            f"   botyard search migrate of the {run.chunks} chunks: {run.migrate_seconds:.1f} s (on the empty "
+            f"database: {run.empty_migrate_seconds or 0:.1f} s)"
+        )
+    lines += [f"-- {name}: skipped, {reason}" for name, reason in run.skipped.items()]
     for name, figures in run.phases.items():
         ttfb, total = figures.ttfb(), figures.total()
         failures = len(figures.answers) - len(figures.ok)
@@ -794,7 +972,11 @@ def report_run(run: Run) -> list[str]:
         if name == "offline" and run.chunks in GOAL_TTFB_P95_MS:
             limit = GOAL_TTFB_P95_MS[run.chunks]
             lines.append("   " + _goal(f"p95 first byte < {limit:.0f} ms", percentile(ttfb, 0.95) < limit))
-        if name == "restart" and run.chunks == 100_000 and figures.answers:
+        if name == "restart" and run.search == "postgres" and run.chunks == 100_000 and figures.answers:
+            limit = GOAL_FRESH_FIRST_ANSWER_MS
+            met = figures.answers[0].total_ms < limit
+            lines.append("   " + _goal(f"a fresh process's first answer < {limit:.0f} ms", met))
+        elif name == "restart" and run.chunks == 100_000 and figures.answers:
             first = figures.answers[0].total_ms
             lines.append(
                 "   "
@@ -803,6 +985,15 @@ def report_run(run: Run) -> list[str]:
                     first < GOAL_RESTART_FIRST_ANSWER_MS,
                 )
             )
+        if name == "changing":
+            found = run.searchable_ms
+            lines.append(
+                f"   a Q&A searchable after (API answer to retrieve hit) ms: p50 {_ms(found, 0.5)}  "
+                f"p95 {_ms(found, 0.95)}  max {_ms(found, 1.0)} ({len(found)} found, {run.unsearchable} not "
+                f"within {SEARCHABLE_TIMEOUT:.0f} s)"
+            )
+            met = bool(found) and not run.unsearchable and percentile(found, 1.0) < GOAL_SEARCHABLE_MS
+            lines.append("   " + _goal(f"a change searchable within {GOAL_SEARCHABLE_MS:.0f} ms (max)", met))
         if name == "changing" and run.chunks == 100_000:
             goal = f"p95 first byte < {GOAL_CHANGING_TTFB_P95_MS:.0f} ms while the knowledge changes"
             lines.append("   " + _goal(goal, percentile(ttfb, 0.95) < GOAL_CHANGING_TTFB_P95_MS))
@@ -829,6 +1020,48 @@ def report_run(run: Run) -> list[str]:
     return lines
 
 
+def report_searches(runs: Sequence[Run]) -> list[str]:
+    """The postgres search against the embedded one, where both ran: memory flat in chunks, throughput."""
+    lines = []
+    for backend in sorted({run.backend for run in runs}):
+        postgres = sorted((run for run in runs if run.backend == backend and run.search == "postgres"), key=_size)
+        embedded = [run for run in runs if run.backend == backend and run.search == "embedded"]
+        if not postgres:
+            continue
+        lines.append(f"== {backend}: the postgres search")
+        rss = [(run.chunks, run.phases["offline"].tree_rss_mb) for run in postgres if "offline" in run.phases]
+        if len(rss) > 1:
+            (low, low_mb), (high, high_mb) = rss[0], rss[-1]
+            lines.append(
+                f"   server peak RSS (offline phase): {low_mb:.0f} MB at {low} chunks, {high_mb:.0f} MB at {high}; "
+                + _goal(f"within {GOAL_RSS_GROWTH_MB:.0f} MB", high_mb - low_mb <= GOAL_RSS_GROWTH_MB)
+            )
+            for run in embedded:
+                if "offline" in run.phases:
+                    lines.append(
+                        f"   (the embedded search: {run.phases['offline'].tree_rss_mb:.0f} MB at {run.chunks} chunks)"
+                    )
+        rates = {
+            run.search: _rate(run.phases["throughput"]) for run in [*postgres, *embedded] if "throughput" in run.phases
+        }
+        if {"postgres", "embedded"} <= rates.keys():
+            share = rates["postgres"] / rates["embedded"] if rates["embedded"] else 0.0
+            lines.append(
+                f"   throughput: {rates['postgres']:.1f} answers/s against {rates['embedded']:.1f} on the embedded "
+                f"search ({share:.0%}); "
+                + _goal(f"at least {GOAL_THROUGHPUT_SHARE:.0%} of it", share >= GOAL_THROUGHPUT_SHARE)
+            )
+    return lines
+
+
+def _size(run: Run) -> int:
+    return run.chunks
+
+
+def _rate(figures: Figures) -> float:
+    return len(figures.ok) / figures.seconds if figures.seconds else 0.0
+
+
 # --- Command line ---------------------------------------------------------------------------------------------------
 
 
@@ -846,6 +1079,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--postgres-url",
         default="postgresql://postgres@127.0.0.1:5432/postgres",
         help="a server where the benchmark may create and drop a database",
+    )
+    parser.add_argument(
+        "--search",
+        choices=["embedded", "postgres", "both"],
+        default="embedded",
+        help="BOTYARD_SEARCH of the servers; postgres needs --backend postgres and a --postgres-url with pgvector",
+    )
+    parser.add_argument(
+        "--neighbours",
+        type=int,
+        default=0,
+        metavar="N",
+        help="other chatbots whose knowledge is written into the database before the measured one's",
+    )
+    parser.add_argument(
+        "--neighbour-chunks", type=int, default=10_000, metavar="M", help="chunks of each other chatbot"
     )
     parser.add_argument("--queries", type=int, default=500, help="questions of the one-client phases")
     parser.add_argument("--change-interval", type=float, default=1.0, help="seconds between changes (changing phase)")
@@ -875,6 +1124,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     args.phase = args.phase or ["offline", "restart", "changing", "throughput", "llm"]
+    if args.search != "embedded" and args.backend != "postgres":
+        parser.error("--search postgres (or both) needs --backend postgres: the postgres search runs on PostgreSQL")
+    if args.neighbours < 0 or args.neighbour_chunks < 1:
+        parser.error("--neighbours must be 0 or more, --neighbour-chunks 1 or more")
     return args
 
 
@@ -887,12 +1140,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     vocabulary = Vocabulary()
     themes = make_themes(vocabulary, args.themes, args.seed)
     backends = ["sqlite", "postgres"] if args.backend == "both" else [args.backend]
+    searches = ["embedded", "postgres"] if args.search == "both" else [args.search]
+    if "postgres" in searches:
+        missing = has_pgvector(args.postgres_url)
+        if missing is not None:
+            print(
+                f"--search {args.search}: {missing}; the postgres search needs PostgreSQL with pgvector (pass "
+                "--postgres-url of such a server)",
+                file=sys.stderr,
+            )
+            return 2
     smallest = min(args.chunks)
     print(f"{os.cpu_count()} CPUs, open files limit {files}", flush=True)
+    runs = []
     for backend in backends:
-        for chunks in sorted(set(args.chunks)):
-            run = run_size(args, backend, chunks, vocabulary, themes, all_phases=chunks == smallest)
-            print("\n".join(report_run(run)), flush=True)
+        for search in searches:
+            for chunks in sorted(set(args.chunks)):
+                run = run_size(args, backend, search, chunks, vocabulary, themes, all_phases=chunks == smallest)
+                runs.append(run)
+                print("\n".join(report_run(run)), flush=True)
+    if "postgres" in searches:
+        print("\n".join(report_searches(runs)), flush=True)
     print(f"\ndone in {time.monotonic() - started:.0f} s")
     return 0
 

@@ -37,3 +37,16 @@ def test_the_benchmark_starts(script: str) -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "usage:" in result.stdout
+
+
+def test_the_chat_benchmark_refuses_the_postgres_search_without_postgres() -> None:
+    """`bench/chat.py --search postgres` runs on PostgreSQL only: on SQLite it says so before measuring anything."""
+    result = subprocess.run(
+        [sys.executable, str(BENCH / "chat.py"), "--search", "postgres", "--chunks", "10"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "--search postgres (or both) needs --backend postgres" in result.stderr
