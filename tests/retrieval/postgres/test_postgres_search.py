@@ -186,3 +186,22 @@ def test_a_deleted_chatbots_rows_go_with_it(tmp_path: Path) -> None:
         assert migrated.returncode == 0 and "the rows of 1 deleted chatbots dropped" in migrated.stdout, migrated.stdout
         assert set(rows_of(settings, orphan).values()) == {0}
         assert all(rows_of(settings, kept).values())
+        assert vacuumed(settings) == {"search_chunk", "search_posting", "search_term", "search_state"}
+
+
+def vacuumed(settings: Settings) -> set[str]:
+    """The search tables a VACUUM (ANALYZE) went over (the postings are read by index alone: a visibility map)."""
+
+    async def go() -> set[str]:
+        database = Database.from_settings(settings)
+        try:
+            async with database.transaction(write=False) as session:
+                statement = text(
+                    "SELECT relname FROM pg_stat_user_tables WHERE relname LIKE 'search\\_%' "
+                    "AND last_vacuum IS NOT NULL AND last_analyze IS NOT NULL"
+                )
+                return set((await session.scalars(statement)).all())
+        finally:
+            await database.dispose()
+
+    return asyncio.run(go())

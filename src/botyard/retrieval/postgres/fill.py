@@ -35,6 +35,9 @@ async def fill(search: PostgresSearch, say: Callable[[str], None]) -> int:
         gone = [chatbot_uuid for chatbot_uuid in await indexed_chatbots(session) if chatbot_uuid not in versions]
         for chatbot_uuid in gone:
             await forget(session, chatbot_uuid)
+    if done or gone:
+        async with search.database.engine.connect() as connection:
+            await schema.vacuum(await connection.execution_options(isolation_level="AUTOCOMMIT"))
     dropped = f"; the rows of {len(gone)} deleted chatbots dropped" if gone else ""
-    say(f"search index ready: {done} of {len(versions)} chatbots caught up, the others were{dropped}")
+    say(f"search index ready: {done} of {len(versions)} chatbots caught up, the others already were{dropped}")
     return done
