@@ -179,18 +179,21 @@ def brute_force(rows: list[dict[str, Any]], weights: dict[str, float], average: 
 
 
 @pytest.mark.parametrize(
-    ("weights", "statements"),
+    ("weights", "budget", "statements"),
     [
-        ({"common": 0.01, "often": 0.2, "rare1": 1.6, "rare2": 1.4}, ["WITH partial"]),  # settled by the rare terms
-        ({"common": 0.01, "tiny": 4.0}, ["GROUP BY"]),  # too few rare postings to settle anything: read whole
-        ({"common": 3.0, "rare1": 1.6, "rare2": 1.4}, ["WITH partial", "GROUP BY"]),  # frequent term's bound too high
+        ({"common": 0.01, "often": 0.2, "rare1": 1.6, "rare2": 1.4}, 400, ["WITH partial"]),  # settled by the rare
+        ({"common": 0.01, "tiny": 4.0}, 400, ["GROUP BY"]),  # too few rare postings to settle anything: read whole
+        ({"common": 0.01, "often": 0.2, "tiny": 4.0}, 400, ["WITH partial"]),  # "often" joins the rare to settle it
+        ({"common": 0.01, "often": 0.2, "tiny": 4.0}, 200, ["GROUP BY"]),  # but not past the first reading's budget
+        ({"common": 3.0, "rare1": 1.6, "rare2": 1.4}, 400, ["WITH partial", "GROUP BY"]),  # a frequent term's bound
     ],
-    ids=["pruned", "whole", "unsettled"],
+    ids=["pruned", "whole", "promoted", "over-budget", "unsettled"],
 )
 def test_bm25_reads_frequent_terms_only_where_they_can_matter(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, weights: dict[str, float], statements: list[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, weights: dict[str, float], budget: int, statements: list[str]
 ) -> None:
     monkeypatch.setattr(ranking, "FREQUENT_POSTINGS", 100)
+    monkeypatch.setattr(ranking, "PROMOTED_POSTINGS", budget)
     rows, average, limit = postings(), 55.0, 100
     executed: list[str] = []
 

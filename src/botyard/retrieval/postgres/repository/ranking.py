@@ -43,6 +43,10 @@ its other terms found, when that cannot change the best `limit` (`bm25`): read w
 100k chunks (10.9M postings), the pruned statement tens of milliseconds."""
 
 
+PROMOTED_POSTINGS = 4 * FREQUENT_POSTINGS
+"""The most postings the first reading of a pruned BM25 may take (`_split`)."""
+
+
 def _contribution(term: str, posting: str) -> str:
     """A posting's BM25 score, as tantivy computes it (every number bound as float8: left to infer them from the
     integer columns, PostgreSQL took them for integers)."""
@@ -69,7 +73,7 @@ async def bm25(
     a chunk the frequent terms alone found scores less than their idfs' bound, `(k1 + 1)` each. When that bound is
     below the floor, only the chunks that can still reach it are completed, by index, with the frequent terms'
     postings: the same best `limit`, the same scores. Otherwise (the rare terms find too little: a question of
-    frequent words only, or rare ones of fewer than `limit` chunks in all) every posting is read."""
+    frequent words only, or rare ones of fewer than `limit` chunks in all, `_split`) every posting is read."""
     if not weights or limit <= 0:
         return [], []
     values: dict[str, object] = {
@@ -77,10 +81,8 @@ async def bm25(
     }  # fmt: skip
     if sources is not None:
         values["sources"] = list(sources)
-    frequent = sorted(term for term in weights if frequencies.get(term, 0) > FREQUENT_POSTINGS)
-    rare = sorted(term for term in weights if term not in frequent)
-    # Fewer postings of the rare terms than `limit`: they cannot find `limit` chunks, nothing can be settled by them.
-    if frequent and sum(frequencies.get(term, 0) for term in rare) >= limit:
+    rare, frequent = _split(weights, frequencies, limit)
+    if frequent:
         found = await _pruned(session, values, weights, rare, frequent, sources, limit)
         if found is not None:
             return found
@@ -93,6 +95,21 @@ async def bm25(
     terms = sorted(weights)
     rows = (await session.execute(statement, {**values, "terms": terms, "idfs": [weights[t] for t in terms]})).all()
     return [row.chunk_uuid for row in rows], [float(row.score) for row in rows]
+
+
+def _split(weights: dict[str, float], frequencies: dict[str, int], limit: int) -> tuple[list[str], list[str]]:
+    """The terms read first and the frequent ones read after (none: read them all at once). The rare terms must
+    have `limit` postings at least, or they cannot settle anything: the least frequent of the frequent terms join
+    them while they hold fewer and the whole stays within `PROMOTED_POSTINGS` ("reset" beside "the", "of", "what"
+    when the question's rarer words are in a few chunks only)."""
+    ordered = sorted(weights, key=lambda term: (frequencies.get(term, 0), term))
+    rare = [term for term in ordered if frequencies.get(term, 0) <= FREQUENT_POSTINGS]
+    frequent = [term for term in ordered if term not in rare]
+    read = sum(frequencies.get(term, 0) for term in rare)
+    while frequent and read < limit and read + frequencies.get(frequent[0], 0) <= PROMOTED_POSTINGS:
+        read += frequencies.get(frequent[0], 0)
+        rare.append(frequent.pop(0))
+    return (sorted(rare), sorted(frequent)) if read >= limit else (sorted(weights), [])
 
 
 async def _pruned(
